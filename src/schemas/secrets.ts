@@ -1,0 +1,34 @@
+import {API_KEY_PATTERN} from './common.js'
+
+/**
+ * Masks a secret for display: everything but the last 4 characters is hidden.
+ * Short secrets are hidden whole, so nothing of them leaks.
+ */
+export function maskSecret(secret: string | undefined | null): string {
+  if (!secret) return ''
+  if (secret.length <= 8) return '****'
+  return `****${secret.slice(-4)}`
+}
+
+/**
+ * Reduces a pasted, displayed key to its `pk_business_...` part (interface,
+ * Authentication 3). Returns the input trimmed when it holds no such part.
+ */
+export function extractApiKey(pasted: string): string {
+  const match = API_KEY_PATTERN.exec(pasted)
+  return match ? match[0] : pasted.trim()
+}
+
+/**
+ * Replaces every occurrence of the given secrets, and anything shaped like an
+ * API key or a link signature, in a piece of text by its masked form.
+ */
+export function redact(text: string, secrets: readonly (string | undefined | null)[] = []): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join(maskSecret(secret))
+  }
+  out = out.replace(new RegExp(API_KEY_PATTERN.source, 'g'), (key) => maskSecret(key))
+  out = out.replace(/(signature=)([0-9a-fA-F]{8,})/g, (_m, head: string, sig: string) => head + maskSecret(sig))
+  return out
+}
