@@ -1,0 +1,170 @@
+// End to end: the built CLI spawned as a user runs it, output piped through jq.
+import {spawn, spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const bin = join(root, 'bin/run.js')
+// `mfg` on PATH, as an installed package would put it.
+const shims = mkdtempSync(join(tmpdir(), 'mfg-bin-'))
+symlinkSync(bin, join(shims, 'mfg'))
+
+interface Served {
+  url: string
+  businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]
+}
+
+/** Runs a shell line (so pipes to jq work) with the CLI on PATH as `mfg`. */
+function sh(line: string, env: NodeJS.ProcessEnv) {
+  const r = spawnSync('sh', ['-c', line], {
+    cwd: root,
+    env: {...env, PATH: `${shims}:${process.env.PATH}`, NO_COLOR: '1', CI: 'true'},
+    encoding: 'utf8',
+    input: '',
+    timeout: 60_000,
+  })
+  return {stdout: r.stdout, stderr: r.stderr, code: r.status}
+}
+
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env, MFG_HOME: home}
+  for (const k of ['MFG_PROFILE', 'MFG_API_KEY', 'MFG_AUTH_TOKEN', 'MFG_BASE_URL', 'MFG_BUSINESS_ID']) delete env[k]
+  return env
+}
+
+function quotes(n: number, extra: (i: number) => object = () => ({})): string {
+  return JSON.stringify(
+    Array.from({length: n}, (_, i) => ({
+      technique: '3D_PRINTING',
+      material: 'PLA',
+      quantity: (i % 5) + 1,
+      email: `buyer${i}@example.com`,
+      ...extra(i),
+    })),
+  )
+}
+
+describe('mfg as a user runs it', () => {
+  let home: string
+  let served: Served
+  let server: ReturnType<typeof spawn>
+
+  beforeAll(async () => {
+    if (spawnSync('jq', ['--version']).status !== 0) throw new Error('jq is needed for the end-to-end test')
+    home = mkdtempSync(join(tmpdir(), 'mfg-e2e-'))
+    server = spawn(process.execPath, [bin, 'sandbox', 'serve', '--memory', '--port', '0', '--json'], {
+      env: baseEnv(home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const lines = createInterface({input: server.stdout!})
+    served = await new Promise<Served>((ok, fail) => {
+      server.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
+      lines.once('line', (line) => ok(JSON.parse(line) as Served))
+    })
+  })
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const closed = new Promise((ok) => server.once('exit', ok))
+      server.kill('SIGTERM')
+      await closed
+    }
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('sandbox serve --json prints one line with the url and both seeded businesses', () => {
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(served.businesses).toHaveLength(2)
+    expect(served.businesses[0]!.webhookAccess).toBe(true)
+    expect(served.businesses[1]!.webhookAccess).toBe(false)
+    expect(served.businesses[0]!.apiKey).toMatch(/^pk_business_/)
+  })
+
+  it('creating 100 quotes from a file grows the list by exactly 100, and a pasted key works without showing', () => {
+    const demo = served.businesses[0]!
+    const pasted = `Your key (shown once): ${demo.apiKey}  -- keep it safe`
+    const env = baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-home-')))
+    const add = sh(
+      `mfg profile add shop --base-url "${served.url}" --api-key "${pasted}" --auth-token "${demo.authToken}" --business-id ${demo.id} --use`,
+      env,
+    )
+    expect(add.code, add.stderr).toBe(0)
+    const config = join(env.MFG_HOME!, 'config.json')
+    expect(statSync(config).mode & 0o777).toBe(0o600)
+    expect(readFileSync(config, 'utf8')).not.toContain('Your key')
+
+    const before = sh('mfg demand list --all --json | jq length', env)
+    expect(before.code, before.stderr).toBe(0)
+    const file = join(env.MFG_HOME!, 'hundred.json')
+    writeFileSync(file, quotes(100))
+    const created = sh(`mfg demand create --file ${file} --json | jq length`, env)
+    expect(created.code, created.stderr).toBe(0)
+    expect(Number(created.stdout.trim())).toBe(100)
+    const after = sh('mfg demand list --all --json | jq length', env)
+    expect(Number(after.stdout.trim())).toBe(Number(before.stdout.trim()) + 100)
+
+    const everything = [add, before, created, after].map((r) => r.stdout + r.stderr).join('\n')
+    expect(everything).not.toContain(demo.apiKey)
+    expect(everything).not.toContain(demo.authToken)
+    const shown = sh('mfg profile show shop --json', env)
+    expect(shown.stdout).not.toContain(demo.apiKey)
+    expect(JSON.parse(shown.stdout).apiKey).toBe(`****${demo.apiKey.slice(-4)}`)
+  })
+
+  it('another business key gets 403 on the list and 404 on a demand', () => {
+    const [demo, other] = served.businesses
+    const owner = {...baseEnv(home), MFG_BASE_URL: served.url, MFG_API_KEY: demo!.apiKey, MFG_BUSINESS_ID: demo!.id}
+    const id = sh('mfg demand list --limit 1 --json | jq -r ".[0]._id"', owner).stdout.trim()
+    expect(id).toMatch(/\w+/)
+    const intruder = {...owner, MFG_API_KEY: other!.apiKey}
+    const list = sh('mfg demand list --json', intruder)
+    expect(list.code).not.toBe(0)
+    expect(list.stderr).toMatch(/403/)
+    const get = sh(`mfg demand get ${id} --json`, intruder)
+    expect(get.code).not.toBe(0)
+    expect(get.stderr).toMatch(/404/)
+    expect(list.stderr + get.stderr).not.toContain(other!.apiKey)
+  })
+
+  it('a v2 call without X-Auth-Token is refused with 401', async () => {
+    const demo = served.businesses[0]!
+    const res = await fetch(`${served.url}/api/v2/integrations_ms/webhooks/${demo.id}`, {
+      headers: {authorization: `Bearer ${demo.apiKey}`},
+    })
+    expect(res.status).toBe(401)
+    const body = (await res.json()) as {message: string}
+    expect(body.message).toMatch(/X-Auth-Token/i)
+  })
+
+  it('an unknown technique exits 2 naming the field and creates nothing', () => {
+    const demo = served.businesses[0]!
+    const env = {...baseEnv(home), MFG_BASE_URL: served.url, MFG_API_KEY: demo.apiKey, MFG_BUSINESS_ID: demo.id}
+    const before = sh('mfg demand list --all --json | jq length', env).stdout.trim()
+    const file = join(home, 'bad.json')
+    writeFileSync(file, quotes(3, (i) => (i === 1 ? {technique: 'LASER_WELDING'} : {})))
+    const run = sh(`mfg demand create --file ${file}`, env)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/technique/)
+    expect(run.stderr).toMatch(/row 2|1\.technique/)
+    expect(run.stderr).toMatch(/CNC_MACHINING/)
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+    expect(sh('mfg demand list --all --json | jq length', env).stdout.trim()).toBe(before)
+  })
+
+  it('with no profile, the embedded sandbox keeps state between commands', () => {
+    const env = baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-local-')))
+    const first = sh('mfg demand list --all --json | jq length', env)
+    expect(first.code, first.stderr).toBe(0)
+    const created = sh('mfg demand create --file examples/quotes.json --json | jq length', env)
+    expect(created.code, created.stderr).toBe(0)
+    const n = Number(created.stdout.trim())
+    expect(n).toBeGreaterThan(0)
+    const second = sh('mfg demand list --all --json | jq length', env)
+    expect(Number(second.stdout.trim())).toBe(Number(first.stdout.trim()) + n)
+    const db = join(env.MFG_HOME!, 'sandbox', 'sandbox.db')
+    expect(statSync(db).mode & 0o777).toBe(0o600)
+  })
+})
