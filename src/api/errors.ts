@@ -1,0 +1,211 @@
+import {ErrorBody, type ErrorDetail} from '../schemas/common.js'
+import {redact} from '../schemas/secrets.js'
+
+export interface ApiErrorInit {
+  status?: number
+  method: string
+  path: string
+  serverMessage?: string
+  details?: ErrorDetail[]
+  code?: string
+  retryAfterSeconds?: number
+  /** The error body's `error` (status text), shown after the status. */
+  statusText?: string
+  /** Secrets to mask in the message and path (the path may carry query values). */
+  secrets?: readonly (string | undefined)[]
+  cause?: unknown
+}
+
+/**
+ * Base class of every failure of the HTTP client. `message` holds the server's
+ * message plus method and path, with every known secret masked.
+ */
+export class ApiError extends Error {
+  readonly status?: number
+  readonly method: string
+  readonly path: string
+  readonly serverMessage?: string
+  readonly details?: ErrorDetail[]
+  readonly code: string
+  readonly retryAfterSeconds?: number
+
+  constructor(init: ApiErrorInit, defaultCode = 'api_error') {
+    const secrets = init.secrets ?? []
+    const path = redact(init.path, secrets)
+    const serverMessage = init.serverMessage === undefined ? undefined : redact(init.serverMessage, secrets)
+    const details = init.details?.map((d) => ({path: d.path, message: redact(d.message, secrets)}))
+    super(
+      composeMessage(init.status, init.statusText, init.method, path, serverMessage, details),
+      init.cause === undefined ? undefined : {cause: init.cause},
+    )
+    this.name = new.target.name
+    this.status = init.status
+    this.method = init.method
+    this.path = path
+    this.serverMessage = serverMessage
+    this.details = details
+    this.code = init.code ?? defaultCode
+    this.retryAfterSeconds = init.retryAfterSeconds
+  }
+}
+
+function composeMessage(
+  status: number | undefined,
+  statusText: string | undefined,
+  method: string,
+  path: string,
+  serverMessage: string | undefined,
+  details: ErrorDetail[] | undefined,
+): string {
+  const where =
+    status === undefined ? `${method} ${path}` : `${method} ${path} → ${status}${statusText ? ` ${statusText}` : ''}`
+  let text = `${serverMessage ?? 'request failed'} (${where})`
+  if (details && details.length > 0) {
+    const shown = details.slice(0, 20).map((d) => `  - ${d.path || '(body)'}: ${d.message}`)
+    if (details.length > shown.length) shown.push(`  … and ${details.length - shown.length} more`)
+    text += `\n${shown.join('\n')}`
+  }
+  return text
+}
+
+/** 401, or credentials missing before sending (then `status` is undefined and code `missing_credentials`). */
+export class AuthenticationError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'unauthenticated')
+  }
+}
+
+/** 403. */
+export class PermissionError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'forbidden')
+  }
+}
+
+/** 404. */
+export class NotFoundError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'not_found')
+  }
+}
+
+/**
+ * 400, 413, 422, keeping the server's per-field `details`; or invalid input
+ * found before sending (`clientSide` true, `status` undefined).
+ */
+export class ValidationError extends ApiError {
+  readonly clientSide: boolean
+  constructor(init: ApiErrorInit & {clientSide?: boolean}) {
+    super(init, init.status === 413 ? 'payload_too_large' : 'validation_failed')
+    this.clientSide = init.clientSide ?? false
+  }
+}
+
+/** 409: the demand's stage forbids the change. */
+export class ConflictError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'conflict')
+  }
+}
+
+/** 429, with the server's `Retry-After` in `retryAfterSeconds` when it sent one. */
+export class RateLimitError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'rate_limited')
+  }
+}
+
+/** 5xx. */
+export class ServerError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'server_error')
+  }
+}
+
+/**
+ * No response: connection refused or reset, DNS failure, time-out, abort.
+ * `mayHaveBeenSent` tells whether the server may have received (and acted on) the request.
+ */
+export class NetworkError extends ApiError {
+  readonly mayHaveBeenSent: boolean
+  constructor(init: ApiErrorInit & {mayHaveBeenSent: boolean}) {
+    super(
+      {
+        ...init,
+        serverMessage: `${init.serverMessage ?? 'network error'}; ${
+          init.mayHaveBeenSent ? 'the request may have been sent' : 'the request was not sent'
+        }`,
+      },
+      'network_error',
+    )
+    this.mayHaveBeenSent = init.mayHaveBeenSent
+  }
+}
+
+/**
+ * Builds the error for a non-2xx answer, chosen by status. `body` is the parsed
+ * body (the contract's `{statusCode, error, message, details}`) or raw text.
+ */
+export function errorFromResponse(init: {
+  status: number
+  method: string
+  path: string
+  body: unknown
+  retryAfterSeconds?: number
+  secrets?: readonly (string | undefined)[]
+}): ApiError {
+  const parsed = ErrorBody.safeParse(init.body)
+  let serverMessage: string
+  let details: ErrorDetail[] | undefined
+  let statusText: string | undefined
+  if (parsed.success) {
+    serverMessage = parsed.data.message
+    statusText = parsed.data.error
+    details = parsed.data.details
+  } else if (typeof init.body === 'string' && init.body.trim() !== '') {
+    const text = init.body.trim().replace(/\s+/g, ' ')
+    serverMessage = `HTTP ${init.status}: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`
+  } else if (isRecord(init.body) && typeof init.body.message === 'string') {
+    serverMessage = init.body.message
+  } else {
+    serverMessage = `HTTP ${init.status}`
+  }
+  const base: ApiErrorInit = {
+    status: init.status,
+    method: init.method,
+    path: init.path,
+    serverMessage,
+    statusText,
+    details,
+    retryAfterSeconds: init.retryAfterSeconds,
+    secrets: init.secrets,
+  }
+  const s = init.status
+  if (s === 401) return new AuthenticationError(base)
+  if (s === 403) return new PermissionError(base)
+  if (s === 404) return new NotFoundError(base)
+  if (s === 400 || s === 413 || s === 422) return new ValidationError(base)
+  if (s === 409) return new ConflictError(base)
+  if (s === 429) return new RateLimitError(base)
+  if (s >= 500) return new ServerError(base)
+  return new ApiError(base, 'http_error')
+}
+
+/**
+ * Process exit code for an error: 3 for authentication, 2 for invalid input
+ * found before sending, 1 for any other API or network failure. Errors that
+ * carry their own numeric `exitCode` (for example a profile error) keep it.
+ */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof AuthenticationError) return 3
+  if (err instanceof ValidationError) return err.clientSide ? 2 : 1
+  if (err instanceof ApiError) return 1
+  if (isRecord(err) && typeof err.exitCode === 'number' && Number.isInteger(err.exitCode) && err.exitCode > 0) {
+    return err.exitCode
+  }
+  return 1
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null
+}

@@ -1,0 +1,391 @@
+import http from 'node:http'
+import https from 'node:https'
+import {performance} from 'node:perf_hooks'
+
+import got, {type Response} from 'got'
+
+import {redact} from '../schemas/secrets.js'
+import {ApiError, AuthenticationError, NetworkError, ValidationError, errorFromResponse} from './errors.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+
+export interface ClientOptions {
+  baseUrl: string
+  apiKey?: string
+  authToken?: string
+  /** Per attempt, whole request. Default 30000. */
+  timeoutMs?: number
+  /** Retries after the first attempt. Default 3. */
+  retries?: number
+  /** `--verbose` sink: one line per attempt (`→ GET /path 200 12ms`), secrets masked. */
+  log?: (line: string) => void
+  userAgent?: string
+  /** First back-off step; later steps double, jittered. Default 500. */
+  retryBaseMs?: number
+  /**
+   * Longest single wait. A `Retry-After` beyond it is not waited for: the
+   * RateLimitError/ServerError is thrown at once with `retryAfterSeconds`. Default 8000.
+   */
+  maxRetryWaitMs?: number
+}
+
+export interface RequestOptions {
+  method: HttpMethod
+  /** Starts with /api/...; may carry its own query string. */
+  path: string
+  query?: Record<string, string | number | boolean | undefined>
+  /** Sent as JSON; a string or Buffer is sent as is. */
+  body?: unknown
+  headers?: Record<string, string>
+  /** Sets Idempotency-Key; makes a POST (or PATCH) retryable. */
+  idempotencyKey?: string
+  signal?: AbortSignal
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: T
+  durationMs: number
+}
+
+export interface ApiClient {
+  readonly baseUrl: string
+  request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>
+  /** Frees the keep-alive sockets. Optional to call: idle sockets do not keep the process alive. */
+  close?(): void
+}
+
+export type Generation = 'v1' | 'v2' | 'mcp'
+
+/** The MCP endpoint sits under /api/v2/ but takes the v1 key only (interface, Authentication 3). */
+const MCP_PREFIX = '/api/v2/ms-integrations/api/public/v1/mcp'
+
+/** Which credentials a path needs: v2 paths the key and the auth token, others the key. */
+export function generationOf(path: string): Generation {
+  if (path.startsWith(MCP_PREFIX)) return 'mcp'
+  if (path.startsWith('/api/v2/')) return 'v2'
+  return 'v1'
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000
+export const DEFAULT_RETRIES = 3
+export const DEFAULT_RETRY_BASE_MS = 500
+export const DEFAULT_MAX_RETRY_WAIT_MS = 8_000
+
+const IDEMPOTENT = new Set<string>(['GET', 'PUT', 'DELETE', 'HEAD', 'OPTIONS'])
+/** Failures where no byte of the request reached the server. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'ERR_INVALID_URL',
+])
+const NOT_SENT_TIMEOUT_EVENTS = new Set(['lookup', 'connect', 'secureConnect'])
+const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+])
+
+/**
+ * The one HTTP pipeline for both API generations: auth headers by generation,
+ * time-outs, retries with capped jittered back-off honouring Retry-After,
+ * keep-alive connections, JSON parsing and errors mapped by status.
+ */
+export function createClient(opts: ClientOptions): ApiClient {
+  const baseUrl = normaliseBaseUrl(opts.baseUrl)
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const retries = Math.max(0, opts.retries ?? DEFAULT_RETRIES)
+  const retryBaseMs = opts.retryBaseMs ?? DEFAULT_RETRY_BASE_MS
+  const maxRetryWaitMs = opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS
+  const secrets = [opts.apiKey, opts.authToken]
+  const log = opts.log
+  const agents = {
+    http: new http.Agent({keepAlive: true, maxSockets: 32}),
+    https: new https.Agent({keepAlive: true, maxSockets: 32}),
+  }
+  const instance = got.extend({
+    agent: agents,
+    retry: {limit: 0},
+    throwHttpErrors: false,
+    // A redirect would carry the credentials somewhere else; report it instead.
+    followRedirect: false,
+    timeout: {request: timeoutMs},
+    headers: {'user-agent': opts.userAgent ?? `mfg node/${process.versions.node}`},
+  })
+
+  async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
+    const method = req.method.toUpperCase() as HttpMethod
+    if (!req.path.startsWith('/')) {
+      throw new ValidationError({
+        method,
+        path: req.path,
+        serverMessage: 'the request path must start with /',
+        clientSide: true,
+        secrets,
+      })
+    }
+    const url = new URL(baseUrl + req.path)
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value))
+    }
+    const shownPath = url.pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length) + url.search
+    const headers = buildHeaders(method, req, shownPath)
+
+    let body: string | Buffer | undefined
+    if (req.body !== undefined) {
+      if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) {
+        body = req.body
+      } else {
+        body = JSON.stringify(req.body)
+        headers['content-type'] ??= 'application/json'
+      }
+    }
+
+    const mayRetry = IDEMPOTENT.has(method) || req.idempotencyKey !== undefined
+    for (let attempt = 0; ; attempt++) {
+      if (req.signal?.aborted) throw abortError(method, shownPath, attempt > 0)
+      const started = performance.now()
+      let res: Response<string>
+      try {
+        res = await instance(url, {
+          method,
+          headers,
+          body,
+          responseType: 'text',
+          ...(req.signal ? {signal: req.signal} : {}),
+        })
+      } catch (error) {
+        const ms = Math.round(performance.now() - started)
+        const info = describeNetworkFailure(error, timeoutMs)
+        if (req.signal?.aborted) {
+          emit(`→ ${method} ${shownPath} aborted ${ms}ms`)
+          throw abortError(method, shownPath, true)
+        }
+        const canRetry = mayRetry && attempt < retries && RETRYABLE_NETWORK_CODES.has(info.code)
+        const wait = canRetry ? backoff(attempt + 1) : 0
+        emit(
+          `→ ${method} ${shownPath} ${info.code} ${ms}ms${canRetry ? ` (retry ${attempt + 1}/${retries} in ${wait}ms)` : ''}`,
+        )
+        if (!canRetry) {
+          throw new NetworkError({
+            method,
+            path: shownPath,
+            serverMessage: info.message,
+            code: 'network_error',
+            mayHaveBeenSent: info.mayHaveBeenSent,
+            secrets,
+            cause: error,
+          })
+        }
+        await sleep(wait, req.signal)
+        continue
+      }
+      const durationMs = Math.round(performance.now() - started)
+      const status = res.statusCode
+      const retryAfterSeconds = parseRetryAfter(res.headers['retry-after'])
+      const retryableStatus = status === 429 || status >= 500
+      let wait = 0
+      let canRetry = retryableStatus && mayRetry && attempt < retries
+      if (canRetry) {
+        if (retryAfterSeconds !== undefined) {
+          const ms = retryAfterSeconds * 1000
+          if (ms > maxRetryWaitMs) canRetry = false
+          else wait = ms + Math.floor(Math.random() * 100)
+        } else {
+          wait = backoff(attempt + 1)
+        }
+      }
+      emit(
+        `→ ${method} ${shownPath} ${status} ${durationMs}ms${canRetry ? ` (retry ${attempt + 1}/${retries} in ${wait}ms)` : ''}`,
+      )
+      if (canRetry) {
+        await sleep(wait, req.signal)
+        continue
+      }
+
+      const parsed = parseBody(res)
+      if (status >= 200 && status < 300) {
+        if (parsed.jsonError) {
+          throw new ApiError({
+            status,
+            method,
+            path: shownPath,
+            code: 'bad_response',
+            secrets,
+            serverMessage: `the response claims JSON but is not valid JSON (${parsed.jsonError})`,
+          })
+        }
+        return {status, headers: {...res.headers}, body: parsed.value as T, durationMs}
+      }
+      if (status >= 300 && status < 400) {
+        const location = res.headers.location
+        throw new ApiError({
+          status,
+          method,
+          path: shownPath,
+          code: 'redirect',
+          secrets,
+          serverMessage: `the service redirected to ${location ?? 'another address'}; set the profile's base URL to the final address`,
+        })
+      }
+      throw errorFromResponse({status, method, path: shownPath, body: parsed.value, retryAfterSeconds, secrets})
+    }
+  }
+
+  function buildHeaders(method: HttpMethod, req: RequestOptions, shownPath: string): Record<string, string> {
+    const headers: Record<string, string> = {accept: 'application/json'}
+    const generation = generationOf(req.path)
+    const missing: string[] = []
+    if (!opts.apiKey) missing.push('API key')
+    if (generation === 'v2' && !opts.authToken) missing.push('auth token')
+    if (missing.length > 0) {
+      const hint =
+        generation === 'v2'
+          ? `v2 calls need the API key and the auth token; set ${missing.length > 1 ? 'them' : 'it'} with mfg profile add ${missing
+              .map((m) => (m === 'API key' ? '--api-key' : '--auth-token'))
+              .join(' ')} or ${missing.map((m) => (m === 'API key' ? 'MFG_API_KEY' : 'MFG_AUTH_TOKEN')).join(' and ')}`
+          : 'set it with mfg profile add --api-key or MFG_API_KEY'
+      throw new AuthenticationError({
+        method,
+        path: shownPath,
+        code: 'missing_credentials',
+        secrets,
+        serverMessage: `no ${missing.join(' and no ')}: ${hint}`,
+      })
+    }
+    headers.authorization = `Bearer ${opts.apiKey}`
+    if (generation === 'v2') headers['x-auth-token'] = opts.authToken as string
+    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
+    for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value
+    return headers
+  }
+
+  function backoff(retry: number): number {
+    const exp = Math.min(maxRetryWaitMs, retryBaseMs * 2 ** (retry - 1))
+    return Math.round(exp / 2 + Math.random() * (exp / 2))
+  }
+
+  function emit(line: string): void {
+    if (log) log(redact(line, secrets))
+  }
+
+  function abortError(method: string, path: string, mayHaveBeenSent: boolean): NetworkError {
+    return new NetworkError({method, path, serverMessage: 'request aborted', code: 'aborted', mayHaveBeenSent, secrets})
+  }
+
+  return {
+    baseUrl,
+    request,
+    close() {
+      agents.http.destroy()
+      agents.https.destroy()
+    },
+  }
+}
+
+/** Strips trailing slashes; throws a client-side ValidationError for a non-http(s) URL. */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new ValidationError({
+      method: '-',
+      path: '-',
+      serverMessage: `the base URL ${JSON.stringify(redact(raw))} is not a URL`,
+      clientSide: true,
+    })
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ValidationError({
+      method: '-',
+      path: '-',
+      serverMessage: `the base URL must start with http:// or https://, got ${url.protocol}`,
+      clientSide: true,
+    })
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+/** `Retry-After` as whole seconds from now (delta-seconds or HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value
+  if (raw === undefined || raw.trim() === '') return undefined
+  const trimmed = raw.trim()
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed))
+  const date = Date.parse(trimmed)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, Math.ceil((date - now) / 1000))
+}
+
+function parseBody(res: Response<string>): {value: unknown; jsonError?: string} {
+  const text = res.body
+  const type = String(res.headers['content-type'] ?? '').toLowerCase()
+  const isJson = /^application\/([\w.+-]*\+)?json\b/.test(type) || /\+json\b/.test(type)
+  if (!isJson) return {value: text}
+  if (text.trim() === '') return {value: undefined}
+  try {
+    return {value: JSON.parse(text) as unknown}
+  } catch (error) {
+    return {value: text, jsonError: error instanceof Error ? error.message : String(error)}
+  }
+}
+
+function describeNetworkFailure(
+  error: unknown,
+  timeoutMs: number,
+): {code: string; message: string; mayHaveBeenSent: boolean} {
+  const e = error as {code?: unknown; name?: unknown; event?: unknown; message?: unknown}
+  const code = typeof e.code === 'string' ? e.code : 'ENETWORK'
+  const raw = typeof e.message === 'string' ? e.message : String(error)
+  if (e.name === 'TimeoutError' || code === 'ETIMEDOUT') {
+    const event = typeof e.event === 'string' ? e.event : 'request'
+    return {
+      code: 'ETIMEDOUT',
+      message: `timed out after ${timeoutMs} ms waiting for ${event}`,
+      mayHaveBeenSent: !NOT_SENT_TIMEOUT_EVENTS.has(event),
+    }
+  }
+  const what: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset by the server',
+    EPIPE: 'connection closed while sending',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host name lookup failed temporarily',
+    ENETUNREACH: 'network unreachable',
+    EHOSTUNREACH: 'host unreachable',
+  }
+  return {code, message: `${what[code] ?? 'network error'} (${raw})`, mayHaveBeenSent: !NOT_SENT_CODES.has(code)}
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal?.aborted) {
+      resolve()
+      return
+    }
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, {once: true})
+  })
+}

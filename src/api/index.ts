@@ -1,0 +1,3 @@
+export * from './errors.js'
+export * from './http.js'
+export * from './paginate.js'

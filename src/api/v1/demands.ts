@@ -1,0 +1,144 @@
+import {z} from 'zod'
+
+import {
+  CreateDemandBody,
+  DemandPage,
+  DemandRecord,
+  ListType,
+  UpdateDemandBody,
+  V1_PAGE_SIZE_MAX,
+} from '../../schemas/demand.js'
+import {ValidationError} from '../errors.js'
+import type {ApiClient} from '../http.js'
+import {paginateV1} from '../paginate.js'
+import {checkRequest, parseResponse, segment} from '../parse.js'
+
+const BASE = '/api/public/v1/demand'
+
+export interface ListDemandsQuery {
+  page?: number
+  pageSize?: number
+  /** A status id such as quote_sent. */
+  status?: string
+  archived?: boolean
+  /** Sandbox extension; the real service may ignore it. */
+  draftId?: string
+  sort?: 'createdAt' | '-createdAt'
+}
+
+export interface CreateQuotesOptions {
+  /** Sent as Idempotency-Key; also lets the client retry the POST safely. */
+  idempotencyKey?: string
+  /** Check the items with the shared schema before sending (default true). */
+  validate?: boolean
+  signal?: AbortSignal
+}
+
+/**
+ * POST /api/public/v1/demand/create-quotes/{businessId}. The items are checked
+ * first (a client-side ValidationError lists every problem, nothing is sent),
+ * then sent as given; answers the created records in input order.
+ */
+export async function createQuotes(
+  client: ApiClient,
+  businessId: string,
+  items: unknown[],
+  opts: CreateQuotesOptions = {},
+): Promise<DemandRecord[]> {
+  const template = `${BASE}/create-quotes/{businessId}`
+  const path = `${BASE}/create-quotes/${segment(businessId, 'businessId', 'POST', template)}`
+  if (opts.validate ?? true) checkRequest(CreateDemandBody, items, 'POST', path, 'the create-quotes body')
+  const res = await client.request({
+    method: 'POST',
+    path,
+    body: items,
+    ...(opts.idempotencyKey === undefined ? {} : {idempotencyKey: opts.idempotencyKey}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(z.array(DemandRecord), res.body, 'POST', path, res.status)
+}
+
+function listPath(businessId: string, type: ListType): string {
+  const template = `${BASE}/{businessId}/{type}`
+  return `${BASE}/${segment(businessId, 'businessId', 'GET', template)}/${segment(type, 'type', 'GET', template)}`
+}
+
+function listQuery(q: ListDemandsQuery, path: string): Record<string, string | number | boolean | undefined> {
+  if (q.pageSize !== undefined && (!Number.isInteger(q.pageSize) || q.pageSize < 1 || q.pageSize > V1_PAGE_SIZE_MAX)) {
+    throw new ValidationError({
+      method: 'GET',
+      path,
+      clientSide: true,
+      serverMessage: `pageSize must be a whole number from 1 to ${V1_PAGE_SIZE_MAX}, got ${q.pageSize}`,
+    })
+  }
+  if (q.page !== undefined && (!Number.isInteger(q.page) || q.page < 1)) {
+    throw new ValidationError({
+      method: 'GET',
+      path,
+      clientSide: true,
+      serverMessage: `page must be a whole number from 1, got ${q.page}`,
+    })
+  }
+  return {page: q.page, pageSize: q.pageSize, status: q.status, archived: q.archived, draftId: q.draftId, sort: q.sort}
+}
+
+/** GET /api/public/v1/demand/{businessId}/{type}: one page. */
+export async function listDemands(
+  client: ApiClient,
+  businessId: string,
+  type: ListType,
+  q: ListDemandsQuery = {},
+  opts: {signal?: AbortSignal} = {},
+): Promise<DemandPage> {
+  const path = listPath(businessId, type)
+  const res = await client.request({
+    method: 'GET',
+    path,
+    query: listQuery(q, path),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(DemandPage, res.body, 'GET', path, res.status)
+}
+
+/** Every demand of the list, page by page (starting at `q.page`, default 1), up to `limit`. */
+export function iterateDemands(
+  client: ApiClient,
+  businessId: string,
+  type: ListType,
+  q: ListDemandsQuery = {},
+  opts: {limit?: number; signal?: AbortSignal} = {},
+): AsyncIterable<DemandRecord> {
+  const path = listPath(businessId, type)
+  const {pageSize, ...query} = listQuery(q, path)
+  return paginateV1<DemandRecord>(client, path, query, {
+    ...(typeof pageSize === 'number' ? {pageSize} : {}),
+    ...(opts.limit === undefined ? {} : {limit: opts.limit}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+    parsePage: (body) => parseResponse(DemandPage, body, 'GET', path),
+  })
+}
+
+/** GET /api/public/v1/demand/{demandId}. */
+export async function getDemand(
+  client: ApiClient,
+  id: string,
+  opts: {signal?: AbortSignal} = {},
+): Promise<DemandRecord> {
+  const path = `${BASE}/${segment(id, 'demand id', 'GET', `${BASE}/{demandId}`)}`
+  const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
+  return parseResponse(DemandRecord, res.body, 'GET', path, res.status)
+}
+
+/** PUT /api/public/v1/demand/{demandId}; answers the full updated record. */
+export async function updateDemand(
+  client: ApiClient,
+  id: string,
+  body: UpdateDemandBody | Record<string, unknown>,
+  opts: {validate?: boolean; signal?: AbortSignal} = {},
+): Promise<DemandRecord> {
+  const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{demandId}`)}`
+  if (opts.validate ?? true) checkRequest(UpdateDemandBody, body, 'PUT', path, 'the update body')
+  const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
+  return parseResponse(DemandRecord, res.body, 'PUT', path, res.status)
+}

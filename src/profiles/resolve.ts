@@ -1,0 +1,92 @@
+import {extractApiKey} from '../schemas/secrets.js'
+import {LOCAL_PROFILE, ProfileStore, normalizeBaseUrl, unknownProfile, type Profile} from './store.js'
+
+export {LOCAL_PROFILE}
+
+/** Environment variables laid over the chosen profile, in this order. */
+export const ENV_OVERRIDES = ['MFG_BASE_URL', 'MFG_API_KEY', 'MFG_AUTH_TOKEN', 'MFG_BUSINESS_ID'] as const
+
+export interface ResolvedProfile extends Profile {
+  /** True → the CLI must start the embedded sandbox and fill baseUrl/apiKey/authToken/businessId from it. */
+  embedded: boolean
+  /** Names of the env vars applied. */
+  overrides: string[]
+  /** Override env vars set but not applied: MFG_BASE_URL on the embedded profile, whose address the sandbox supplies. */
+  ignored: string[]
+  /** Where the choice came from. */
+  source: 'flag' | 'env' | 'current' | 'default'
+}
+
+/**
+ * Picks the profile: `--profile`, then MFG_PROFILE, then the stored current
+ * profile, then MFG_BASE_URL alone (a profile named `env`), then `local`.
+ * MFG_BASE_URL, MFG_API_KEY, MFG_AUTH_TOKEN and MFG_BUSINESS_ID then override
+ * the chosen profile's values. `local` is always the embedded sandbox: the
+ * key, token and business id overrides apply to it (so the CLI keeps them over
+ * the sandbox's demo values), MFG_BASE_URL does not.
+ */
+export function resolveProfile(
+  opts: {flag?: string; env?: NodeJS.ProcessEnv; store?: ProfileStore} = {},
+): ResolvedProfile {
+  const env = opts.env ?? process.env
+  const store = opts.store ?? new ProfileStore(env)
+  const set = (name: string): string | undefined => {
+    const v = env[name]
+    return v !== undefined && v.trim() !== '' ? v.trim() : undefined
+  }
+
+  let name: string | undefined
+  let source: ResolvedProfile['source']
+  let origin: string
+  if (opts.flag !== undefined && opts.flag.trim() !== '') {
+    name = opts.flag.trim()
+    source = 'flag'
+    origin = '--profile'
+  } else if (set('MFG_PROFILE')) {
+    name = set('MFG_PROFILE')
+    source = 'env'
+    origin = 'MFG_PROFILE'
+  } else {
+    name = store.current()
+    source = 'current'
+    origin = 'the current profile (set with mfg profile use)'
+  }
+
+  let resolved: ResolvedProfile
+  if (name === undefined && !set('MFG_BASE_URL')) {
+    resolved = {name: LOCAL_PROFILE, baseUrl: '', embedded: true, overrides: [], ignored: [], source: 'default'}
+  } else if (name === undefined) {
+    resolved = {name: 'env', baseUrl: '', embedded: false, overrides: [], ignored: [], source: 'env'}
+  } else if (name === LOCAL_PROFILE) {
+    resolved = {name: LOCAL_PROFILE, baseUrl: '', embedded: true, overrides: [], ignored: [], source}
+  } else {
+    const found: Profile | undefined = store.get(name)
+    if (!found) throw unknownProfile(name, origin, store.list())
+    resolved = {...found, embedded: false, overrides: [], ignored: [], source}
+  }
+
+  const baseUrl = set('MFG_BASE_URL')
+  if (baseUrl && resolved.embedded) {
+    // `local` always means the embedded sandbox; its address is not configurable.
+    resolved.ignored.push('MFG_BASE_URL')
+  } else if (baseUrl) {
+    resolved.baseUrl = normalizeBaseUrl(baseUrl, 'MFG_BASE_URL')
+    resolved.overrides.push('MFG_BASE_URL')
+  }
+  const apiKey = set('MFG_API_KEY')
+  if (apiKey) {
+    resolved.apiKey = extractApiKey(apiKey)
+    resolved.overrides.push('MFG_API_KEY')
+  }
+  const authToken = set('MFG_AUTH_TOKEN')
+  if (authToken) {
+    resolved.authToken = authToken
+    resolved.overrides.push('MFG_AUTH_TOKEN')
+  }
+  const businessId = set('MFG_BUSINESS_ID')
+  if (businessId) {
+    resolved.businessId = businessId
+    resolved.overrides.push('MFG_BUSINESS_ID')
+  }
+  return resolved
+}

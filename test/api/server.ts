@@ -1,0 +1,83 @@
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+export interface Recorded {
+  method: string
+  url: string
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+export type Handler = (req: Recorded, res: http.ServerResponse, index: number) => void | Promise<void>
+
+export interface TestServer {
+  url: string
+  requests: Recorded[]
+  /** TCP connections accepted so far. */
+  connections(): number
+  close(): Promise<void>
+}
+
+/** A real HTTP server on 127.0.0.1, port 0, recording every request. */
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: Recorded[] = []
+  let connections = 0
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const rec: Recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
+      requests.push(rec)
+      void Promise.resolve(handler(rec, res, requests.length - 1)).catch((error: unknown) => {
+        res.statusCode = 599
+        res.end(String(error))
+      })
+    })
+  })
+  server.on('connection', () => connections++)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {'content-type': 'application/json; charset=utf-8', ...headers})
+  res.end(JSON.stringify(body))
+}
+
+export function errorBody(
+  statusCode: number,
+  error: string,
+  message: string,
+  details?: {path: string; message: string}[],
+) {
+  return details ? {statusCode, error, message, details} : {statusCode, error, message}
+}
+
+/** A port with nothing listening on it. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
