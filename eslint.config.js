@@ -6,34 +6,91 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', fetch: 'readonly', setImmediate: 'readonly'}},
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        AbortController: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        structuredClone: 'readonly',
+        fetch: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],
       'no-restricted-imports': 'off',
     },
   },
   {
-    files: ['src/services/**/*.ts', 'src/api/**/*.ts', 'src/schemas/**/*.ts', 'src/mesh/**/*.ts', 'src/sandbox/**/*.ts', 'src/profiles/**/*.ts'],
+    files: [
+      'src/services/**/*.ts',
+      'src/api/**/*.ts',
+      'src/schemas/**/*.ts',
+      'src/mesh/**/*.ts',
+      'src/sandbox/**/*.ts',
+      'src/profiles/**/*.ts',
+    ],
     rules: {
-      'no-restricted-imports': ['error', {patterns: [
-        {group: ['@oclif/*', 'cli-table3', '@inquirer/*'], message: 'Only commands and cli/ may use oclif, tables and prompts.'},
-      ]}],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@oclif/*', 'cli-table3', '@inquirer/*'],
+              message: 'Only commands and cli/ may use oclif, tables and prompts.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/sandbox/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {patterns: [
-        {group: ['**/api/**', '**/services/**', '**/cli/**', '**/commands/**', 'got', 'conf'], message: 'The sandbox never imports the client side.'},
-      ]}],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/services/**', '**/cli/**', '**/commands/**', 'got', 'conf'],
+              message: 'The sandbox never imports the client side.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/api/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {patterns: [
-        {group: ['@oclif/*', 'conf', 'cli-table3', 'chalk', '**/cli/**', '**/profiles/**', '**/sandbox/**', '**/services/**'], message: 'api/ depends only on schemas and got.'},
-      ]}],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@oclif/*',
+                'conf',
+                'cli-table3',
+                'chalk',
+                '**/cli/**',
+                '**/profiles/**',
+                '**/sandbox/**',
+                '**/services/**',
+              ],
+              message: 'api/ depends only on schemas and got.',
+            },
+          ],
+        },
+      ],
     },
   },
 )

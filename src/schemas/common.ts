@@ -2,8 +2,28 @@ import {z} from 'zod'
 
 /** The 22 currency codes the service prices in (interface, legacy price estimation). */
 export const CURRENCIES = [
-  'EUR', 'USD', 'CNY', 'GBP', 'TND', 'ZAR', 'GHS', 'NGN', 'XAF', 'KES', 'KWD',
-  'MAD', 'AED', 'EGP', 'DZD', 'CAD', 'AUD', 'INR', 'MXN', 'CZK', 'SGD', 'MYR',
+  'EUR',
+  'USD',
+  'CNY',
+  'GBP',
+  'TND',
+  'ZAR',
+  'GHS',
+  'NGN',
+  'XAF',
+  'KES',
+  'KWD',
+  'MAD',
+  'AED',
+  'EGP',
+  'DZD',
+  'CAD',
+  'AUD',
+  'INR',
+  'MXN',
+  'CZK',
+  'SGD',
+  'MYR',
 ] as const
 export const Currency = z.enum(CURRENCIES)
 export type Currency = z.infer<typeof Currency>
@@ -51,9 +71,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
         ? `must have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}`
         : `must be at least ${issue.minimum}`
     case 'too_big':
-      return issue.origin === 'array'
-        ? `must have at most ${issue.maximum} items`
-        : `must be at most ${issue.maximum}`
+      return issue.origin === 'array' ? `must have at most ${issue.maximum} items` : `must be at most ${issue.maximum}`
     default:
       return issue.message
   }

@@ -11,132 +11,312 @@ export const DEMAND_TYPES = ['normal', 'express', 'product_sale'] as const
 export const TYPE_DELIVERY = ['home delivery', 'pickup directly'] as const
 export const TAKEN_AS = ['QUOTE', 'ORDER'] as const
 export const PAYMENT_PROVIDERS = [
-  'CARD_PROCESSOR', 'PROVIDER_B', 'PROVIDER_C', 'BANK_TRANSFER', 'WALLET_PROVIDER', 'PURCHASE_ORDER', 'MANUAL_VALIDATION',
+  'CARD_PROCESSOR',
+  'PROVIDER_B',
+  'PROVIDER_C',
+  'BANK_TRANSFER',
+  'WALLET_PROVIDER',
+  'PURCHASE_ORDER',
+  'MANUAL_VALIDATION',
 ] as const
 
-export const Address = z.object({
-  address: str, vat: str, firstName: str, lastName: str, email: str, phone: str,
-  city: str, region: str, country: str, zip: str, companyName: str,
-}).partial()
+export const Address = z
+  .object({
+    address: str,
+    vat: str,
+    firstName: str,
+    lastName: str,
+    email: str,
+    phone: str,
+    city: str,
+    region: str,
+    country: str,
+    zip: str,
+    companyName: str,
+  })
+  .partial()
 export const AddressDetails = z.object({address: str, city: str, region: str, country: str, zip: str}).partial()
 
-export const SelectedOption = z.looseObject({
-  refer: str, name: str, type: str, priceMultiplier: num,
-  fixedPrice: z.object({price: num, currency: str}).partial(),
-  percentage: num, isDeffault: bool, created: str, finishId: str, machineId: str, materialId: str,
-}).partial()
+export const SelectedOption = z
+  .looseObject({
+    refer: str,
+    name: str,
+    type: str,
+    priceMultiplier: num,
+    fixedPrice: z.object({price: num, currency: str}).partial(),
+    percentage: num,
+    isDeffault: bool,
+    created: str,
+    finishId: str,
+    machineId: str,
+    materialId: str,
+  })
+  .partial()
 
-export const SlicingData = z.looseObject({
-  width: num, height: num, depth: num, density: num, filament_length: num, hours: num,
-  minimum_bounding_box: num, convex_hull: num, total_print_area: num, number_of_layers: num,
-  volume: str, weight: str,
-}).partial()
+export const SlicingData = z
+  .looseObject({
+    width: num,
+    height: num,
+    depth: num,
+    density: num,
+    filament_length: num,
+    hours: num,
+    minimum_bounding_box: num,
+    convex_hull: num,
+    total_print_area: num,
+    number_of_layers: num,
+    volume: str,
+    weight: str,
+  })
+  .partial()
 
 /** One part of a demand (quote model item), as sent and as answered. */
-export const QuoteModelItem = z.looseObject({
-  _id: str, fileName: str, fileLink: str, modelType: str, screenshotLink: str, multiViewScreenshotsLink: str,
-  viewerType: z.enum(['3D', '2D']), unit: str, position: int, partId: str, draftId: str,
-  isSupported: bool, machineCanPrint: bool, scale: num, volume: num, total_print_area: num,
-  modelSizes: z.looseObject({width: num, height: num, depth: num, scale: num, unit: str}).partial(),
-  coordinates: z.looseObject({x_index: num, y_index: num, z_index: num}).partial(),
-  service: Service, technology: str, technologyAlias: str, technologyFactor: num,
-  priceCalculatorTool: z.enum(['default', 'custom']),
-  material: str, color: str, colorHex: str, colorNameKey: str, infill: str, resolution: str, tolerance: str,
-  selectedOptions: z.array(SelectedOption),
-  slicingData: SlicingData,
-  priceMachine: z.union([str, num]), priceConception: num, priceExtra: num, pricePerPiece: num, startupCost: num,
-  price_min: num, priceEngine: num, priceWithMargin: num, discount: num, discountAmount: num, priceSurcharge: num,
-  expectedPrice: num, priceMinPart: num, lastTest: num, currency: str, bulkPricing: z.array(z.unknown()),
-  quantity: int.min(1), postProduction: z.array(z.unknown()), note: str, customerNote: str, productionNote: str,
-  erpProductId: int, substatus: str, substatusNotes: str, progress: num,
-  failure: z.object({option: str, description: str}).partial(), materialUsage: str,
-  leadTimeIncluded: bool, marginIncluded: bool, postProductionIncluded: bool, quantityIncluded: bool,
-  startupCostIncluded: bool, technologyFactorIncluded: bool, customOptionsIncluded: bool,
-}).partial()
+export const QuoteModelItem = z
+  .looseObject({
+    _id: str,
+    fileName: str,
+    fileLink: str,
+    modelType: str,
+    screenshotLink: str,
+    multiViewScreenshotsLink: str,
+    viewerType: z.enum(['3D', '2D']),
+    unit: str,
+    position: int,
+    partId: str,
+    draftId: str,
+    isSupported: bool,
+    machineCanPrint: bool,
+    scale: num,
+    volume: num,
+    total_print_area: num,
+    modelSizes: z.looseObject({width: num, height: num, depth: num, scale: num, unit: str}).partial(),
+    coordinates: z.looseObject({x_index: num, y_index: num, z_index: num}).partial(),
+    service: Service,
+    technology: str,
+    technologyAlias: str,
+    technologyFactor: num,
+    priceCalculatorTool: z.enum(['default', 'custom']),
+    material: str,
+    color: str,
+    colorHex: str,
+    colorNameKey: str,
+    infill: str,
+    resolution: str,
+    tolerance: str,
+    selectedOptions: z.array(SelectedOption),
+    slicingData: SlicingData,
+    priceMachine: z.union([str, num]),
+    priceConception: num,
+    priceExtra: num,
+    pricePerPiece: num,
+    startupCost: num,
+    price_min: num,
+    priceEngine: num,
+    priceWithMargin: num,
+    discount: num,
+    discountAmount: num,
+    priceSurcharge: num,
+    expectedPrice: num,
+    priceMinPart: num,
+    lastTest: num,
+    currency: str,
+    bulkPricing: z.array(z.unknown()),
+    quantity: int.min(1),
+    postProduction: z.array(z.unknown()),
+    note: str,
+    customerNote: str,
+    productionNote: str,
+    erpProductId: int,
+    substatus: str,
+    substatusNotes: str,
+    progress: num,
+    failure: z.object({option: str, description: str}).partial(),
+    materialUsage: str,
+    leadTimeIncluded: bool,
+    marginIncluded: bool,
+    postProductionIncluded: bool,
+    quantityIncluded: bool,
+    startupCostIncluded: bool,
+    technologyFactorIncluded: bool,
+    customOptionsIncluded: bool,
+  })
+  .partial()
 export type QuoteModelItem = z.infer<typeof QuoteModelItem>
 
 export const DemandStatusInfo = z.object({status: str, substatus: str}).partial()
 
-const JobDetails = z.object({
-  invoiceData: z.object({
-    invoiceDate: str, dueDate: str, taxCustomer: str, customerTaxType: str, taxProvider: str, note: str, taxPercentage: num,
-  }).partial(),
-  manufacturingPartner: str, roomOwnerPartner: str, roomClientPartner: str, jobSubmissionDate: str,
-  manufacturerGain: z.object({type: z.enum(['PERCENTAGE', 'AMOUNT'])}).partial(),
-  jobOfferOrderStatus: z.enum(['PENDING', 'PAID']),
-  takenAs: z.enum(TAKEN_AS),
-  visibility: z.enum(['PUBLIC', 'RESTRICTED']),
-  includeAllPartners: bool, allowDemandToJobFeed: bool,
-  allowedNetworks: z.array(z.unknown()), allowedPartners: z.array(z.unknown()),
-  clientSettings: z.object({allowClientPartnerChat: bool, allowClientSeeOffers: bool, allowClientAcceptOffers: bool}).partial(),
-  partnerSettings: z.object({transferOldFeesToPartner: bool}).partial(),
-  offers: z.array(z.looseObject({
-    offeringBusiness: str, priceTotal: num, priceDelivery: num,
-    quoteModel: z.array(z.object({priceConception: num, priceExtra: num, priceMachine: num, quantity: num}).partial()),
-    deliveryDate: str, roomOwnerPartner: str, roomClientPartner: str, isSelected: bool, useTotalPrice: bool, offerCreationDate: str,
-  }).partial()),
-  oldPartners: z.array(z.object({partnerId: str, date: str, roomOwnerPartner: str, roomClientPartner: str}).partial()),
-}).partial()
+const JobDetails = z
+  .object({
+    invoiceData: z
+      .object({
+        invoiceDate: str,
+        dueDate: str,
+        taxCustomer: str,
+        customerTaxType: str,
+        taxProvider: str,
+        note: str,
+        taxPercentage: num,
+      })
+      .partial(),
+    manufacturingPartner: str,
+    roomOwnerPartner: str,
+    roomClientPartner: str,
+    jobSubmissionDate: str,
+    manufacturerGain: z.object({type: z.enum(['PERCENTAGE', 'AMOUNT'])}).partial(),
+    jobOfferOrderStatus: z.enum(['PENDING', 'PAID']),
+    takenAs: z.enum(TAKEN_AS),
+    visibility: z.enum(['PUBLIC', 'RESTRICTED']),
+    includeAllPartners: bool,
+    allowDemandToJobFeed: bool,
+    allowedNetworks: z.array(z.unknown()),
+    allowedPartners: z.array(z.unknown()),
+    clientSettings: z
+      .object({allowClientPartnerChat: bool, allowClientSeeOffers: bool, allowClientAcceptOffers: bool})
+      .partial(),
+    partnerSettings: z.object({transferOldFeesToPartner: bool}).partial(),
+    offers: z.array(
+      z
+        .looseObject({
+          offeringBusiness: str,
+          priceTotal: num,
+          priceDelivery: num,
+          quoteModel: z.array(
+            z.object({priceConception: num, priceExtra: num, priceMachine: num, quantity: num}).partial(),
+          ),
+          deliveryDate: str,
+          roomOwnerPartner: str,
+          roomClientPartner: str,
+          isSelected: bool,
+          useTotalPrice: bool,
+          offerCreationDate: str,
+        })
+        .partial(),
+    ),
+    oldPartners: z.array(
+      z.object({partnerId: str, date: str, roomOwnerPartner: str, roomClientPartner: str}).partial(),
+    ),
+  })
+  .partial()
 
 /** Fields shared by the v1 create and update requests. */
 const demandFields = {
   jobDetails: JobDetails,
   referral: str,
-  draftId: str.min(1).max(200), business: str, id: str, client: str.nullable(), machineOwner: str, post: str, machineOwnerEmail: str,
+  draftId: str.min(1).max(200),
+  business: str,
+  id: str,
+  client: str.nullable(),
+  machineOwner: str,
+  post: str,
+  machineOwnerEmail: str,
   quoteModel: z.array(QuoteModelItem),
-  quoteFileModel: z.record(str, z.unknown()), couponCode: z.record(str, z.unknown()), file: z.record(str, z.unknown()),
-  dfmCheckData: z.record(str, z.unknown()), modelSizes: z.record(str, z.unknown()),
-  dateAccepted: num, producedAt: num, startedShippingAt: num, deliveredAt: num,
+  quoteFileModel: z.record(str, z.unknown()),
+  couponCode: z.record(str, z.unknown()),
+  file: z.record(str, z.unknown()),
+  dfmCheckData: z.record(str, z.unknown()),
+  modelSizes: z.record(str, z.unknown()),
+  dateAccepted: num,
+  producedAt: num,
+  startedShippingAt: num,
+  deliveredAt: num,
   technique: Technique,
-  material: str, resolution: str, tolerance: str, coloredSvg: str, color: str,
-  filling: num, amount: num, quantity: int.min(1), thickness: num, priceMin: num, priceConception: num, priceExtra: num,
-  priceTotal: num, priceDelivery: num, fixedPrice: num, minEstimatedPrice: num, maxEstimatedPrice: num.nullable(),
-  remark: z.array(z.unknown()), declinedBy: z.array(z.unknown()), priceByMachines: z.array(z.unknown()), additionalFees: z.array(z.unknown()),
+  material: str,
+  resolution: str,
+  tolerance: str,
+  coloredSvg: str,
+  color: str,
+  filling: num,
+  amount: num,
+  quantity: int.min(1),
+  thickness: num,
+  priceMin: num,
+  priceConception: num,
+  priceExtra: num,
+  priceTotal: num,
+  priceDelivery: num,
+  fixedPrice: num,
+  minEstimatedPrice: num,
+  maxEstimatedPrice: num.nullable(),
+  remark: z.array(z.unknown()),
+  declinedBy: z.array(z.unknown()),
+  priceByMachines: z.array(z.unknown()),
+  additionalFees: z.array(z.unknown()),
   messages: z.array(z.object({message: str, role: str, timeStamp: str}).partial()),
-  phone: str, address: str, country: str, city: str, region: str, zip: str, firstName: str, lastName: str, email: str,
+  phone: str,
+  address: str,
+  country: str,
+  city: str,
+  region: str,
+  zip: str,
+  firstName: str,
+  lastName: str,
+  email: str,
   type: z.enum(DEMAND_TYPES),
   typeDelivery: z.enum(TYPE_DELIVERY),
-  isRated: bool, isCompany: bool, archive: bool, conception: bool, useTotalPrice: bool,
+  isRated: bool,
+  isCompany: bool,
+  archive: bool,
+  conception: bool,
+  useTotalPrice: bool,
   demandStatusInfo: DemandStatusInfo,
-  priceToClient: str, priceToPartner: str, priceMachine: str, priceToMachnieOwner: str,
-  currency: str, trackId: str, shippingProvider: str, fabricatedDate: str,
+  priceToClient: str,
+  priceToPartner: str,
+  priceMachine: str,
+  priceToMachnieOwner: str,
+  currency: str,
+  trackId: str,
+  shippingProvider: str,
+  fabricatedDate: str,
   settings: z.object({notification: z.object({user: bool, machineOwner: bool}).partial()}).partial(),
-  billingAddress: Address, shippingAddress: Address,
+  billingAddress: Address,
+  shippingAddress: Address,
   packingSlipData: z.unknown(),
 }
 
 /** One item of the v1 create-quotes body (CreateDemandRequestData). Unknown fields are dropped. */
-export const CreateDemandItem = z.object({
-  ...demandFields,
-  isDashboardReferrer: bool,
-  jobOfferId: str,
-  useDifferentAddresses: bool,
-  shippingAddressDetails: AddressDetails,
-  billingAddressDetails: AddressDetails,
-}).partial().superRefine((item, ctx) => {
-  const hasModel = Array.isArray(item.quoteModel) && item.quoteModel.length > 0
-  if (!hasModel && !(item.technique && item.material)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: item.technique ? ['material'] : ['technique'],
-      message: 'a demand needs a non-empty quoteModel, or technique and material',
-    })
-  }
-})
+export const CreateDemandItem = z
+  .object({
+    ...demandFields,
+    isDashboardReferrer: bool,
+    jobOfferId: str,
+    useDifferentAddresses: bool,
+    shippingAddressDetails: AddressDetails,
+    billingAddressDetails: AddressDetails,
+  })
+  .partial()
+  .superRefine((item, ctx) => {
+    const hasModel = Array.isArray(item.quoteModel) && item.quoteModel.length > 0
+    if (!hasModel && !(item.technique && item.material)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: item.technique ? ['material'] : ['technique'],
+        message: 'a demand needs a non-empty quoteModel, or technique and material',
+      })
+    }
+  })
 export type CreateDemandItem = z.infer<typeof CreateDemandItem>
 
 export const MAX_BATCH = 100
 export const CreateDemandBody = z.array(CreateDemandItem).min(1).max(MAX_BATCH)
 
 /** The v1 update body (UpdateDemandRequestData). */
-export const UpdateDemandBody = z.object({
-  ...demandFields,
-  invoiceData: JobDetails.shape.invoiceData,
-  discountedTotalPrice: num, discountedAmount: num, priceSurcharge: num, taxPaid: num, taxPercentage: num,
-  overRideTax: bool, companyName: str, taxNumber: str, taxOffice: str,
-  paymentProvider: z.enum(PAYMENT_PROVIDERS),
-  paymentStatus: str,
-}).partial()
+export const UpdateDemandBody = z
+  .object({
+    ...demandFields,
+    invoiceData: JobDetails.shape.invoiceData,
+    discountedTotalPrice: num,
+    discountedAmount: num,
+    priceSurcharge: num,
+    taxPaid: num,
+    taxPercentage: num,
+    overRideTax: bool,
+    companyName: str,
+    taxNumber: str,
+    taxOffice: str,
+    paymentProvider: z.enum(PAYMENT_PROVIDERS),
+    paymentStatus: str,
+  })
+  .partial()
 export type UpdateDemandBody = z.infer<typeof UpdateDemandBody>
 
 export const TrackingEntry = z.looseObject({status: str, date: num})
@@ -150,22 +330,34 @@ export const DemandRecord = z.looseObject({
   technique: str.optional(),
   material: str.optional(),
   color: str.optional(),
-  priceToClient: num.optional(), priceToManufacturer: num.optional(), priceTotal: num.optional(),
-  platformFee: num.optional(), priceDelivery: num.optional(), taxPaid: num.optional(), taxPercentage: num.optional(),
+  priceToClient: num.optional(),
+  priceToManufacturer: num.optional(),
+  priceTotal: num.optional(),
+  platformFee: num.optional(),
+  priceDelivery: num.optional(),
+  taxPaid: num.optional(),
+  taxPercentage: num.optional(),
   taxName: str.optional(),
   paymentStatus: str.optional(),
   archive: bool.optional(),
   fabricatedDate: str.nullable().optional(),
-  createdAt: str.optional(), updatedAt: str.optional(),
+  createdAt: str.optional(),
+  updatedAt: str.optional(),
   demandStatusInfo: DemandStatusInfo.optional(),
-  billingAddress: z.looseObject({}).optional(), shippingAddress: z.looseObject({}).optional(),
+  billingAddress: z.looseObject({}).optional(),
+  shippingAddress: z.looseObject({}).optional(),
   quoteModel: z.array(z.looseObject({})).optional(),
   tracking: z.array(TrackingEntry).optional(),
   uniqueItems: int.optional(),
-  total: num.optional(), subtotal: num.optional(), feesTotalAmount: num.optional(), pricePerPiece: num.optional(),
-  startupCost: num.optional(), discount: num.optional(),
+  total: num.optional(),
+  subtotal: num.optional(),
+  feesTotalAmount: num.optional(),
+  pricePerPiece: num.optional(),
+  startupCost: num.optional(),
+  discount: num.optional(),
   quantity: int.optional(),
-  leadTime: num.optional(), shippingDuration: num.optional(),
+  leadTime: num.optional(),
+  shippingDuration: num.optional(),
   isPaid: bool.optional(),
   status: str.optional(),
   draftId: str.optional(),
@@ -176,7 +368,10 @@ export type DemandRecord = z.infer<typeof DemandRecord>
 
 export const DemandPage = z.looseObject({
   data: z.array(DemandRecord),
-  page: int, pageSize: int, total: int, totalPages: int,
+  page: int,
+  pageSize: int,
+  total: int,
+  totalPages: int,
 })
 export type DemandPage = z.infer<typeof DemandPage>
 
@@ -188,7 +383,15 @@ export const V1_PAGE_SIZE_DEFAULT = 20
 export const V1_PAGE_SIZE_MAX = 100
 
 /** Demand stages (contract, Stages). */
-export const STAGES = ['quote_sent', 'special_verified', 'special_accepted', 'done', 'in_shipping', 'delivered', 'cancelled'] as const
+export const STAGES = [
+  'quote_sent',
+  'special_verified',
+  'special_accepted',
+  'done',
+  'in_shipping',
+  'delivered',
+  'cancelled',
+] as const
 export type Stage = (typeof STAGES)[number]
 export const Stage = z.enum(STAGES)
 export const STAGE_INFO: Record<Stage, {legacy: string; display: string; tracking: string}> = {
@@ -210,7 +413,9 @@ export const STAGE_MOVES: Record<Stage, readonly Stage[]> = {
   cancelled: [],
 }
 /** Epoch field set when a demand enters a stage. */
-export const STAGE_EPOCH_FIELD: Partial<Record<Stage, 'dateAccepted' | 'producedAt' | 'startedShippingAt' | 'deliveredAt'>> = {
+export const STAGE_EPOCH_FIELD: Partial<
+  Record<Stage, 'dateAccepted' | 'producedAt' | 'startedShippingAt' | 'deliveredAt'>
+> = {
   special_accepted: 'dateAccepted',
   done: 'producedAt',
   in_shipping: 'startedShippingAt',
@@ -218,6 +423,14 @@ export const STAGE_EPOCH_FIELD: Partial<Record<Stage, 'dateAccepted' | 'produced
 }
 /** Fields frozen from production (special_accepted) on. */
 export const FROZEN_FROM_PRODUCTION = [
-  'material', 'quantity', 'color', 'resolution', 'filling', 'thickness', 'tolerance', 'quoteModel', 'technique',
+  'material',
+  'quantity',
+  'color',
+  'resolution',
+  'filling',
+  'thickness',
+  'tolerance',
+  'quoteModel',
+  'technique',
 ] as const
 export const PRODUCTION_STAGES: readonly Stage[] = ['special_accepted', 'done', 'in_shipping', 'delivered']

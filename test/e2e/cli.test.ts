@@ -144,7 +144,10 @@ describe('mfg as a user runs it', () => {
     const env = {...baseEnv(home), MFG_BASE_URL: served.url, MFG_API_KEY: demo.apiKey, MFG_BUSINESS_ID: demo.id}
     const before = sh('mfg demand list --all --json | jq length', env).stdout.trim()
     const file = join(home, 'bad.json')
-    writeFileSync(file, quotes(3, (i) => (i === 1 ? {technique: 'LASER_WELDING'} : {})))
+    writeFileSync(
+      file,
+      quotes(3, (i) => (i === 1 ? {technique: 'LASER_WELDING'} : {})),
+    )
     const run = sh(`mfg demand create --file ${file}`, env)
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(/technique/)

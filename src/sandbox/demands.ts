@@ -1,0 +1,288 @@
+import {CURRENCIES, issuesToDetails, type ErrorDetail} from '../schemas/common.js'
+import {
+  CreateDemandBody,
+  FROZEN_FROM_PRODUCTION,
+  MAX_BATCH,
+  PRODUCTION_STAGES,
+  STAGE_EPOCH_FIELD,
+  STAGE_INFO,
+  STAGE_MOVES,
+  STAGES,
+  UpdateDemandBody,
+  type CreateDemandItem,
+  type Stage,
+} from '../schemas/demand.js'
+import {badRequest, conflict, forbidden, notFound} from './errors.js'
+import {newId} from './ids.js'
+import {
+  PAYMENT_STATUSES,
+  deriveDemand,
+  differs,
+  factsOf,
+  inputOf,
+  isPlainObject,
+  mergeInput,
+  normalizeCurrency,
+  normalizeDate,
+  normalizeQuoteModel,
+  type DemandFacts,
+  type DemandInput,
+} from './records.js'
+import type {Business} from './store/businesses.js'
+import type {DemandDoc, DemandListFilter} from './store/demands.js'
+import type {Store} from './store/index.js'
+
+/** Demand use cases of the sandbox: validation beyond the wire schemas, stage rules, persistence. */
+
+export interface DemandContext {
+  store: Store
+  business: Business
+  now: number
+  /** Id generator; the seed passes a deterministic one. */
+  newId?: () => string
+}
+
+const quote = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ')
+const isStage = (value: unknown): value is Stage =>
+  typeof value === 'string' && (STAGES as readonly string[]).includes(value)
+
+/** Checks the schemas cannot express; `prefix` is the item's index in a batch. */
+function extraChecks(raw: unknown, prefix: (string | number)[], creating: boolean): ErrorDetail[] {
+  if (!isPlainObject(raw)) return []
+  const details: ErrorDetail[] = []
+  const path = (...rest: (string | number)[]) => [...prefix, ...rest].join('.')
+  if (typeof raw.currency === 'string' && !normalizeCurrency(raw.currency)) {
+    details.push({path: path('currency'), message: `must be one of ${quote(CURRENCIES)}`})
+  }
+  if (typeof raw.fabricatedDate === 'string' && !normalizeDate(raw.fabricatedDate)) {
+    details.push({path: path('fabricatedDate'), message: 'must be a date as YYYY-MM-DD (DD/MM/YYYY accepted)'})
+  }
+  const status = isPlainObject(raw.demandStatusInfo) ? raw.demandStatusInfo.status : undefined
+  if (creating && status !== undefined && status !== 'quote_sent') {
+    details.push({
+      path: path('demandStatusInfo', 'status'),
+      message: 'a new demand starts in "quote_sent"; move it with an update afterwards',
+    })
+  } else if (!creating && status !== undefined && !isStage(status)) {
+    details.push({path: path('demandStatusInfo', 'status'), message: `must be one of ${quote(STAGES)}`})
+  }
+  if (
+    !creating &&
+    typeof raw.paymentStatus === 'string' &&
+    !(PAYMENT_STATUSES as readonly string[]).includes(raw.paymentStatus)
+  ) {
+    details.push({path: path('paymentStatus'), message: `must be one of ${quote(PAYMENT_STATUSES)}`})
+  }
+  return details
+}
+
+function checkBusinessField(raw: unknown, business: Business, where: string): void {
+  if (isPlainObject(raw) && typeof raw.business === 'string' && raw.business !== business.id) {
+    throw forbidden(`${where} names business ${raw.business}, but the API key belongs to business ${business.id}.`)
+  }
+}
+
+/** Validates a whole create-quotes body; throws a 400 that lists every invalid item. */
+export function validateCreateBody(body: unknown, business: Business): CreateDemandItem[] {
+  if (!Array.isArray(body)) {
+    throw badRequest(`The body must be a JSON array of 1 to ${MAX_BATCH} demands.`, [
+      {path: '', message: 'must be an array'},
+    ])
+  }
+  if (body.length === 0 || body.length > MAX_BATCH) {
+    throw badRequest(`A create-quotes body holds 1 to ${MAX_BATCH} demands; this one has ${body.length}.`, [
+      {path: '', message: body.length === 0 ? 'must have at least 1 item' : `must have at most ${MAX_BATCH} items`},
+    ])
+  }
+  body.forEach((item, i) => checkBusinessField(item, business, `Item ${i}`))
+  const parsed = CreateDemandBody.safeParse(body)
+  const details = parsed.success ? [] : issuesToDetails(parsed.error)
+  body.forEach((item, i) => details.push(...extraChecks(item, [i], true)))
+  if (!parsed.success || details.length > 0) {
+    const bad = [...new Set(details.map((d) => Number(d.path.split('.')[0])))]
+      .filter(Number.isInteger)
+      .sort((a, b) => a - b)
+    throw badRequest(
+      `${bad.length} of ${body.length} demand${body.length === 1 ? ' is' : 's are'} invalid (item${bad.length === 1 ? '' : 's'} ${bad.join(', ')}); nothing was created.`,
+      details,
+    )
+  }
+  return parsed.data
+}
+
+/** The input kept for a new demand: the parsed item, normalised. */
+function createInput(item: CreateDemandItem, business: Business, ids: () => string): DemandInput {
+  const input: DemandInput = {}
+  for (const [key, value] of Object.entries(item)) if (value !== undefined) input[key] = value
+  if (typeof item.currency === 'string') input.currency = normalizeCurrency(item.currency)
+  else input.currency = business.currency
+  if (item.quoteModel) input.quoteModel = normalizeQuoteModel(item.quoteModel, ids)
+  return input
+}
+
+export interface CreateOutcome {
+  doc: DemandDoc
+  /** False when an earlier demand with the same draftId was returned instead. */
+  created: boolean
+}
+
+/** Creates the (already validated) items in one transaction, in order; draftId replays return the stored demand. */
+export function createDemands(ctx: DemandContext, items: CreateDemandItem[]): CreateOutcome[] {
+  const {store, business, now} = ctx
+  const ids = ctx.newId ?? (() => newId(now))
+  return store.transaction(() =>
+    items.map((item) => {
+      if (item.draftId !== undefined) {
+        const existing = store.demands.byDraftId(business.id, item.draftId)
+        if (existing) return {doc: existing, created: false}
+      }
+      const input = createInput(item, business, ids)
+      const iso = new Date(now).toISOString()
+      const facts: DemandFacts = {
+        _id: ids(),
+        business: business.id,
+        orderNumber: store.demands.nextOrderNumber(business.id),
+        createdAt: iso,
+        updatedAt: iso,
+        stage: 'quote_sent',
+        takenAs: item.jobDetails?.takenAs ?? 'QUOTE',
+        tracking: [{status: STAGE_INFO.quote_sent.tracking, date: now}],
+        client: typeof item.client === 'string' ? item.client : ids(),
+      }
+      const doc = deriveDemand(input, facts, business.currency)
+      store.demands.insert(doc)
+      return {doc, created: true}
+    }),
+  )
+}
+
+export function getDemand(store: Store, business: Business, id: string): DemandDoc {
+  const doc = store.demands.byId(business.id, id)
+  if (!doc) throw notFound(`Demand ${id} not found.`)
+  return doc
+}
+
+/** Keys still editable once a demand is delivered. */
+const EDITABLE_WHEN_DELIVERED = new Set([
+  'archive',
+  'paymentStatus',
+  'paymentProvider',
+  'invoiceData',
+  'remark',
+  'messages',
+  'demandStatusInfo',
+])
+
+export interface UpdateOutcome {
+  doc: DemandDoc
+  previous: DemandDoc
+  /** The stage entered, when the update moved the demand. */
+  movedTo?: Stage
+  becameOrder: boolean
+}
+
+/** Applies a v1 update: validation, stage move rules, frozen fields, derived fields. */
+export function updateDemand(ctx: DemandContext, id: string, body: unknown): UpdateOutcome {
+  const {store, business, now} = ctx
+  checkBusinessField(body, business, 'The body')
+  const parsed = UpdateDemandBody.safeParse(body ?? {})
+  const details = parsed.success ? [] : issuesToDetails(parsed.error)
+  details.push(...extraChecks(body, [], false))
+  if (!parsed.success || details.length > 0) {
+    throw badRequest(`The update is invalid (${details.map((d) => d.path || 'body').join(', ')}).`, details)
+  }
+  const patch: DemandInput = {}
+  for (const [key, value] of Object.entries(parsed.data)) if (value !== undefined) patch[key] = value
+  if (typeof patch.currency === 'string') patch.currency = normalizeCurrency(patch.currency)
+
+  return store.transaction(() => {
+    const previous = getDemand(store, business, id)
+    const facts = factsOf(previous)
+    const stage = facts.stage
+    const label = `Demand ${previous._id} (#${previous.orderNumber})`
+
+    const requested = isPlainObject(patch.demandStatusInfo) ? patch.demandStatusInfo.status : undefined
+    const target = isStage(requested) && requested !== stage ? requested : undefined
+    if (target && !STAGE_MOVES[stage].includes(target)) {
+      const allowed = STAGE_MOVES[stage]
+      throw conflict(
+        `${label} cannot move from ${stage} to ${target}; from ${stage} it can move to ${allowed.length > 0 ? allowed.join(' or ') : 'no other stage'}.`,
+      )
+    }
+
+    if (stage === 'delivered') {
+      const locked = Object.keys(patch).filter(
+        (key) => !EDITABLE_WHEN_DELIVERED.has(key) && differs(patch[key], previous[key]),
+      )
+      if (locked.length > 0) throw conflict(`${label} is delivered; ${locked.join(', ')} can no longer change.`)
+    }
+    if (PRODUCTION_STAGES.includes(stage)) {
+      const frozen = FROZEN_FROM_PRODUCTION.filter((key) => key in patch && differs(patch[key], previous[key]))
+      if (frozen.length > 0) {
+        throw conflict(`${label} is in production (${stage}); ${frozen.join(', ')} can no longer change.`)
+      }
+      // Unchanged frozen values (for instance a record sent back as read) keep the stored form.
+      for (const key of FROZEN_FROM_PRODUCTION) delete patch[key]
+    }
+
+    const previousInput = inputOf(previous)
+    if (typeof patch.draftId === 'string' && patch.draftId !== previous.draftId) {
+      if (previous.draftId !== undefined)
+        throw conflict(`${label} already has draftId ${previous.draftId}; a draftId never changes.`)
+      const other = store.demands.byDraftId(business.id, patch.draftId)
+      if (other) throw conflict(`draftId ${patch.draftId} already belongs to demand ${other._id}.`)
+    }
+    const requestedTakenAs = isPlainObject(patch.jobDetails) ? patch.jobDetails.takenAs : undefined
+    if (facts.takenAs === 'ORDER' && requestedTakenAs === 'QUOTE') {
+      throw conflict(`${label} is an order; an order cannot be taken as a quote again.`)
+    }
+
+    if (patch.quoteModel !== undefined) patch.quoteModel = normalizeQuoteModel(patch.quoteModel, () => newId(now))
+    if (patch.taxPaid !== undefined && patch.overRideTax === undefined) patch.overRideTax = true
+    const input = mergeInput(previousInput, patch)
+
+    const becameOrder = facts.takenAs === 'QUOTE' && (requestedTakenAs === 'ORDER' || input.paymentStatus === 'PAID')
+    const tracking = [...facts.tracking]
+    if (target) {
+      tracking.push({status: STAGE_INFO[target].tracking, date: now})
+      const epochField = STAGE_EPOCH_FIELD[target]
+      if (epochField) input[epochField] = now
+      if (target === 'done' && input.fabricatedDate === undefined)
+        input.fabricatedDate = new Date(now).toISOString().slice(0, 10)
+    }
+    const nextFacts: DemandFacts = {
+      ...facts,
+      stage: target ?? stage,
+      takenAs: becameOrder ? 'ORDER' : facts.takenAs,
+      tracking,
+      updatedAt: new Date(Math.max(now, Date.parse(previous.updatedAt))).toISOString(),
+    }
+    const doc = deriveDemand(input, nextFacts, business.currency)
+    store.demands.update(doc)
+    return {doc, previous, movedTo: target, becameOrder}
+  })
+}
+
+export interface ListQuery {
+  type: 'quotes' | 'orders' | 'all'
+  page: number
+  pageSize: number
+  status?: Stage
+  archived: boolean
+  draftId?: string
+  sort: 'createdAt' | '-createdAt'
+}
+
+export function listDemands(store: Store, business: Business, query: ListQuery): {data: DemandDoc[]; total: number} {
+  const filter: DemandListFilter = {
+    businessId: business.id,
+    archived: query.archived,
+    sort: query.sort === 'createdAt' ? 'asc' : 'desc',
+    limit: query.pageSize,
+    offset: (query.page - 1) * query.pageSize,
+  }
+  if (query.type !== 'all') filter.takenAs = query.type === 'quotes' ? 'QUOTE' : 'ORDER'
+  if (query.status) filter.status = query.status
+  if (query.draftId !== undefined) filter.draftId = query.draftId
+  return store.demands.list(filter)
+}

@@ -1,0 +1,100 @@
+import {rmSync} from 'node:fs'
+import {join} from 'node:path'
+
+import type {SandboxBusiness} from '../schemas/business.js'
+import {buildApp} from './app.js'
+import {seed} from './seed.js'
+import {DB_FILE_NAME, openStore, type Store, type StoreLocation} from './store/index.js'
+
+export interface SandboxOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Keep the database in `<dataDir>/sandbox.db`. */
+  dataDir?: string
+  /** Keep the database in memory (the default when no dataDir is given). */
+  memory?: boolean
+  /** Fastify request logging; default false. */
+  logger?: boolean
+}
+
+export interface RunningSandbox {
+  /** Base URL without trailing slash, e.g. http://127.0.0.1:43121. */
+  url: string
+  /** Seeded businesses with their credentials, demo business first. */
+  businesses: SandboxBusiness[]
+  close(): Promise<void>
+}
+
+function location(opts: SandboxOptions): StoreLocation {
+  if (opts.dataDir !== undefined && opts.memory !== true) return {dataDir: opts.dataDir}
+  return {memory: true}
+}
+
+/** Opens a store and seeds it when it is new. */
+export function openSeededStore(where: StoreLocation): Store {
+  const store = openStore(where)
+  if (store.fresh) {
+    try {
+      seed(store)
+    } catch (error) {
+      store.close()
+      throw error
+    }
+  }
+  return store
+}
+
+/** The businesses of a store with their first API key, as `startSandbox` reports them. */
+export function sandboxBusinesses(store: Store): SandboxBusiness[] {
+  return store.businesses.all().map((b) => ({
+    id: b.id,
+    name: b.name,
+    apiKey: store.businesses.apiKeys(b.id)[0] ?? '',
+    authToken: b.authToken,
+    webhookAccess: b.webhookAccess,
+  }))
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
+}
+
+/** Starts the sandbox: opens (and on first use seeds) the database, then listens. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const store = openSeededStore(location(opts))
+  const app = buildApp(store, {logger: opts.logger ?? false})
+  const host = opts.host ?? '127.0.0.1'
+  try {
+    await app.listen({port: opts.port ?? 0, host})
+  } catch (error) {
+    await app.close().catch(() => undefined)
+    store.close()
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 0)
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${urlHost(host)}:${port}`,
+    businesses: sandboxBusinesses(store),
+    close() {
+      closing ??= app.close().then(() => store.close())
+      return closing
+    },
+  }
+}
+
+/**
+ * Wipes the sandbox database in `dataDir` (with its WAL files) and seeds a new one.
+ * No sandbox may be running on that directory meanwhile.
+ */
+export async function resetSandbox(dataDir: string): Promise<void> {
+  const file = join(dataDir, DB_FILE_NAME)
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, {force: true})
+  openSeededStore({dataDir}).close()
+}
+
+export {buildApp} from './app.js'
+export type {Store} from './store/index.js'

@@ -1,0 +1,128 @@
+import type Database from 'better-sqlite3'
+
+/**
+ * The sandbox database, as versioned migrations. Migration N (1-based) moves the
+ * database from `PRAGMA user_version` N-1 to N; a database is never migrated down.
+ * Append new migrations at the end; never edit one that has shipped.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: walking skeleton */ `
+  CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE businesses (
+    id             TEXT PRIMARY KEY,
+    name           TEXT NOT NULL,
+    currency       TEXT NOT NULL,
+    webhook_access INTEGER NOT NULL,
+    referral       TEXT NOT NULL,
+    auth_token     TEXT NOT NULL UNIQUE,
+    position       INTEGER NOT NULL,
+    created_at     TEXT NOT NULL
+  );
+
+  CREATE TABLE api_keys (
+    key         TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    created_at  TEXT NOT NULL
+  );
+  CREATE INDEX api_keys_business ON api_keys(business_id);
+
+  CREATE TABLE machines (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    position    INTEGER NOT NULL,
+    doc         TEXT NOT NULL
+  );
+  CREATE INDEX machines_business ON machines(business_id, position);
+
+  CREATE TABLE materials (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    machine_id  TEXT NOT NULL REFERENCES machines(id),
+    position    INTEGER NOT NULL,
+    doc         TEXT NOT NULL
+  );
+  CREATE INDEX materials_business ON materials(business_id, position);
+  CREATE INDEX materials_machine ON materials(machine_id);
+
+  CREATE TABLE customer_options (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    position    INTEGER NOT NULL,
+    doc         TEXT NOT NULL
+  );
+  CREATE INDEX customer_options_business ON customer_options(business_id, position);
+
+  CREATE TABLE products (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    service     TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    doc         TEXT NOT NULL
+  );
+  CREATE INDEX products_business ON products(business_id, created_at);
+
+  CREATE TABLE demands (
+    id           TEXT PRIMARY KEY,
+    business_id  TEXT NOT NULL REFERENCES businesses(id),
+    order_number INTEGER NOT NULL,
+    taken_as     TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    draft_id     TEXT,
+    archived     INTEGER NOT NULL,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    doc          TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX demands_order_number ON demands(business_id, order_number);
+  CREATE UNIQUE INDEX demands_draft ON demands(business_id, draft_id) WHERE draft_id IS NOT NULL;
+  CREATE INDEX demands_list ON demands(business_id, archived, created_at, order_number);
+  CREATE INDEX demands_list_taken_as ON demands(business_id, taken_as, archived, created_at, order_number);
+  CREATE INDEX demands_list_status ON demands(business_id, status, archived, created_at, order_number);
+
+  CREATE TABLE idempotency_keys (
+    business_id  TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    status_code  INTEGER NOT NULL,
+    body         TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (business_id, key)
+  );
+  CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+
+  CREATE TABLE webhooks (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    url         TEXT NOT NULL,
+    secret      TEXT NOT NULL,
+    events      TEXT NOT NULL,
+    use_secret  INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+  );
+  CREATE INDEX webhooks_business ON webhooks(business_id, created_at);
+  `,
+]
+
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** Applies the migrations the database has not seen yet, each in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', {simple: true}) as number
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `The sandbox database has schema version ${current}, newer than this program's ${SCHEMA_VERSION}; run \`mfg sandbox reset\` or upgrade mfg.`,
+    )
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    const sql = MIGRATIONS[version] as string
+    db.transaction(() => {
+      db.exec(sql)
+      db.pragma(`user_version = ${version + 1}`)
+    })()
+  }
+}

@@ -1,0 +1,74 @@
+import type Database from 'better-sqlite3'
+
+/** A webhook subscription as stored. */
+export interface Webhook {
+  id: string
+  businessId: string
+  url: string
+  secret: string
+  events: string[]
+  useSecret: boolean
+  createdAt: number
+  updatedAt: number
+}
+
+interface Row {
+  id: string
+  business_id: string
+  url: string
+  secret: string
+  events: string
+  use_secret: number
+  created_at: number
+  updated_at: number
+}
+
+function fromRow(row: Row): Webhook {
+  return {
+    id: row.id,
+    businessId: row.business_id,
+    url: row.url,
+    secret: row.secret,
+    events: JSON.parse(row.events) as string[],
+    useSecret: row.use_secret === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+export class WebhookStore {
+  private readonly insertRow: Database.Statement
+  private readonly selectByBusiness: Database.Statement
+  private readonly selectById: Database.Statement
+
+  constructor(db: Database.Database) {
+    this.insertRow =
+      db.prepare(`INSERT INTO webhooks (id, business_id, url, secret, events, use_secret, created_at, updated_at)
+      VALUES (@id, @business_id, @url, @secret, @events, @use_secret, @created_at, @updated_at)`)
+    this.selectByBusiness = db.prepare('SELECT * FROM webhooks WHERE business_id = ? ORDER BY created_at, rowid')
+    this.selectById = db.prepare('SELECT * FROM webhooks WHERE business_id = ? AND id = ?')
+  }
+
+  insert(webhook: Webhook): void {
+    this.insertRow.run({
+      id: webhook.id,
+      business_id: webhook.businessId,
+      url: webhook.url,
+      secret: webhook.secret,
+      events: JSON.stringify(webhook.events),
+      use_secret: webhook.useSecret ? 1 : 0,
+      created_at: webhook.createdAt,
+      updated_at: webhook.updatedAt,
+    })
+  }
+
+  listByBusiness(businessId: string): Webhook[] {
+    return (this.selectByBusiness.all(businessId) as Row[]).map(fromRow)
+  }
+
+  /** A subscription of this business; another business's id reads as unknown. */
+  byId(businessId: string, id: string): Webhook | undefined {
+    const row = this.selectById.get(businessId, id) as Row | undefined
+    return row && fromRow(row)
+  }
+}
