@@ -1,0 +1,115 @@
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import chalk from 'chalk'
+
+import {redact} from '../schemas/secrets.js'
+import {CommandContext} from './context.js'
+import {EXIT_INTERRUPTED, describeError} from './errors.js'
+import {configureColor, formatJson, writeErr} from './output.js'
+
+export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
+
+/**
+ * Every `mfg` command extends this. It owns the global flags, `--json`
+ * formatting, the error → exit code mapping (0 ok, 1 API or network, 2 usage or
+ * invalid input, 3 authentication, 130 interrupted) and closing the context.
+ */
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    profile: Flags.string({
+      description:
+        'Profile to use (default: MFG_PROFILE, then the current profile, then the embedded sandbox "local").',
+      helpGroup: 'GLOBAL',
+    }),
+    verbose: Flags.boolean({
+      description: 'Log each request (method, path, status, time) to stderr, secrets masked.',
+      helpGroup: 'GLOBAL',
+    }),
+    debug: Flags.boolean({description: 'Show stack traces on errors.', helpGroup: 'GLOBAL'}),
+    'no-color': Flags.boolean({
+      description: 'Disable colours (also off with NO_COLOR or when stdout is not a terminal).',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  /** Commands that manage signals themselves (a server) turn this off. */
+  protected handlesInterrupt = true
+
+  private ctxInstance?: CommandContext
+  private readonly onInterrupt = (): void => {
+    writeErr('\nInterrupted.')
+    const closing = this.ctxInstance?.close().catch(() => undefined) ?? Promise.resolve()
+    const timer = setTimeout(() => process.exit(EXIT_INTERRUPTED), 2000)
+    timer.unref()
+    void closing.finally(() => process.exit(EXIT_INTERRUPTED))
+  }
+
+  protected override async init(): Promise<void> {
+    await super.init()
+    configureColor(this.argv)
+    if (this.handlesInterrupt) process.once('SIGINT', this.onInterrupt)
+  }
+
+  /** The lazily built profile/client/business context for the parsed global flags. */
+  protected context(flags: {profile?: string; verbose?: boolean}): CommandContext {
+    this.ctxInstance ??= new CommandContext({
+      profileFlag: flags.profile,
+      verbose: flags.verbose,
+      log: (line) => writeErr(line),
+    })
+    return this.ctxInstance
+  }
+
+  /** Whether stderr notes (summaries, hints) should be written: not under --json. */
+  protected note(text: string): void {
+    if (!this.jsonEnabled()) writeErr(text)
+  }
+
+  protected secrets(): string[] {
+    const fromEnv = [process.env.MFG_API_KEY, process.env.MFG_AUTH_TOKEN].filter((s): s is string => Boolean(s))
+    return [...(this.ctxInstance?.secrets() ?? []), ...fromEnv]
+  }
+
+  /** `--json` output: pretty on a terminal, one compact line when piped; always stdout. */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${formatJson(json)}\n`)
+  }
+
+  /**
+   * Prints one clear, redacted message (a JSON object under --json) on stderr,
+   * then leaves with the mapped exit code. oclif prints nothing more: an
+   * ExitError is silent in its handler.
+   */
+  protected override async catch(err: Interfaces.CommandError): Promise<void> {
+    if (err instanceof Errors.ExitError) throw err
+    const d = describeError(err)
+    const secrets = this.secrets()
+    const message = redact(d.message, secrets)
+    if (this.jsonEnabled()) {
+      const error = {
+        code: d.code,
+        message,
+        ...(d.status === undefined ? {} : {status: d.status}),
+        ...(d.details ? {details: d.details.map((x) => ({path: x.path, message: redact(x.message, secrets)}))} : {}),
+      }
+      writeErr(JSON.stringify({error}))
+    } else {
+      writeErr(`${chalk.red('Error:')} ${message}`)
+    }
+    if (this.argv.includes('--debug') && err instanceof Error && err.stack) {
+      writeErr(redact(err.stack, secrets))
+    }
+    throw new Errors.ExitError(d.exitCode)
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    process.removeListener('SIGINT', this.onInterrupt)
+    try {
+      await this.ctxInstance?.close()
+    } catch (error) {
+      if (!err) writeErr(`Warning: closing the embedded sandbox failed: ${(error as Error).message}`)
+    }
+    await super.finally(err)
+  }
+}

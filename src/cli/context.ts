@@ -1,0 +1,139 @@
+import type {ApiClient} from '../api/http.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
+import {redact} from '../schemas/secrets.js'
+import type {ServiceContext} from '../services/context.js'
+import {UsageError} from './errors.js'
+
+export interface ContextOptions {
+  /** `--profile`. */
+  profileFlag?: string
+  /** `--verbose`: one line per request to stderr, secrets masked. */
+  verbose?: boolean
+  env?: NodeJS.ProcessEnv
+  /** Where `--verbose` lines go (stderr). */
+  log?: (line: string) => void
+}
+
+/** The active profile with the credentials actually used (the sandbox's for `local`). */
+export interface Session {
+  profile: ResolvedProfile
+  client: ApiClient
+}
+
+interface EmbeddedSandbox {
+  url: string
+  businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]
+  close(): Promise<void>
+}
+
+/**
+ * Lazily builds what commands need from the global flags: the resolved profile,
+ * the shared HTTP client and the business id. For the embedded `local` profile
+ * it starts the sandbox in this process (loaded by dynamic import, so remote
+ * profiles never load fastify or SQLite) and talks to it over real HTTP through
+ * the same client as any remote service.
+ */
+export class CommandContext {
+  private readonly env: NodeJS.ProcessEnv
+  private resolved?: ResolvedProfile
+  private sessionPromise?: Promise<Session>
+  private sandbox?: EmbeddedSandbox
+  private client?: ApiClient
+  private readonly knownSecrets = new Set<string>()
+
+  constructor(private readonly opts: ContextOptions = {}) {
+    this.env = opts.env ?? process.env
+    for (const k of ['MFG_API_KEY', 'MFG_AUTH_TOKEN']) {
+      const v = this.env[k]
+      if (v) this.knownSecrets.add(v)
+    }
+  }
+
+  /** Every secret seen so far, for masking any text that leaves the process. */
+  secrets(): string[] {
+    return [...this.knownSecrets]
+  }
+
+  /** The profile as configured (no network, no sandbox start). */
+  async profile(): Promise<ResolvedProfile> {
+    if (!this.resolved) {
+      const {resolveProfile} = await import('../profiles/resolve.js')
+      const p = resolveProfile({flag: this.opts.profileFlag, env: this.env})
+      this.remember(p.apiKey, p.authToken)
+      this.resolved = p
+    }
+    return this.resolved
+  }
+
+  /** The profile with working credentials, and a client for it; starts the embedded sandbox if needed. */
+  session(): Promise<Session> {
+    this.sessionPromise ??= this.open()
+    return this.sessionPromise
+  }
+
+  /** The business id to act for, or a usage error naming how to set it. */
+  async businessId(): Promise<string> {
+    const {profile} = await this.session()
+    if (!profile.businessId) {
+      throw new UsageError(
+        `No business id for profile "${profile.name}". Set it with \`mfg profile add ${profile.name} --business-id ID\` or the MFG_BUSINESS_ID environment variable.`,
+      )
+    }
+    return profile.businessId
+  }
+
+  /** Client plus business id: what every business-scoped service takes. */
+  async service(): Promise<ServiceContext> {
+    const [{client}, businessId] = await Promise.all([this.session(), this.businessId()])
+    return {client, businessId}
+  }
+
+  /** Stops the embedded sandbox and frees sockets, so the process exits promptly. */
+  async close(): Promise<void> {
+    this.client?.close?.()
+    const sandbox = this.sandbox
+    this.sandbox = undefined
+    if (sandbox) await sandbox.close()
+  }
+
+  private remember(...secrets: (string | undefined)[]): void {
+    for (const s of secrets) if (s) this.knownSecrets.add(s)
+  }
+
+  private async open(): Promise<Session> {
+    let profile = await this.profile()
+    if (profile.embedded) {
+      const [{startSandbox}, {mfgPaths}] = await Promise.all([
+        import('../sandbox/index.js'),
+        import('../profiles/paths.js'),
+      ])
+      const sandbox: EmbeddedSandbox = await startSandbox({
+        dataDir: mfgPaths(this.env).sandboxDir,
+        port: 0,
+        host: '127.0.0.1',
+      })
+      this.sandbox = sandbox
+      const demo = sandbox.businesses[0]
+      if (!demo) throw new Error('the embedded sandbox has no seeded business')
+      for (const b of sandbox.businesses) this.remember(b.apiKey, b.authToken)
+      // Values set through the environment still win over the demo business's.
+      profile = {
+        ...profile,
+        baseUrl: sandbox.url,
+        apiKey: profile.apiKey ?? demo.apiKey,
+        authToken: profile.authToken ?? demo.authToken,
+        businessId: profile.businessId ?? demo.id,
+      }
+    }
+    const {createClient} = await import('../api/http.js')
+    const log = this.opts.log
+    const secrets = () => this.secrets()
+    this.client = createClient({
+      baseUrl: profile.baseUrl,
+      apiKey: profile.apiKey,
+      authToken: profile.authToken,
+      ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
+    })
+    return {profile, client: this.client}
+  }
+}

@@ -1,0 +1,21 @@
+import type {DemandRecord} from '../schemas/demand.js'
+import {maskSecret} from '../schemas/secrets.js'
+
+export const DEMAND_LIST_COLUMNS = [
+  'orderNumber',
+  '_id',
+  'type',
+  'status',
+  'technique',
+  'material',
+  'priceTotal',
+  'currency',
+  'createdAt',
+] as const
+
+export const DEMAND_CREATE_COLUMNS = ['orderNumber', '_id', 'status', 'technique', 'material', 'draftId'] as const
+
+/** A record fit for output: the payment token masked like any secret. */
+export function displayRecord(record: DemandRecord): DemandRecord {
+  return record.paymentAuthToken ? {...record, paymentAuthToken: maskSecret(record.paymentAuthToken)} : record
+}

@@ -1,0 +1,58 @@
+import {Errors} from '@oclif/core'
+
+import {ApiError, exitCodeFor} from '../api/errors.js'
+import type {ErrorDetail} from '../schemas/common.js'
+import {InputError} from '../services/errors.js'
+
+/** A missing or contradictory flag or argument: exit 2, naming what to pass. */
+export class UsageError extends Error {
+  readonly exitCode = 2
+  readonly code = 'usage'
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+/** Ctrl-C (SIGINT) while a command runs. */
+export const EXIT_INTERRUPTED = 130
+
+export interface DescribedError {
+  code: string
+  message: string
+  status?: number
+  details?: ErrorDetail[]
+  exitCode: number
+}
+
+/**
+ * Turns any thrown value into what the user sees and the exit code:
+ * 1 API or network, 2 usage or invalid input, 3 authentication.
+ */
+export function describeError(err: unknown): DescribedError {
+  if (err instanceof ApiError) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.status === undefined ? {} : {status: err.status}),
+      ...(err.details?.length ? {details: err.details} : {}),
+      exitCode: exitCodeFor(err),
+    }
+  }
+  if (err instanceof InputError) {
+    return {code: err.code, message: err.message, ...(err.details ? {details: err.details} : {}), exitCode: 2}
+  }
+  if (err instanceof Errors.CLIError) {
+    // oclif parse errors (unknown flag, missing argument, bad option): usage, exit 2.
+    const exit = err.oclif?.exit
+    return {code: 'usage', message: err.message, exitCode: typeof exit === 'number' && exit > 0 ? exit : 2}
+  }
+  if (err instanceof Error) {
+    const own = err as Error & {exitCode?: unknown; code?: unknown}
+    if (typeof own.exitCode === 'number' && own.exitCode > 0) {
+      return {code: typeof own.code === 'string' ? own.code : 'usage', message: err.message, exitCode: own.exitCode}
+    }
+    return {code: 'internal', message: err.message || String(err), exitCode: 1}
+  }
+  return {code: 'internal', message: String(err), exitCode: 1}
+}

@@ -1,0 +1,43 @@
+import {Flags} from '@oclif/core'
+
+/**
+ * The output flags every list command shares: `--columns`, `--sort`,
+ * `--no-header`, `--csv`, `--ndjson`. `--json` comes from BaseCommand.
+ */
+export function listFlags(defaultColumns: readonly string[]) {
+  return {
+    columns: Flags.string({
+      description: `Comma-separated field paths to show, for example orderNumber,shippingAddress.city [default: ${defaultColumns.join(',')}]`,
+      helpGroup: 'OUTPUT',
+    }),
+    sort: Flags.string({
+      description: 'Field path to sort by; prefix with - for descending, for example -createdAt.',
+      helpGroup: 'OUTPUT',
+    }),
+    'no-header': Flags.boolean({description: 'Leave out the header row (table and CSV).', helpGroup: 'OUTPUT'}),
+    csv: Flags.boolean({
+      description: 'Print CSV (RFC 4180 quoting) instead of a table.',
+      helpGroup: 'OUTPUT',
+      exclusive: ['ndjson', 'json'],
+    }),
+    ndjson: Flags.boolean({
+      description: 'Print one JSON object per line (the selected columns when --columns is given).',
+      helpGroup: 'OUTPUT',
+      exclusive: ['csv', 'json'],
+    }),
+  }
+}
+
+export interface ListOutputFlags {
+  columns?: string
+  sort?: string
+  'no-header'?: boolean
+  csv?: boolean
+  ndjson?: boolean
+}
+
+/** `--file PATH|-` for commands that read JSON or NDJSON input. */
+export const fileFlag = (description: string) => Flags.string({char: 'f', description, helpValue: 'PATH|-'})
+
+/** `--yes` for destructive commands: required when there is no terminal to confirm in. */
+export const yesFlag = Flags.boolean({char: 'y', description: 'Do not ask for confirmation.'})

@@ -1,0 +1,50 @@
+import chalk from 'chalk'
+
+/** Whether a stream is an interactive terminal (tests and pipes are not). */
+export function isTty(stream: NodeJS.WriteStream | NodeJS.ReadStream = process.stdout): boolean {
+  return Boolean((stream as {isTTY?: boolean}).isTTY)
+}
+
+/**
+ * Colours are on only when stdout is a terminal, NO_COLOR is unset and
+ * `--no-color` was not given. chalk is the single switch for everything.
+ */
+export function configureColor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  const off =
+    argv.includes('--no-color') || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || !isTty(process.stdout)
+  chalk.level = off ? 0 : chalk.level || 1
+  return !off
+}
+
+export function colorEnabled(): boolean {
+  return chalk.level > 0
+}
+
+/** Data goes to stdout, and only data. */
+export function writeOut(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+/** Notes, progress, summaries and errors go to stderr. */
+export function writeErr(text: string): void {
+  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+/** JSON for stdout: pretty on a terminal, one compact line when piped. */
+export function formatJson(value: unknown, pretty = isTty(process.stdout)): string {
+  if (!pretty) return JSON.stringify(value)
+  const text = JSON.stringify(value, null, 2)
+  return colorEnabled() ? colorizeJson(text) : text
+}
+
+function colorizeJson(text: string): string {
+  return text.replace(
+    /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g,
+    (m, str: string | undefined, colon: string | undefined, lit: string | undefined, num: string | undefined) => {
+      if (str !== undefined) return colon ? chalk.blue(str) + colon : chalk.green(str)
+      if (lit !== undefined) return chalk.yellow(lit)
+      if (num !== undefined) return chalk.cyan(num)
+      return m
+    },
+  )
+}

@@ -1,0 +1,137 @@
+import chalk from 'chalk'
+import Table from 'cli-table3'
+
+import type {ListOutputFlags} from './flags.js'
+import {writeOut} from './output.js'
+
+type Row = Record<string, unknown>
+
+/** Reads a dotted field path (`shippingAddress.city`, `quoteModel.0.fileName`). */
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj
+  for (const part of path.split('.')) {
+    if (cur === null || cur === undefined || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[part]
+  }
+  return cur
+}
+
+export function parseColumns(spec: string | undefined, defaults: readonly string[]): string[] {
+  if (!spec) return [...defaults]
+  const cols = spec
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+  return cols.length > 0 ? cols : [...defaults]
+}
+
+/** Sorts by a field path; `-field` descends. Numbers compare as numbers, missing values last. */
+export function sortRows<T>(rows: readonly T[], spec: string | undefined): T[] {
+  if (!spec) return [...rows]
+  const desc = spec.startsWith('-')
+  const field = desc ? spec.slice(1) : spec
+  const dir = desc ? -1 : 1
+  return [...rows].sort((a, b) => {
+    const x = getPath(a, field)
+    const y = getPath(b, field)
+    if (x === undefined || x === null) return y === undefined || y === null ? 0 : 1
+    if (y === undefined || y === null) return -1
+    if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir
+    return String(x).localeCompare(String(y), undefined, {numeric: true}) * dir
+  })
+}
+
+/** One cell's text: scalars as they are, objects as compact JSON. */
+export function cellText(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return JSON.stringify(value)
+}
+
+/** RFC 4180: quote fields holding a comma, quote, CR or LF; double embedded quotes. */
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+export function toCsv(rows: readonly Row[], columns: readonly string[], header = true): string {
+  const lines: string[] = []
+  if (header) lines.push(columns.map(csvField).join(','))
+  for (const row of rows) lines.push(columns.map((c) => csvField(cellText(getPath(row, c)))).join(','))
+  return lines.join('\r\n')
+}
+
+export function project(row: unknown, columns: readonly string[]): Row {
+  const out: Row = {}
+  for (const c of columns) out[c] = getPath(row, c) ?? null
+  return out
+}
+
+export function toTable(rows: readonly Row[], columns: readonly string[], header = true): string {
+  const table = new Table({
+    head: header ? columns.map((c) => chalk.bold(c)) : [],
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
+    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
+  })
+  for (const row of rows) table.push(columns.map((c) => cellText(getPath(row, c))))
+  return table
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+}
+
+/** Key/value table for one record: nested objects flattened to dotted paths. */
+export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): string {
+  const pairs: [string, string][] = []
+  const walk = (value: unknown, prefix: string): void => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, prefix ? `${prefix}.${k}` : k)
+      return
+    }
+    if (Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object')) {
+      pairs.push([prefix, `${value.length} item${value.length === 1 ? '' : 's'}`])
+      return
+    }
+    pairs.push([prefix, Array.isArray(value) ? value.map(cellText).join(', ') : cellText(value)])
+  }
+  for (const [k, v] of Object.entries(record)) if (!opts.skip?.includes(k)) walk(v, k)
+  const width = Math.max(0, ...pairs.map(([k]) => k.length))
+  return pairs.map(([k, v]) => `${chalk.bold(k.padEnd(width))}  ${v}`).join('\n')
+}
+
+/**
+ * Prints rows as the list flags ask: table (default), CSV or NDJSON.
+ * `--json` is handled by BaseCommand from the command's returned value.
+ */
+export function printList(rows: readonly Row[], flags: ListOutputFlags, defaultColumns: readonly string[]): void {
+  const columns = parseColumns(flags.columns, defaultColumns)
+  const header = !flags['no-header']
+  if (flags.ndjson) {
+    for (const row of rows) writeOut(JSON.stringify(flags.columns ? project(row, columns) : row))
+    return
+  }
+  if (rows.length === 0 && !flags.csv) return
+  writeOut(flags.csv ? toCsv(rows, columns, header) : toTable(rows, columns, header))
+}
+
+/** NDJSON line for one item, for streaming output. */
+export function ndjsonLine(row: unknown, flags: ListOutputFlags, defaultColumns: readonly string[]): string {
+  return JSON.stringify(flags.columns ? project(row, parseColumns(flags.columns, defaultColumns)) : row)
+}

@@ -1,0 +1,87 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {formatJson, writeErr, writeOut} from '../../cli/output.js'
+import {METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
+
+export default class Api extends BaseCommand {
+  static override summary = "Send a raw request to either API generation with the profile's credentials."
+  static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. {businessId} in PATH is replaced by the profile's business id.
+
+-f key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE. Values are typed: numbers, true, false and null become JSON values, anything else a string; dots nest (-f shippingAddress.city=Lyon). --input sends a file (or stdin with -) as the body as is.
+
+Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items.
+
+Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
+    '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
+    '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input part.json',
+    '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/665f1c2e9b1d4a0012345678 -f demandStatusInfo.status=special_verified',
+    '<%= config.bin %> <%= command.id %> GET /api/v2/integrations_ms/webhooks/{businessId} --include',
+  ]
+  static override enableJsonFlag = false
+  static override args = {
+    method: Args.string({
+      description: 'HTTP method.',
+      required: true,
+      options: [...METHODS, ...METHODS.map((m) => m.toLowerCase())],
+    }),
+    path: Args.string({description: 'Path starting with /api/, optionally with a query string.', required: true}),
+  }
+  static override flags = {
+    field: Flags.string({
+      char: 'f',
+      description: 'key=value: a body field (POST/PUT/PATCH) or query parameter (GET/DELETE).',
+      multiple: true,
+    }),
+    input: Flags.string({
+      description: 'File holding the raw request body; - reads stdin.',
+      helpValue: 'PATH|-',
+      exclusive: ['field'],
+    }),
+    header: Flags.string({char: 'H', description: 'Extra header, "Name: value".', multiple: true}),
+    paginate: Flags.boolean({description: 'Follow every page of a v1 list and print one array of the items.'}),
+    include: Flags.boolean({char: 'i', description: 'Print the status line and response headers to stderr.'}),
+  }
+
+  async run(): Promise<RawResponse> {
+    const {args, flags} = await this.parse(Api)
+    let input: string | undefined
+    if (flags.input !== undefined) {
+      const {readTextInput} = await import('../../cli/input.js')
+      input = (await readTextInput(flags.input)).text
+    }
+    const ctx = this.context(flags)
+    const {client, profile} = await ctx.session()
+    const res = await rawRequest(client, {
+      method: args.method.toUpperCase() as (typeof METHODS)[number],
+      path: args.path,
+      fields: parseFields(flags.field ?? []),
+      ...(input === undefined ? {} : {input}),
+      headers: parseHeaders(flags.header ?? []),
+      paginate: flags.paginate,
+      ...(profile.businessId ? {businessId: profile.businessId} : {}),
+    })
+    if (flags.include) {
+      const {redact} = await import('../../schemas/secrets.js')
+      writeErr(`HTTP ${res.status}`)
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined)
+          writeErr(redact(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`, this.secrets()))
+      }
+      writeErr('')
+    }
+    if (res.body !== undefined && res.body !== '') {
+      writeOut(typeof res.body === 'string' ? res.body : formatJson(res.body))
+    }
+    if (!res.ok && res.error) {
+      const {describeError} = await import('../../cli/errors.js')
+      const d = describeError(res.error)
+      const {redact} = await import('../../schemas/secrets.js')
+      writeErr(redact(`Error: ${d.message}`, this.secrets()))
+      process.exitCode = d.exitCode
+    }
+    return res
+  }
+}

@@ -1,0 +1,60 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {askSecret, askText, canPrompt} from '../../cli/prompt.js'
+import {maskedProfile, ProfileStore, type Profile} from '../../profiles/index.js'
+import {extractApiKey} from '../../schemas/secrets.js'
+
+export default class ProfileAdd extends BaseCommand {
+  static override summary = 'Add or replace a connection profile.'
+  static override description = `Stores a base URL, API key, v2 auth token, business id and default currency under a name, in the config file (mode 0600; MFG_HOME relocates it).
+
+With all values given as flags nothing is asked. In a terminal, missing values are prompted for (the key and token with a hidden prompt); otherwise a missing --base-url, --api-key or --business-id is an error. A pasted, displayed key is reduced to its pk_business_... part. Keys and tokens are only ever shown masked.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> shop --base-url https://api.example.com --api-key pk_business_xxxx --auth-token tok_xxxx --business-id 64f0c2 --use',
+    '<%= config.bin %> <%= command.id %> staging --base-url https://dev.example.com --api-key "$MFG_KEY" --business-id 64f0c2 --currency EUR',
+  ]
+
+  static override args = {
+    name: Args.string({description: 'Profile name (letters, digits, ".", "_", "-").', required: true}),
+  }
+
+  static override flags = {
+    'base-url': Flags.string({description: 'Root address of the service, for example https://api.example.com.'}),
+    'api-key': Flags.string({description: 'API key (pk_business_...); a pasted display string is reduced to the key.'}),
+    'auth-token': Flags.string({description: 'v2 auth token (X-Auth-Token), needed for legacy v2 calls only.'}),
+    'business-id': Flags.string({description: 'Your business (manufacturer) id.'}),
+    currency: Flags.string({description: 'Default currency code, for example EUR.'}),
+    use: Flags.boolean({description: 'Make this the current profile.'}),
+  }
+
+  async run(): Promise<Profile & {current: boolean}> {
+    const {args, flags} = await this.parse(ProfileAdd)
+    const interactive = canPrompt()
+    const baseUrl = flags['base-url'] ?? (await askText({flag: '--base-url', message: 'Base URL:'}))
+    const apiKey = flags['api-key'] ?? (await askSecret({flag: '--api-key', message: 'API key:'}))
+    const authToken =
+      flags['auth-token'] ??
+      (interactive
+        ? await askSecret({flag: '--auth-token', message: 'v2 auth token (empty to skip):', required: false})
+        : undefined)
+    const businessId = flags['business-id'] ?? (await askText({flag: '--business-id', message: 'Business id:'}))
+    const store = new ProfileStore()
+    store.add({
+      name: args.name,
+      baseUrl,
+      apiKey: extractApiKey(apiKey),
+      ...(authToken ? {authToken} : {}),
+      businessId,
+      ...(flags.currency ? {currency: flags.currency} : {}),
+    })
+    if (flags.use) store.use(args.name)
+    const saved = store.get(args.name)!
+    const current = store.current() === args.name
+    this.note(
+      `Saved profile "${args.name}" in ${store.path}${current ? ' (current)' : `; use it with --profile ${args.name} or mfg profile use ${args.name}`}.`,
+    )
+    return {...maskedProfile(saved), current}
+  }
+}

@@ -1,0 +1,49 @@
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFlags} from '../../cli/flags.js'
+import {LOCAL_PROFILE, ProfileStore} from '../../profiles/index.js'
+import {maskSecret} from '../../schemas/secrets.js'
+
+const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
+
+export interface ProfileRow {
+  name: string
+  baseUrl: string
+  businessId?: string
+  apiKey?: string
+  authToken?: string
+  currency?: string
+  current: boolean
+}
+
+export default class ProfileList extends BaseCommand {
+  static override summary = 'List the stored profiles; keys and tokens masked.'
+  static override description = `Shows every stored profile plus the embedded sandbox profile "local", with the current one marked *. Keys and tokens are masked (last 4 characters), also with --json.`
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+  static override flags = {...listFlags(COLUMNS)}
+
+  async run(): Promise<ProfileRow[]> {
+    const {flags} = await this.parse(ProfileList)
+    const store = new ProfileStore()
+    const current = store.current() ?? LOCAL_PROFILE
+    const rows: ProfileRow[] = store.list().map((p) => ({
+      name: p.name,
+      baseUrl: p.baseUrl,
+      ...(p.businessId ? {businessId: p.businessId} : {}),
+      ...(p.apiKey ? {apiKey: maskSecret(p.apiKey)} : {}),
+      ...(p.authToken ? {authToken: maskSecret(p.authToken)} : {}),
+      ...(p.currency ? {currency: p.currency} : {}),
+      current: p.name === current,
+    }))
+    rows.push({name: LOCAL_PROFILE, baseUrl: '(embedded sandbox)', current: current === LOCAL_PROFILE})
+    const {printList, sortRows} = await import('../../cli/render.js')
+    const sorted = sortRows(rows, flags.sort)
+    if (!this.jsonEnabled()) {
+      printList(
+        sorted.map((r) => ({...r, current: r.current ? '*' : ''})),
+        flags,
+        COLUMNS,
+      )
+    }
+    return sorted
+  }
+}

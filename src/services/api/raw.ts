@@ -1,0 +1,128 @@
+import {ApiError} from '../../api/errors.js'
+import type {ApiClient, HttpMethod} from '../../api/http.js'
+import {paginateV1} from '../../api/paginate.js'
+import {InputError} from '../errors.js'
+
+export const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const
+
+export interface RawRequestInput {
+  method: HttpMethod
+  path: string
+  /** `-f key=value` pairs, already typed. */
+  fields?: Record<string, unknown>
+  /** `--input`: the raw body text. */
+  input?: string
+  headers?: Record<string, string>
+  /** Follow v1 list pages and merge their `data` into one array. */
+  paginate?: boolean
+  /** Replaces `{businessId}` in the path. */
+  businessId?: string
+}
+
+export interface RawResponse {
+  status: number
+  ok: boolean
+  headers: Record<string, string | string[] | undefined>
+  body: unknown
+  /** The mapped error of a non-2xx answer (for the exit code). */
+  error?: ApiError
+}
+
+/** `1` → 1, `true` → true, `null` → null, anything else stays a string. */
+export function typedValue(raw: string): unknown {
+  if (raw === 'true') return true
+  if (raw === 'false') return false
+  if (raw === 'null') return null
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw)
+  return raw
+}
+
+/** `-f a=1 -f b.c=x` → {a: 1, b: {c: "x"}}. Dots nest objects. */
+export function parseFields(pairs: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw new InputError(`-f/--field expects key=value, got ${JSON.stringify(pair)}.`)
+    const keys = pair.slice(0, eq).split('.')
+    let target = out
+    for (const k of keys.slice(0, -1)) {
+      const next = target[k]
+      if (next === undefined || next === null || typeof next !== 'object') target[k] = {}
+      target = target[k] as Record<string, unknown>
+    }
+    target[keys.at(-1)!] = typedValue(pair.slice(eq + 1))
+  }
+  return out
+}
+
+/** `-H 'Name: value'` → {name: value}. */
+export function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) throw new InputError(`-H/--header expects "Name: value", got ${JSON.stringify(line)}.`)
+    out[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return out
+}
+
+/**
+ * Sends one request as given, with the profile's credentials. A non-2xx
+ * answer is returned (ok false) with the service's error body, not thrown,
+ * so the caller can print it like any other body.
+ */
+export async function rawRequest(client: ApiClient, input: RawRequestInput): Promise<RawResponse> {
+  let path = input.path.startsWith('/') ? input.path : `/${input.path}`
+  if (path.includes('{businessId}')) {
+    if (!input.businessId)
+      throw new InputError(
+        'the path uses {businessId} but no business id is set (profile --business-id or MFG_BUSINESS_ID).',
+      )
+    path = path.replaceAll('{businessId}', encodeURIComponent(input.businessId))
+  }
+  const hasBody = input.method !== 'GET' && input.method !== 'DELETE'
+  const fields = input.fields ?? {}
+  let body: unknown
+  if (input.input !== undefined) {
+    if (Object.keys(fields).length > 0 && hasBody)
+      throw new InputError('use either --input or -f/--field for the body, not both.')
+    body = input.input
+  } else if (hasBody && Object.keys(fields).length > 0) {
+    body = fields
+  }
+  const query: Record<string, string | number | boolean | undefined> = {}
+  if (!hasBody) {
+    for (const [k, v] of Object.entries(fields)) {
+      query[k] = v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    }
+  }
+  const headers = {...input.headers}
+  if (typeof body === 'string') headers['content-type'] ??= 'application/json'
+  try {
+    if (input.paginate) {
+      if (input.method !== 'GET') throw new InputError('--paginate works with GET on v1 lists only.')
+      const items: unknown[] = []
+      for await (const item of paginateV1<unknown>(client, path, query, {pageSize: 100})) items.push(item)
+      return {status: 200, ok: true, headers: {}, body: items}
+    }
+    const res = await client.request({
+      method: input.method,
+      path,
+      ...(Object.keys(query).length > 0 ? {query} : {}),
+      ...(body === undefined ? {} : {body}),
+      ...(Object.keys(headers).length > 0 ? {headers} : {}),
+    })
+    return {status: res.status, ok: true, headers: res.headers, body: res.body}
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== undefined) {
+      const carried = (error as ApiError & {body?: unknown}).body
+      const body = carried ?? {
+        statusCode: error.status,
+        message: error.serverMessage ?? error.message,
+        ...(error.details?.length ? {details: error.details} : {}),
+      }
+      return {status: error.status, ok: false, headers: {}, body, error}
+    }
+    throw error
+  }
+}

@@ -1,0 +1,158 @@
+import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {
+  json,
+  runCli,
+  secretsOf,
+  startCliSandbox,
+  type CliResult,
+  type CliSandbox,
+  type RunOptions,
+} from '../helpers/cli.js'
+
+let sb: CliSandbox
+const outputs: CliResult[] = []
+const run = async (argv: string[], opts: RunOptions = {}) => {
+  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
+  outputs.push(r)
+  return r
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  await sb.close()
+})
+
+describe('mfg auth status', () => {
+  it('reports profile, business, base URL, masked key and both generations', async () => {
+    const demo = sb.businesses[0]!
+    const r = await run(['auth', 'status'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`Base URL:\\s+${sb.url}`))
+    expect(r.stdout).toMatch(new RegExp(`Business:\\s+${demo.id}`))
+    expect(r.stdout).toContain(`****${demo.apiKey.slice(-4)}`)
+    expect(r.stdout).toMatch(/v1:\s+✓ ok/)
+    expect(r.stdout).toMatch(/v2:\s+✓ ok/)
+    const j = json<Record<string, unknown>>(await run(['auth', 'status', '--json']))
+    expect(j).toMatchObject({businessId: demo.id, baseUrl: sb.url, v1: {result: 'ok'}, v2: {result: 'ok'}})
+  })
+
+  it('exits 3 for a bad key', async () => {
+    const r = await run(['auth', 'status', '--json'], {env: {MFG_API_KEY: 'pk_business_notARealKey123'}})
+    expect(r.exitCode).toBe(3)
+    expect(json(r)).toMatchObject({v1: {result: 'invalid_credentials', status: 401, ok: false}})
+    expect(r.stdout).not.toContain('notARealKey123')
+  })
+
+  it('exits 3 when the key belongs to another business (403)', async () => {
+    const other = sb.businesses[1]!
+    const r = await run(['auth', 'status'], {env: {MFG_API_KEY: other.apiKey, MFG_AUTH_TOKEN: undefined}})
+    expect(r.exitCode).toBe(3)
+    expect(r.stdout).toMatch(/v1:\s+✗ the key belongs to another business/)
+    expect(r.stdout).toMatch(/not set; v2 not checked/)
+  })
+
+  it('checks the embedded sandbox when no profile is configured', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-local-'))
+    try {
+      const r = await runCli(['auth', 'status', '--json'], {env: {MFG_HOME: home}})
+      outputs.push(r)
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(json(r)).toMatchObject({profile: 'local', embedded: true, v1: {ok: true}, v2: {ok: true}})
+      expect(statSync(join(home, 'sandbox', 'sandbox.db')).mode & 0o777).toBe(0o600)
+      const list = await runCli(['demand', 'list', '--json', '--limit', '1'], {env: {MFG_HOME: home}})
+      expect(json<unknown[]>(list)).toHaveLength(1)
+    } finally {
+      rmSync(home, {recursive: true, force: true})
+    }
+  })
+})
+
+describe('mfg api', () => {
+  it('GETs a v1 list with typed query fields and {businessId}', async () => {
+    const r = await run(['api', 'GET', '/api/public/v1/demand/{businessId}/all', '-f', 'pageSize=2', '-f', 'page=1'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const body = json<{data: unknown[]; pageSize: number}>(r)
+    expect(body.pageSize).toBe(2)
+    expect(body.data).toHaveLength(2)
+  })
+
+  it('POSTs -f fields as a JSON body, with typed values and nesting', async () => {
+    const r = await run(
+      ['api', 'POST', `/api/public/v1/demand/create-quotes/${sb.businesses[0]!.id}`, '--input', '-'],
+      {stdin: JSON.stringify([{technique: 'PCB', material: 'FR4', quantity: 2}])},
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    const [created] = json<{_id: string; quantity: number}[]>(r)
+    expect(created!.quantity).toBe(2)
+    const put = await run([
+      'api',
+      'PUT',
+      `/api/public/v1/demand/${created!._id}`,
+      '-f',
+      'quantity=5',
+      '-f',
+      'shippingAddress.city=Lyon',
+      '-f',
+      'archive=false',
+    ])
+    expect(put.exitCode, put.stderr).toBe(0)
+    expect(json(put)).toMatchObject({quantity: 5, shippingAddress: {city: 'Lyon'}, archive: false})
+  })
+
+  it('follows pages with --paginate into one array', async () => {
+    const all = json<unknown[]>(await run(['demand', 'list', '--all', '--json']))
+    const r = await run(['api', 'GET', '/api/public/v1/demand/{businessId}/all', '--paginate'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<unknown[]>(r)).toHaveLength(all.length)
+  })
+
+  it('reaches v2 with the auth token, and prints headers to stderr with --include', async () => {
+    const r = await run(['api', 'GET', '/api/v2/integrations_ms/webhooks/{businessId}', '--include'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({data: expect.any(Array)})
+    expect(r.stderr).toMatch(/^HTTP 200$/m)
+    expect(r.stderr).toMatch(/^content-type: application\/json/m)
+  })
+
+  it('prints the error body on stdout and exits non-zero for a non-2xx answer', async () => {
+    const r = await run(['api', 'GET', '/api/public/v1/demand/000000000000000000000000'])
+    expect(r.exitCode).toBe(1)
+    expect(json(r)).toMatchObject({statusCode: 404})
+    expect(r.stderr).toMatch(/404/)
+    const other = sb.businesses[1]!
+    const bad = await run(['api', 'GET', '/api/v2/integrations_ms/webhooks/{businessId}'], {
+      env: {MFG_AUTH_TOKEN: 'wrong-token-value'},
+    })
+    expect(bad.exitCode).toBe(3)
+    expect(json(bad)).toMatchObject({statusCode: 401})
+    const forbidden = await run(['api', 'GET', `/api/public/v1/demand/${sb.businesses[0]!.id}/all`], {
+      env: {MFG_API_KEY: other.apiKey},
+    })
+    expect(forbidden.exitCode).toBe(1)
+    expect(json(forbidden)).toMatchObject({statusCode: 403})
+  })
+
+  it('rejects malformed fields and headers with exit 2', async () => {
+    let r = await run(['api', 'GET', '/api/public/v1/demand/x', '-f', 'novalue'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/key=value/)
+    r = await run(['api', 'GET', '/api/public/v1/demand/x', '-H', 'nocolon'])
+    expect(r.exitCode).toBe(2)
+    r = await run(['api', 'FETCH', '/x'])
+    expect(r.exitCode).toBe(2)
+  })
+
+  it('masks secrets in --verbose logs and never prints a full key or token', async () => {
+    const r = await run(['demand', 'list', '--limit', '1', '--verbose'])
+    expect(r.stderr).toMatch(/GET \/api\/public\/v1\/demand\/\w+\/all\?.* 200 \d+ms/)
+    const all = outputs.map((o) => o.stdout + o.stderr).join('\n')
+    for (const secret of secretsOf(sb)) expect(all).not.toContain(secret)
+  })
+})

@@ -1,0 +1,325 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {
+  json,
+  runCli,
+  secretsOf,
+  startCliSandbox,
+  type CliResult,
+  type CliSandbox,
+  type RunOptions,
+} from '../helpers/cli.js'
+
+interface Demand {
+  _id: string
+  orderNumber: number
+  status: string
+  technique: string
+  material: string
+  draftId?: string
+  paymentAuthToken?: string
+  demandStatusInfo?: {status?: string}
+  tracking?: {status: string; date: number}[]
+  jobDetails?: {takenAs?: string}
+}
+
+let sb: CliSandbox
+const outputs: CliResult[] = []
+const run = async (argv: string[], opts: RunOptions = {}) => {
+  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
+  outputs.push(r)
+  return r
+}
+const count = async () => {
+  const r = await run(['demand', 'list', '--all', '--json'])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return json<Demand[]>(r).length
+}
+const file = (name: string, content: string) => {
+  const path = join(sb.home, name)
+  writeFileSync(path, content)
+  return path
+}
+const quotes = (n: number, extra: (i: number) => object = () => ({})) =>
+  Array.from({length: n}, (_, i) => ({
+    technique: '3D_PRINTING',
+    material: 'PLA',
+    quantity: (i % 5) + 1,
+    email: `b${i}@example.com`,
+    ...extra(i),
+  }))
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  await sb.close()
+})
+
+describe('mfg demand create', () => {
+  it('creates 100 quotes from a file: the list grows by exactly 100, and again by 0 when re-run', async () => {
+    const before = await count()
+    const path = file('hundred.json', JSON.stringify(quotes(100)))
+    const r = await run(['demand', 'create', '--file', path, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const created = json<Demand[]>(r)
+    expect(created).toHaveLength(100)
+    expect(new Set(created.map((d) => d._id)).size).toBe(100)
+    expect(created.every((d) => /^mfg-[0-9a-f]{24}$/.test(d.draftId ?? ''))).toBe(true)
+    expect(created[0]!.paymentAuthToken ?? '****').toMatch(/^\*\*\*\*/)
+    expect(await count()).toBe(before + 100)
+
+    const again = await run(['demand', 'create', '--file', path, '--json'])
+    expect(json<Demand[]>(again).map((d) => d._id)).toEqual(created.map((d) => d._id))
+    expect(await count()).toBe(before + 100)
+  })
+
+  it('sends more than 100 rows in chunks', async () => {
+    const before = await count()
+    const r = await run([
+      'demand',
+      'create',
+      '--file',
+      file('many.json', JSON.stringify(quotes(150, (i) => ({color: `c${i}`})))),
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/Created 150 demand\(s\) .* in 2 request\(s\)/)
+    expect(r.stdout.trim().split('\n')).toHaveLength(151)
+    expect(await count()).toBe(before + 150)
+  })
+
+  it('rejects an unknown technique before sending: exit 2, row and field named, nothing created', async () => {
+    const before = await count()
+    const path = file('bad.json', JSON.stringify(quotes(3, (i) => (i === 1 ? {technique: 'LASER_WELDING'} : {}))))
+    const r = await run(['demand', 'create', '--file', path])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      'row 2: technique: "LASER_WELDING" is not allowed (allowed: 3D_PRINTING, CNC_MACHINING, SHEET_METAL, PCB)',
+    )
+    expect(r.stderr).toMatch(/1 of 3 rows invalid; nothing was sent/)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+    expect(await count()).toBe(before)
+
+    const j = await run(['demand', 'create', '--file', path, '--json'])
+    expect(j.exitCode).toBe(2)
+    expect(j.stdout).toBe('')
+    const err = JSON.parse(j.stderr).error
+    expect(err.code).toBe('invalid_input')
+    expect(err.details).toContainEqual(expect.objectContaining({path: '1.technique'}))
+  })
+
+  it('lists every invalid row with its field path', async () => {
+    const rows = [
+      {technique: 'CNC_MACHINING'},
+      {technique: 'PCB', material: 'FR4', quantity: 0},
+      {technique: 'PCB', material: 'FR4', jobDetails: {takenAs: 'MAYBE'}},
+    ]
+    const r = await run(['demand', 'create', '--file', file('several.json', JSON.stringify(rows))])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/row 1: material: /)
+    expect(r.stderr).toMatch(/row 2: quantity: must be at least 1/)
+    expect(r.stderr).toMatch(/row 3: jobDetails\.takenAs: "MAYBE" is not allowed \(allowed: QUOTE, ORDER\)/)
+  })
+
+  it('warns about unknown fields, which are not sent', async () => {
+    const rows = [{technique: 'PCB', material: 'FR4', materail: 'x', colour: 'red'}]
+    const r = await run(['demand', 'create', '--file', file('typo.json', JSON.stringify(rows)), '--dry-run'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/unknown fields are not sent:\s+row 1: materail, colour/)
+  })
+
+  it('reports bad JSON with line and column, exit 2', async () => {
+    const r = await run([
+      'demand',
+      'create',
+      '--file',
+      file('broken.json', '[\n  {"technique": "PCB",\n   "material": }\n]\n'),
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/broken\.json: invalid JSON at line 3, column 16/)
+  })
+
+  it('reads NDJSON from stdin and names the line of a bad row', async () => {
+    const before = await count()
+    const ndjson = quotes(3)
+      .map((q) => JSON.stringify(q))
+      .join('\n')
+    const r = await run(['demand', 'create', '--file', '-', '--json'], {stdin: `${ndjson}\n`})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<Demand[]>(r)).toHaveLength(3)
+    expect(await count()).toBe(before + 3)
+    const bad = await run(['demand', 'create', '--file', '-'], {stdin: `${ndjson}\n{"technique": "PCB", }\n`})
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/stdin: invalid JSON on line 4/)
+  })
+
+  it('creates one quote from flags, as an order when asked', async () => {
+    const r = await run([
+      'demand',
+      'create',
+      '--technique',
+      'CNC_MACHINING',
+      '--material',
+      'Brass',
+      '--quantity',
+      '3',
+      '--email',
+      'ada@example.com',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+      '--taken-as',
+      'ORDER',
+      '--json',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const [d] = json<Demand[]>(r)
+    expect(d).toMatchObject({technique: 'CNC_MACHINING', material: 'Brass', jobDetails: {takenAs: 'ORDER'}})
+    const got = await run(['demand', 'get', d!._id, '--json'])
+    expect(json(got)).toMatchObject({_id: d!._id, quantity: 3, email: 'ada@example.com', firstName: 'Ada'})
+  })
+
+  it('needs a file or technique and material without a terminal (exit 2)', async () => {
+    const r = await run(['demand', 'create'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--file PATH/)
+  })
+
+  it('validates only with --dry-run', async () => {
+    const before = await count()
+    const r = await run(['demand', 'create', '--file', 'examples/quotes.json', '--dry-run', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const items = json<{draftId: string}[]>(r)
+    expect(items).toHaveLength(5)
+    expect(items[0]!.draftId).toMatch(/^mfg-/)
+    expect(await count()).toBe(before)
+  })
+})
+
+describe('mfg demand list', () => {
+  it('prints a table with the default columns', async () => {
+    const r = await run(['demand', 'list', '--limit', '3'])
+    expect(r.exitCode).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(
+      /^orderNumber\s+_id\s+type\s+status\s+technique\s+material\s+priceTotal\s+currency\s+createdAt$/,
+    )
+    expect(lines).toHaveLength(4)
+    expect(r.stderr).toMatch(/Page 1 of \d+/)
+  })
+
+  it('selects and sorts columns, and prints CSV without header', async () => {
+    const r = await run([
+      'demand',
+      'list',
+      '--all',
+      '--columns',
+      'orderNumber,shippingAddress.city',
+      '--sort',
+      'orderNumber',
+      '--csv',
+      '--no-header',
+    ])
+    expect(r.exitCode).toBe(0)
+    const lines = r.stdout.trim().split('\r\n')
+    expect(lines[0]).toMatch(/^1,\w+/)
+    const numbers = lines.map((l) => Number(l.split(',')[0]))
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b))
+    expect(numbers.length).toBe(await count())
+  })
+
+  it('streams NDJSON with --all, and --json is one array', async () => {
+    const total = await count()
+    const nd = await run(['demand', 'list', '--all', '--ndjson', '--columns', 'orderNumber,status'])
+    const lines = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines).toHaveLength(total)
+    expect(Object.keys(lines[0])).toEqual(['orderNumber', 'status'])
+    const page = await run(['demand', 'list', '--limit', '5', '--page', '2', '--json'])
+    expect(json<Demand[]>(page)).toHaveLength(5)
+    const limited = await run(['demand', 'list', '--all', '--limit', '130', '--json'])
+    expect(json<Demand[]>(limited)).toHaveLength(130)
+  })
+
+  it('filters by type and status, and rejects an unknown status (exit 2)', async () => {
+    const r = await run(['demand', 'list', '--all', '--status', 'delivered', '--json'])
+    const rows = json<Demand[]>(r)
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows.every((d) => d.demandStatusInfo?.status === 'delivered')).toBe(true)
+    const orders = json<Demand[]>(await run(['demand', 'list', '--type', 'orders', '--all', '--json']))
+    expect(orders.every((d) => d.jobDetails?.takenAs === 'ORDER')).toBe(true)
+    const bad = await run(['demand', 'list', '--status', 'shipped'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/quote_sent, special_verified/)
+  })
+
+  it('tells a missing business id apart (exit 2 naming the setting)', async () => {
+    const r = await run(['demand', 'list'], {env: {MFG_BUSINESS_ID: undefined}})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--business-id/)
+    expect(r.stderr).toMatch(/MFG_BUSINESS_ID/)
+  })
+})
+
+describe('mfg demand get and update', () => {
+  let id: string
+  beforeAll(async () => {
+    const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PETG', '--json'])
+    id = json<Demand[]>(r)[0]!._id
+  })
+
+  it('shows a demand as key/value lines', async () => {
+    const r = await run(['demand', 'get', id])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`^_id\\s+${id}$`, 'm'))
+    expect(r.stdout).toMatch(/^demandStatusInfo\.status\s+quote_sent$/m)
+    const missing = await run(['demand', 'get', '000000000000000000000000'])
+    expect(missing.exitCode).toBe(1)
+    expect(missing.stderr).toMatch(/404/)
+  })
+
+  it('moves the stage and changes fields', async () => {
+    let r = await run(['demand', 'update', id, '--status', 'special_verified', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<Demand>(r)).toMatchObject({demandStatusInfo: {status: 'special_verified'}, status: 'In Review'})
+    r = await run(['demand', 'update', id, '--material', 'PLA', '--quantity', '7', '--price-total', '42.5'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain(id)
+    const got = json<Demand & {quantity: number; priceTotal: number}>(await run(['demand', 'get', id, '--json']))
+    expect(got).toMatchObject({material: 'PLA', quantity: 7, priceTotal: 42.5})
+    expect(got.tracking?.map((t) => t.status)).toEqual(['quote sent', 'special verified'])
+  })
+
+  it('shows a refused move clearly: exit 1, both stages named', async () => {
+    const r = await run(['demand', 'update', id, '--status', 'delivered'])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/special_verified/)
+    expect(r.stderr).toMatch(/delivered/)
+    expect(r.stderr).toMatch(/409/)
+  })
+
+  it('takes an update body from stdin and refuses unknown fields before sending', async () => {
+    let r = await run(['demand', 'update', id, '--file', '-', '--json'], {
+      stdin: '{"shippingAddress": {"city": "Lyon"}}',
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({shippingAddress: {city: 'Lyon'}})
+    r = await run(['demand', 'update', id, '--file', '-'], {stdin: '{"materail": "PLA"}'})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/unknown field materail/)
+    r = await run(['demand', 'update', id])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/nothing to update/)
+  })
+
+  it('never shows a full key or token', () => {
+    const all = outputs.map((o) => o.stdout + o.stderr).join('\n')
+    for (const secret of secretsOf(sb)) expect(all).not.toContain(secret)
+  })
+})

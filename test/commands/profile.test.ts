@@ -1,0 +1,134 @@
+import {readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {json, runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
+
+let sb: CliSandbox
+const outputs: CliResult[] = []
+const run = async (argv: string[], env: Record<string, string | undefined> = {}) => {
+  const r = await runCli(argv, {env: {MFG_HOME: sb.home, ...env}})
+  outputs.push(r)
+  return r
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  await sb.close()
+})
+
+describe('mfg profile', () => {
+  it('adds a profile from flags only, reducing a pasted key, in a 0600 config', async () => {
+    const demo = sb.businesses[0]!
+    const r = await run([
+      'profile',
+      'add',
+      'shop',
+      '--base-url',
+      `${sb.url}/`,
+      '--api-key',
+      `Key: ${demo.apiKey} (copy me)`,
+      '--auth-token',
+      demo.authToken,
+      '--business-id',
+      demo.id,
+      '--currency',
+      'eur',
+      '--json',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const shown = json<Record<string, unknown>>(r)
+    expect(shown).toMatchObject({name: 'shop', baseUrl: sb.url, businessId: demo.id, currency: 'EUR', current: false})
+    expect(shown.apiKey).toBe(`****${demo.apiKey.slice(-4)}`)
+    const file = join(sb.home, 'config.json')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const stored = JSON.parse(readFileSync(file, 'utf8'))
+    expect(stored.profiles.shop.apiKey).toBe(demo.apiKey)
+  })
+
+  it('fails without a terminal when a required value is missing, naming the flag', async () => {
+    const r = await run(['profile', 'add', 'half', '--base-url', sb.url])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--api-key/)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('refuses a bad base URL with exit 2', async () => {
+    const r = await run([
+      'profile',
+      'add',
+      'bad',
+      '--base-url',
+      'ftp://x',
+      '--api-key',
+      'pk_business_abc123456',
+      '--business-id',
+      'b',
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--base-url must be an http\(s\) URL/)
+  })
+
+  it('lists profiles with masked keys and marks the current one', async () => {
+    const other = sb.businesses[1]!
+    await run(['profile', 'add', 'other', '--base-url', sb.url, '--api-key', other.apiKey, '--business-id', other.id])
+    let r = await run(['profile', 'list'])
+    expect(r.exitCode).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^current\s+name\s+baseUrl\s+businessId\s+apiKey/)
+    expect(r.stdout).toMatch(/\*\s+local\s+\(embedded sandbox\)/)
+    expect(r.stdout).toContain(`****${other.apiKey.slice(-4)}`)
+
+    r = await run(['profile', 'use', 'shop'])
+    expect(r.exitCode).toBe(0)
+    r = await run(['profile', 'list', '--json'])
+    const rows = json<{name: string; current: boolean; apiKey?: string}[]>(r)
+    expect(rows.map((x) => x.name)).toEqual(['other', 'shop', 'local'])
+    expect(rows.find((x) => x.current)?.name).toBe('shop')
+    expect(rows[0]!.apiKey).toBe(`****${other.apiKey.slice(-4)}`)
+  })
+
+  it('shows the active profile masked, with env overrides listed', async () => {
+    let r = await run(['profile', 'show', '--json'])
+    expect(json(r)).toMatchObject({name: 'shop', current: true, embedded: false, overrides: []})
+    r = await run(['profile', 'show', '--json'], {MFG_BUSINESS_ID: 'from-env'})
+    expect(json(r)).toMatchObject({name: 'shop', businessId: 'from-env', overrides: ['MFG_BUSINESS_ID']})
+    r = await run(['profile', 'show', 'other'])
+    expect(r.stdout).toMatch(/^name\s+other$/m)
+    expect(r.stdout).toMatch(/^apiKey\s+\*\*\*\*\w{4}$/m)
+  })
+
+  it('uses the current profile for commands, and --profile overrides it', async () => {
+    let r = await run(['auth', 'status', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({profile: 'shop', businessId: sb.businesses[0]!.id, v1: {ok: true}, v2: {ok: true}})
+    r = await run(['auth', 'status', '--json', '--profile', 'other'])
+    expect(json(r)).toMatchObject({profile: 'other', v1: {ok: true}})
+  })
+
+  it('names the known profiles for an unknown one (exit 2)', async () => {
+    const r = await run(['profile', 'use', 'nope'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/no profile named "nope".*other, shop, local/)
+  })
+
+  it('removes only with --yes when there is no terminal', async () => {
+    let r = await run(['profile', 'remove', 'other'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--yes/)
+    r = await run(['profile', 'remove', 'other', '--yes', '--json'])
+    expect(r.exitCode).toBe(0)
+    expect(json(r)).toEqual({removed: 'other'})
+    r = await run(['profile', 'list', '--json'])
+    expect(json<{name: string}[]>(r).map((x) => x.name)).toEqual(['shop', 'local'])
+  })
+
+  it('never shows a full key or token', () => {
+    const all = outputs.map((o) => o.stdout + o.stderr).join('\n')
+    expect(outputs.length).toBeGreaterThan(10)
+    for (const secret of secretsOf(sb)) expect(all).not.toContain(secret)
+  })
+})
