@@ -1,0 +1,219 @@
+import {convexHullVolume} from './hull.js'
+import {estimatePrint} from './print.js'
+import {analyseTopology} from './topology.js'
+import type {Mesh, MeshFormat} from './types.js'
+
+export interface MeasureOptions {
+  /** mm, default 0.3. */
+  layerHeight?: number
+  /** mm, default 0.35. */
+  firstLayerHeight?: number
+  /** g/cm³, default 1.24 (PLA). */
+  density?: number
+  /** Infill fraction 0..1, default 0.2. */
+  infill?: number
+  /** Compute the convex hull (default true). */
+  hull?: boolean
+}
+
+/** The slicing figures in the service interface's names and types. */
+export interface SlicingData {
+  width: number
+  height: number
+  depth: number
+  /** g/cm³. */
+  density: number
+  /** mm of 1.75 mm filament. */
+  filament_length: number
+  hours: number
+  /** Axis-aligned bounding-box volume, mm³. */
+  minimum_bounding_box: number
+  /** Convex hull volume, mm³ (the bounding-box volume, an upper bound, when the hull was skipped). */
+  convex_hull: number
+  /** The bed footprint of the bounding box, width × depth, mm². */
+  total_print_area: number
+  number_of_layers: number
+  /** Part volume, mm³, 3 decimals. */
+  volume: string
+  /** Printed (filament) weight, g, 2 decimals. */
+  weight: string
+}
+
+export interface Measurement {
+  format: MeshFormat
+  triangles: number
+  parts: number
+  closed: boolean
+  openEdges: number
+  nonManifoldEdges: number
+  /** X, Y and Z extents, mm. */
+  width: number
+  depth: number
+  height: number
+  /** |Σ signed tetrahedra|, mm³. */
+  volume: number
+  /** mm². */
+  area: number
+  /** mm³; null when `hull: false`. */
+  convexHullVolume: number | null
+  boundingBoxVolume: number
+  slicingData: SlicingData
+}
+
+/** Sums that one pass over the triangles yields. */
+export interface Sums {
+  minX: number
+  minY: number
+  minZ: number
+  maxX: number
+  maxY: number
+  maxZ: number
+  /** Signed, mm³. */
+  volume: number
+  area: number
+  /** Σ area·|nz|: surfaces facing up or down (top and bottom skins). */
+  areaHorizontal: number
+  /** Σ area·√(nx²+ny²): walls. */
+  areaVertical: number
+}
+
+export function sumMesh(mesh: Mesh): Sums {
+  const p = mesh.positions
+  const t = mesh.triangles
+  let minX = Infinity,
+    minY = Infinity,
+    minZ = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    maxZ = -Infinity
+  for (let i = 0; i < p.length; i += 3) {
+    const x = p[i]!,
+      y = p[i + 1]!,
+      z = p[i + 2]!
+    if (x < minX) minX = x
+    if (x > maxX) maxX = x
+    if (y < minY) minY = y
+    if (y > maxY) maxY = y
+    if (z < minZ) minZ = z
+    if (z > maxZ) maxZ = z
+  }
+  let volume = 0
+  let area = 0
+  let areaHorizontal = 0
+  let areaVertical = 0
+  for (let i = 0; i < mesh.triangleCount * 3; i += 3) {
+    const a = t[i]! * 3,
+      b = t[i + 1]! * 3,
+      c = t[i + 2]! * 3
+    const ax = p[a]!,
+      ay = p[a + 1]!,
+      az = p[a + 2]!
+    const bx = p[b]!,
+      by = p[b + 1]!,
+      bz = p[b + 2]!
+    const cx = p[c]!,
+      cy = p[c + 1]!,
+      cz = p[c + 2]!
+    volume += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
+    const ux = bx - ax,
+      uy = by - ay,
+      uz = bz - az
+    const vx = cx - ax,
+      vy = cy - ay,
+      vz = cz - az
+    const nx = uy * vz - uz * vy,
+      ny = uz * vx - ux * vz,
+      nz = ux * vy - uy * vx
+    area += Math.sqrt(nx * nx + ny * ny + nz * nz)
+    areaHorizontal += Math.abs(nz)
+    areaVertical += Math.sqrt(nx * nx + ny * ny)
+  }
+  return {
+    minX,
+    minY,
+    minZ,
+    maxX,
+    maxY,
+    maxZ,
+    volume: volume / 6,
+    area: area / 2,
+    areaHorizontal: areaHorizontal / 2,
+    areaVertical: areaVertical / 2,
+  }
+}
+
+/**
+ * Layers a slicer makes: the first layer, then one layer per `layerHeight` whose middle
+ * lies below the top. That is 1 + round((height − first) / layer) with ties rounded down
+ * (a slice exactly at the top face is empty), as PrusaSlicer does: 20 mm → 66 layers.
+ */
+export function layerCount(height: number, layerHeight = 0.3, firstLayerHeight = 0.35): number {
+  if (!(height > 0)) return 0
+  const q = (height - firstLayerHeight) / layerHeight
+  return 1 + Math.max(0, Math.ceil(q - 0.5 - 1e-9))
+}
+
+function check(name: string, v: number, min: number, max = Infinity): number {
+  if (!Number.isFinite(v) || v < min || v > max)
+    throw new RangeError(`${name} must be a number from ${min}${max === Infinity ? '' : ` to ${max}`}, got ${v}`)
+  return v
+}
+
+/** All measures of a mesh, summed in float64. */
+export function measureMesh(mesh: Mesh, opts: MeasureOptions = {}): Measurement {
+  const layerHeight = check('layerHeight', opts.layerHeight ?? 0.3, 1e-6)
+  const firstLayerHeight = check('firstLayerHeight', opts.firstLayerHeight ?? 0.35, 1e-6)
+  const density = check('density', opts.density ?? 1.24, 0)
+  const infill = check('infill', opts.infill ?? 0.2, 0, 1)
+  const s = sumMesh(mesh)
+  const topo = analyseTopology(mesh)
+  const width = s.maxX - s.minX
+  const depth = s.maxY - s.minY
+  const height = s.maxZ - s.minZ
+  const volume = Math.abs(s.volume)
+  const boundingBoxVolume = width * depth * height
+  const convexHull = opts.hull === false ? null : convexHullVolume(mesh.positions)
+  const layers = layerCount(height, layerHeight, firstLayerHeight)
+  const print = estimatePrint({
+    volume,
+    area: s.area,
+    areaHorizontal: s.areaHorizontal,
+    areaVertical: s.areaVertical,
+    width,
+    depth,
+    height,
+    layers,
+    layerHeight,
+    infill,
+  })
+  const weight = (print.extrudedVolume / 1000) * density
+  return {
+    format: mesh.format,
+    triangles: mesh.triangleCount,
+    parts: topo.parts,
+    closed: topo.closed,
+    openEdges: topo.openEdges,
+    nonManifoldEdges: topo.nonManifoldEdges,
+    width,
+    depth,
+    height,
+    volume,
+    area: s.area,
+    convexHullVolume: convexHull,
+    boundingBoxVolume,
+    slicingData: {
+      width,
+      height,
+      depth,
+      density,
+      filament_length: print.filamentLength,
+      hours: print.hours,
+      minimum_bounding_box: boundingBoxVolume,
+      convex_hull: convexHull ?? boundingBoxVolume,
+      total_print_area: width * depth,
+      number_of_layers: layers,
+      volume: volume.toFixed(3),
+      weight: weight.toFixed(2),
+    },
+  }
+}

@@ -1,0 +1,114 @@
+import {readFileSync} from 'node:fs'
+import {MeshError} from './errors.js'
+import {readObj} from './obj.js'
+import {isBinaryStlSize, readAsciiStl, readBinaryStl} from './stl.js'
+import {read3mf} from './threemf.js'
+import type {LengthUnit, Mesh, ReadOptions} from './types.js'
+
+const UNIT_MM: Record<LengthUnit, number> = {mm: 1, cm: 10, in: 25.4}
+
+type Kind = 'stl' | 'obj' | '3mf' | 'unknown'
+
+function extensionOf(fileName: string | undefined): Kind {
+  const m = /\.([a-z0-9]+)$/i.exec(fileName ?? '')
+  const ext = m?.[1]?.toLowerCase()
+  return ext === 'stl' || ext === 'obj' || ext === '3mf' ? ext : 'unknown'
+}
+
+/** True when the first bytes look like text (no NUL or other control bytes). */
+function looksLikeText(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 1024)
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i]!
+    if (c < 9 || (c > 13 && c < 32) || c === 127) return false
+  }
+  return true
+}
+
+function firstWord(bytes: Uint8Array): string {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 4096)).toString('latin1')
+  for (const line of head.split('\n')) {
+    const t = line.trim()
+    if (t === '' || t.startsWith('#')) continue
+    return t.split(/\s+/)[0]!.toLowerCase()
+  }
+  return ''
+}
+
+const OBJ_WORDS = new Set(['v', 'vt', 'vn', 'vp', 'f', 'o', 'g', 's', 'l', 'mtllib', 'usemtl'])
+
+/**
+ * Reads an STL (binary or ASCII), OBJ or 3MF file into a welded triangle mesh in mm.
+ * The content decides the format; the file name's extension only breaks ties.
+ * Throws MeshError, with one message saying what is wrong and where, for anything unusable.
+ */
+export function readMesh(bytes: Uint8Array, opts: ReadOptions = {}): Mesh {
+  try {
+    return readAny(bytes, opts)
+  } catch (err) {
+    if (err instanceof MeshError) throw err
+    // A safety net: whatever slipped past the readers' checks is still a file problem.
+    throw new MeshError(`cannot read the file: ${(err as Error).message}`)
+  }
+}
+
+function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
+  const scale = UNIT_MM[opts.unit ?? 'mm']
+  if (scale === undefined) throw new MeshError(`unknown unit ${JSON.stringify(opts.unit)} (expected mm, cm or in)`)
+  if (bytes.length === 0) throw new MeshError('the file is empty')
+  const hint = extensionOf(opts.fileName)
+  const isZip =
+    bytes.length >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    (bytes[2] === 3 || bytes[2] === 5) &&
+    (bytes[3] === 4 || bytes[3] === 6)
+
+  let mesh: Mesh
+  if (isZip) {
+    return read3mf(bytes)
+  } else if (hint === '3mf') {
+    throw new MeshError('3MF file is not a zip archive (it does not start with a zip header)')
+  } else if (isBinaryStlSize(bytes)) {
+    mesh = readBinaryStl(bytes)
+  } else if (looksLikeText(bytes)) {
+    const word = firstWord(bytes)
+    if (word === 'solid') mesh = readAsciiStl(bytes)
+    else if (OBJ_WORDS.has(word) || hint === 'obj') mesh = readObj(bytes)
+    else if (hint === 'stl') mesh = readAsciiStl(bytes)
+    else if (word === '') throw new MeshError('the file holds only blanks and comments')
+    else
+      throw new MeshError(
+        `unrecognised file format: starts with ${JSON.stringify(word.slice(0, 20))} (expected STL, OBJ or 3MF)`,
+      )
+  } else if ((bytes.length >= 84 || hint === 'stl') && hint !== 'obj') {
+    // Binary but not the size its header announces: truncated or corrupt.
+    mesh = readBinaryStl(bytes)
+  } else {
+    throw new MeshError(`unrecognised file format (${bytes.length} bytes of binary data; expected STL, OBJ or 3MF)`)
+  }
+  if (scale !== 1) {
+    const p = mesh.positions
+    for (let i = 0; i < p.length; i++) p[i] = p[i]! * scale
+  }
+  return mesh
+}
+
+/** readMesh on a file from disk, with its name as the format hint. */
+export function readMeshFile(path: string, opts: Omit<ReadOptions, 'fileName'> = {}): Mesh {
+  let bytes: Uint8Array
+  try {
+    bytes = readFileSync(path)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new MeshError(
+      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`,
+    )
+  }
+  try {
+    return readMesh(bytes, {...opts, fileName: path})
+  } catch (err) {
+    if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`)
+    throw err
+  }
+}

@@ -1,0 +1,137 @@
+import * as zlib from 'node:zlib'
+import {MeshError} from './errors.js'
+
+// A small reader for the zip container of 3MF: the central directory (with zip64 fields)
+// and stored or deflated entries. Every offset is bounds-checked, so a cut or damaged
+// archive ends in a MeshError, not a RangeError.
+
+export interface ZipEntry {
+  name: string
+  method: number
+  crc: number
+  compressedSize: number
+  size: number
+  localOffset: number
+}
+
+const EOCD = 0x06054b50
+const EOCD64 = 0x06064b50
+const EOCD64_LOCATOR = 0x07064b50
+const CENTRAL = 0x02014b50
+const LOCAL = 0x04034b50
+
+function corrupt(what: string): MeshError {
+  return new MeshError(`3MF zip archive truncated or corrupt: ${what}`)
+}
+
+function u64(view: DataView, at: number): number {
+  const v = view.getBigUint64(at, true)
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw corrupt('a 64-bit size is out of range')
+  return Number(v)
+}
+
+/** The entries of the archive, keyed by lower-cased name without a leading slash. */
+export function readZipDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const len = bytes.length
+  let eocd = -1
+  for (let i = len - 22; i >= 0 && i >= len - 22 - 0xffff; i--) {
+    if (view.getUint32(i, true) === EOCD) {
+      eocd = i
+      break
+    }
+  }
+  if (eocd < 0) throw corrupt('no end-of-central-directory record (the file is cut short or not a zip)')
+  let count = view.getUint16(eocd + 10, true)
+  let cdSize = view.getUint32(eocd + 12, true)
+  let cdOffset = view.getUint32(eocd + 16, true)
+  if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) {
+    const loc = eocd - 20
+    if (loc < 0 || view.getUint32(loc, true) !== EOCD64_LOCATOR) throw corrupt('zip64 locator missing')
+    const rec = u64(view, loc + 8)
+    if (rec + 56 > len || view.getUint32(rec, true) !== EOCD64) throw corrupt('zip64 directory record missing')
+    count = u64(view, rec + 32)
+    cdSize = u64(view, rec + 40)
+    cdOffset = u64(view, rec + 48)
+  }
+  if (cdOffset + cdSize > len)
+    throw corrupt(`central directory at ${cdOffset}+${cdSize} lies past the end (${len} bytes)`)
+  const entries = new Map<string, ZipEntry>()
+  let p = cdOffset
+  for (let i = 0; i < count; i++) {
+    if (p + 46 > len || view.getUint32(p, true) !== CENTRAL)
+      throw corrupt(`central directory entry ${i + 1} is damaged`)
+    const method = view.getUint16(p + 10, true)
+    const crc = view.getUint32(p + 16, true)
+    let compressedSize = view.getUint32(p + 20, true)
+    let size = view.getUint32(p + 24, true)
+    const nameLen = view.getUint16(p + 28, true)
+    const extraLen = view.getUint16(p + 30, true)
+    const commentLen = view.getUint16(p + 32, true)
+    let localOffset = view.getUint32(p + 42, true)
+    if (p + 46 + nameLen + extraLen + commentLen > len) throw corrupt(`central directory entry ${i + 1} is cut`)
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset + p + 46, nameLen).toString('utf8')
+    // zip64 extended information: present fields follow in this order, only when the 32-bit one is saturated.
+    let e = p + 46 + nameLen
+    const extraEnd = e + extraLen
+    while (e + 4 <= extraEnd) {
+      const id = view.getUint16(e, true)
+      const sz = view.getUint16(e + 2, true)
+      if (id === 1) {
+        let f = e + 4
+        if (size === 0xffffffff && f + 8 <= e + 4 + sz) {
+          size = u64(view, f)
+          f += 8
+        }
+        if (compressedSize === 0xffffffff && f + 8 <= e + 4 + sz) {
+          compressedSize = u64(view, f)
+          f += 8
+        }
+        if (localOffset === 0xffffffff && f + 8 <= e + 4 + sz) localOffset = u64(view, f)
+      }
+      e += 4 + sz
+    }
+    entries.set(name.replace(/^\/+/, '').toLowerCase(), {name, method, crc, compressedSize, size, localOffset})
+    p += 46 + nameLen + extraLen + commentLen
+  }
+  return entries
+}
+
+/** The uncompressed bytes of an entry; checks sizes and, where node:zlib has it, the CRC. */
+export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const at = entry.localOffset
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL) {
+    throw corrupt(`local header of ${entry.name} missing at offset ${at}`)
+  }
+  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true)
+  const end = start + entry.compressedSize
+  if (end > bytes.length) {
+    throw corrupt(
+      `${entry.name} needs ${entry.compressedSize} bytes from offset ${start}, the file ends at ${bytes.length}`,
+    )
+  }
+  const data = bytes.subarray(start, end)
+  let out: Uint8Array
+  if (entry.method === 0) {
+    out = data
+  } else if (entry.method === 8) {
+    if (entry.size === 0) return new Uint8Array(0)
+    try {
+      // The limit makes a lying size or a zip bomb fail instead of filling memory.
+      out = zlib.inflateRawSync(data, {maxOutputLength: entry.size})
+    } catch (err) {
+      throw corrupt(`cannot inflate ${entry.name}: ${(err as Error).message}`)
+    }
+  } else {
+    throw new MeshError(
+      `3MF entry ${entry.name} uses zip compression method ${entry.method}; only stored and deflate are supported`,
+    )
+  }
+  if (out.length !== entry.size) {
+    throw corrupt(`${entry.name} inflates to ${out.length} bytes, the directory says ${entry.size}`)
+  }
+  const crc32 = (zlib as {crc32?: (data: Uint8Array) => number}).crc32
+  if (crc32 && crc32(out) >>> 0 !== entry.crc >>> 0) throw corrupt(`${entry.name} fails its CRC check`)
+  return out
+}
