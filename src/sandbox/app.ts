@@ -1,7 +1,9 @@
 import Fastify, {type FastifyInstance} from 'fastify'
 
 import {errorHandler, notFoundHandler} from './errors.js'
+import {FaultInjector, type FaultStats} from './faults.js'
 import {randomSecret} from './ids.js'
+import {pricingRoutes} from './routes/pricing.js'
 import {v1Routes} from './routes/v1.js'
 import {v2Routes} from './routes/v2.js'
 import type {Store} from './store/index.js'
@@ -13,7 +15,20 @@ export interface AppOptions {
   logger?: boolean
   /** Epoch ms; tests may pass a fake clock. */
   clock?: () => number
+  /** Fault injection on write requests (see faults.ts); none by default. */
+  faults?: FaultInjector
+  /** draftId replay and Idempotency-Key handling on create; default true. */
+  replay?: boolean
 }
+
+/** What `GET /__sandbox/stats` answers. */
+export interface SandboxStats {
+  replay: boolean
+  faults: FaultStats
+}
+
+/** The sandbox's own routes live under this prefix, outside /api, without authentication. */
+export const SANDBOX_ROUTES_PREFIX = '/__sandbox'
 
 /** What every route plugin gets. */
 export interface SandboxContext {
@@ -21,6 +36,8 @@ export interface SandboxContext {
   clock: () => number
   /** Signs payment auth tokens (and later file links); kept in the database. */
   signingSecret: string
+  /** draftId replay and Idempotency-Key handling on create. */
+  replay: boolean
 }
 
 /** The signing secret of this database, created on first use. */
@@ -41,10 +58,23 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
     forceCloseConnections: 'idle',
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
   })
-  const ctx: SandboxContext = {store, clock: opts.clock ?? Date.now, signingSecret: signingSecret(store)}
+  const ctx: SandboxContext = {
+    store,
+    clock: opts.clock ?? Date.now,
+    signingSecret: signingSecret(store),
+    replay: opts.replay ?? true,
+  }
+  const faults = opts.faults ?? new FaultInjector()
   app.setErrorHandler(errorHandler(BODY_LIMIT))
   app.setNotFoundHandler(notFoundHandler)
+  // First, so a fault is drawn before authentication and applies to every write route.
+  faults.register(app)
+  app.get(`${SANDBOX_ROUTES_PREFIX}/stats`, async (): Promise<SandboxStats> => ({
+    replay: ctx.replay,
+    faults: faults.stats(),
+  }))
   app.register(async (v1) => v1Routes(v1, ctx), {prefix: '/api/public/v1'})
   app.register(async (v2) => v2Routes(v2, ctx), {prefix: '/api/v2'})
+  app.register(async (pricing) => pricingRoutes(pricing, ctx))
   return app
 }

@@ -1,3 +1,5 @@
+import type {z} from 'zod'
+
 import {CURRENCIES, issuesToDetails, type ErrorDetail} from '../schemas/common.js'
 import {
   CreateDemandBody,
@@ -40,14 +42,19 @@ export interface DemandContext {
   now: number
   /** Id generator; the seed passes a deterministic one. */
   newId?: () => string
+  /** draftId replay on create (default true); off, a repeated draftId creates another demand. */
+  replay?: boolean
 }
+
+/** Zod keeps the offending input on issues, so details say "must be a string" rather than "is required". */
+export const REPORT_INPUT = {reportInput: true} as const
 
 const quote = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ')
 const isStage = (value: unknown): value is Stage =>
   typeof value === 'string' && (STAGES as readonly string[]).includes(value)
 
 /** Checks the schemas cannot express; `prefix` is the item's index in a batch. */
-function extraChecks(raw: unknown, prefix: (string | number)[], creating: boolean): ErrorDetail[] {
+export function extraChecks(raw: unknown, prefix: (string | number)[], creating: boolean): ErrorDetail[] {
   if (!isPlainObject(raw)) return []
   const details: ErrorDetail[] = []
   const path = (...rest: (string | number)[]) => [...prefix, ...rest].join('.')
@@ -76,42 +83,84 @@ function extraChecks(raw: unknown, prefix: (string | number)[], creating: boolea
   return details
 }
 
-function checkBusinessField(raw: unknown, business: Business, where: string): void {
+export function checkBusinessField(raw: unknown, business: Business, where: string): void {
   if (isPlainObject(raw) && typeof raw.business === 'string' && raw.business !== business.id) {
     throw forbidden(`${where} names business ${raw.business}, but the API key belongs to business ${business.id}.`)
   }
 }
 
-/** Validates a whole create-quotes body; throws a 400 that lists every invalid item. */
-export function validateCreateBody(body: unknown, business: Business): CreateDemandItem[] {
+/** Input spellings the contract accepts besides the interface's (`priceToMachineOwner`). */
+const INPUT_ALIASES: Record<string, string> = {priceToMachineOwner: 'priceToMachnieOwner'}
+
+/** A copy of a body object with alias keys renamed to the interface's spelling (which wins when both are sent). */
+export function withInputAliases(raw: unknown): unknown {
+  if (!isPlainObject(raw)) return raw
+  if (!Object.keys(INPUT_ALIASES).some((alias) => alias in raw)) return raw
+  const out: Record<string, unknown> = {...raw}
+  for (const [alias, name] of Object.entries(INPUT_ALIASES)) {
+    if (!(alias in out)) continue
+    if (out[name] === undefined) out[name] = out[alias]
+    delete out[alias]
+  }
+  return out
+}
+
+export interface BatchSpec<T> {
+  /** The endpoint's name in messages, e.g. "create-quotes". */
+  endpoint: string
+  /** What the items are, plural, e.g. "demands". */
+  noun: string
+  schema: z.ZodType<T[]>
+  max: number
+  /** Checks beyond the schema, on the raw item. */
+  extra?: (raw: unknown, index: number) => ErrorDetail[]
+  /** The 400's message for these details and invalid item indexes, instead of the default. */
+  summary?: (details: ErrorDetail[], bad: number[]) => string | undefined
+}
+
+/** Validates a whole batch body; throws a 400 that lists every invalid item, so nothing is created. */
+export function validateBatch<T>(body: unknown, spec: BatchSpec<T>): T[] {
+  const {endpoint, noun, max} = spec
   if (!Array.isArray(body)) {
-    throw badRequest(`The body must be a JSON array of 1 to ${MAX_BATCH} demands.`, [
-      {path: '', message: 'must be an array'},
+    throw badRequest(`The body must be a JSON array of 1 to ${max} ${noun}.`, [{path: '', message: 'must be an array'}])
+  }
+  if (body.length === 0 || body.length > max) {
+    throw badRequest(`A ${endpoint} body holds 1 to ${max} ${noun}; this one has ${body.length}.`, [
+      {path: '', message: body.length === 0 ? 'must have at least 1 item' : `must have at most ${max} items`},
     ])
   }
-  if (body.length === 0 || body.length > MAX_BATCH) {
-    throw badRequest(`A create-quotes body holds 1 to ${MAX_BATCH} demands; this one has ${body.length}.`, [
-      {path: '', message: body.length === 0 ? 'must have at least 1 item' : `must have at most ${MAX_BATCH} items`},
-    ])
-  }
-  body.forEach((item, i) => checkBusinessField(item, business, `Item ${i}`))
-  const parsed = CreateDemandBody.safeParse(body)
+  const parsed = spec.schema.safeParse(body, REPORT_INPUT)
   const details = parsed.success ? [] : issuesToDetails(parsed.error)
-  body.forEach((item, i) => details.push(...extraChecks(item, [i], true)))
+  if (spec.extra) body.forEach((item, i) => details.push(...(spec.extra?.(item, i) ?? [])))
   if (!parsed.success || details.length > 0) {
     const bad = [...new Set(details.map((d) => Number(d.path.split('.')[0])))]
       .filter(Number.isInteger)
       .sort((a, b) => a - b)
+    const singular = noun.replace(/s$/, '')
     throw badRequest(
-      `${bad.length} of ${body.length} demand${body.length === 1 ? ' is' : 's are'} invalid (item${bad.length === 1 ? '' : 's'} ${bad.join(', ')}); nothing was created.`,
+      spec.summary?.(details, bad) ??
+        `${bad.length} of ${body.length} ${body.length === 1 ? `${singular} is` : `${noun} are`} invalid (item${bad.length === 1 ? '' : 's'} ${bad.join(', ')}); nothing was created.`,
       details,
     )
   }
   return parsed.data
 }
 
+/** Validates a whole create-quotes body; throws a 400 that lists every invalid item. */
+export function validateCreateBody(body: unknown, business: Business): CreateDemandItem[] {
+  const items = Array.isArray(body) ? body.map(withInputAliases) : body
+  if (Array.isArray(items)) items.forEach((item, i) => checkBusinessField(item, business, `Item ${i}`))
+  return validateBatch(items, {
+    endpoint: 'create-quotes',
+    noun: 'demands',
+    schema: CreateDemandBody,
+    max: MAX_BATCH,
+    extra: (item, i) => extraChecks(item, [i], true),
+  })
+}
+
 /** The input kept for a new demand: the parsed item, normalised. */
-function createInput(item: CreateDemandItem, business: Business, ids: () => string): DemandInput {
+export function createInput(item: Record<string, unknown>, business: Business, ids: () => string): DemandInput {
   const input: DemandInput = {}
   for (const [key, value] of Object.entries(item)) if (value !== undefined) input[key] = value
   if (typeof item.currency === 'string') input.currency = normalizeCurrency(item.currency)
@@ -126,17 +175,32 @@ export interface CreateOutcome {
   created: boolean
 }
 
-/** Creates the (already validated) items in one transaction, in order; draftId replays return the stored demand. */
-export function createDemands(ctx: DemandContext, items: CreateDemandItem[]): CreateOutcome[] {
+/** What a new demand is made of, whichever endpoint created it. */
+export interface NewDemand {
+  input: DemandInput
+  takenAs: 'QUOTE' | 'ORDER'
+  /** The customer id sent; a new one is made up when absent. */
+  client?: string | null
+}
+
+/**
+ * Creates demands in one transaction, in order. With replay on (the default) an
+ * item whose draftId the business already used returns the stored demand instead.
+ */
+export function insertDemands<T extends {draftId?: string}>(
+  ctx: DemandContext,
+  items: readonly T[],
+  build: (item: T, ids: () => string) => NewDemand,
+): CreateOutcome[] {
   const {store, business, now} = ctx
   const ids = ctx.newId ?? (() => newId(now))
   return store.transaction(() =>
     items.map((item) => {
-      if (item.draftId !== undefined) {
+      if (ctx.replay !== false && item.draftId !== undefined) {
         const existing = store.demands.byDraftId(business.id, item.draftId)
         if (existing) return {doc: existing, created: false}
       }
-      const input = createInput(item, business, ids)
+      const {input, takenAs, client} = build(item, ids)
       const iso = new Date(now).toISOString()
       const facts: DemandFacts = {
         _id: ids(),
@@ -145,15 +209,24 @@ export function createDemands(ctx: DemandContext, items: CreateDemandItem[]): Cr
         createdAt: iso,
         updatedAt: iso,
         stage: 'quote_sent',
-        takenAs: item.jobDetails?.takenAs ?? 'QUOTE',
+        takenAs,
         tracking: [{status: STAGE_INFO.quote_sent.tracking, date: now}],
-        client: typeof item.client === 'string' ? item.client : ids(),
+        client: typeof client === 'string' ? client : ids(),
       }
       const doc = deriveDemand(input, facts, business.currency)
       store.demands.insert(doc)
       return {doc, created: true}
     }),
   )
+}
+
+/** Creates the (already validated) create-quotes items; draftId replays return the stored demand. */
+export function createDemands(ctx: DemandContext, items: CreateDemandItem[]): CreateOutcome[] {
+  return insertDemands(ctx, items, (item, ids) => ({
+    input: createInput(item, ctx.business, ids),
+    takenAs: item.jobDetails?.takenAs ?? 'QUOTE',
+    client: item.client,
+  }))
 }
 
 export function getDemand(store: Store, business: Business, id: string): DemandDoc {
@@ -182,10 +255,10 @@ export interface UpdateOutcome {
 }
 
 /** Applies a v1 update: validation, stage move rules, frozen fields, derived fields. */
-export function updateDemand(ctx: DemandContext, id: string, body: unknown): UpdateOutcome {
-  const {store, business, now} = ctx
-  checkBusinessField(body, business, 'The body')
-  const parsed = UpdateDemandBody.safeParse(body ?? {})
+export function updateDemand(ctx: DemandContext, id: string, rawBody: unknown): UpdateOutcome {
+  const body = withInputAliases(rawBody)
+  checkBusinessField(body, ctx.business, 'The body')
+  const parsed = UpdateDemandBody.safeParse(body ?? {}, REPORT_INPUT)
   const details = parsed.success ? [] : issuesToDetails(parsed.error)
   details.push(...extraChecks(body, [], false))
   if (!parsed.success || details.length > 0) {
@@ -194,12 +267,32 @@ export function updateDemand(ctx: DemandContext, id: string, body: unknown): Upd
   const patch: DemandInput = {}
   for (const [key, value] of Object.entries(parsed.data)) if (value !== undefined) patch[key] = value
   if (typeof patch.currency === 'string') patch.currency = normalizeCurrency(patch.currency)
+  return applyUpdate(ctx, id, patch)
+}
 
+export const labelOf = (doc: DemandDoc) => `Demand ${doc._id} (#${doc.orderNumber})`
+
+/**
+ * The one stage machine of both generations: applies a validated patch in a
+ * transaction. A `demandStatusInfo.status` other than the current stage is a
+ * move (STAGE_MOVES, else 409 naming both stages); fields frozen from production
+ * on and everything but payment and notes once delivered are refused with 409;
+ * every move appends a tracking entry and sets its epoch field; a quote becomes
+ * an order by takenAs or payment. `guard` may refuse the update first.
+ */
+export function applyUpdate(
+  ctx: DemandContext,
+  id: string,
+  patch: DemandInput,
+  guard?: (previous: DemandDoc) => void,
+): UpdateOutcome {
+  const {store, business, now} = ctx
   return store.transaction(() => {
     const previous = getDemand(store, business, id)
+    guard?.(previous)
     const facts = factsOf(previous)
     const stage = facts.stage
-    const label = `Demand ${previous._id} (#${previous.orderNumber})`
+    const label = labelOf(previous)
 
     const requested = isPlainObject(patch.demandStatusInfo) ? patch.demandStatusInfo.status : undefined
     const target = isStage(requested) && requested !== stage ? requested : undefined

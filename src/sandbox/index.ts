@@ -2,7 +2,8 @@ import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type {SandboxBusiness} from '../schemas/business.js'
-import {buildApp} from './app.js'
+import {buildApp, type SandboxStats} from './app.js'
+import {FaultInjector, type FaultOptions, type FaultStats} from './faults.js'
 import {seed} from './seed.js'
 import {DB_FILE_NAME, openStore, type Store, type StoreLocation} from './store/index.js'
 
@@ -17,6 +18,17 @@ export interface SandboxOptions {
   memory?: boolean
   /** Fastify request logging; default false. */
   logger?: boolean
+  /**
+   * Fault injection: that fraction of write requests (POST, PUT, DELETE) resets the
+   * connection, answers 503, answers 429 (`Retry-After: 1`) or commits and then drops
+   * the connection, chosen by a PRNG seeded with `seed` (docs/sandbox.md, "Faults").
+   */
+  faults?: FaultOptions
+  /**
+   * draftId replay and Idempotency-Key handling on create (default true). False makes
+   * the sandbox a server without idempotency help: a repeated draftId creates a duplicate.
+   */
+  replay?: boolean
 }
 
 export interface RunningSandbox {
@@ -24,6 +36,8 @@ export interface RunningSandbox {
   url: string
   /** Seeded businesses with their credentials, demo business first. */
   businesses: SandboxBusiness[]
+  /** Faults injected so far, by kind (also at `GET /__sandbox/stats`). */
+  faultStats(): FaultStats
   close(): Promise<void>
 }
 
@@ -63,8 +77,9 @@ function urlHost(host: string): string {
 
 /** Starts the sandbox: opens (and on first use seeds) the database, then listens. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const faults = new FaultInjector(opts.faults)
   const store = openSeededStore(location(opts))
-  const app = buildApp(store, {logger: opts.logger ?? false})
+  const app = buildApp(store, {logger: opts.logger ?? false, faults, replay: opts.replay ?? true})
   const host = opts.host ?? '127.0.0.1'
   try {
     await app.listen({port: opts.port ?? 0, host})
@@ -79,6 +94,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   return {
     url: `http://${urlHost(host)}:${port}`,
     businesses: sandboxBusinesses(store),
+    faultStats: () => faults.stats(),
     close() {
       closing ??= app.close().then(() => store.close())
       return closing
@@ -97,4 +113,6 @@ export async function resetSandbox(dataDir: string): Promise<void> {
 }
 
 export {buildApp} from './app.js'
+export {FAULT_KINDS, FaultPlan, type FaultKind, type FaultOptions, type FaultStats} from './faults.js'
+export type {SandboxStats}
 export type {Store} from './store/index.js'

@@ -254,6 +254,13 @@ export function computeMoney(input: DemandInput): Money {
   }
 }
 
+/** Days of delivery: the legacy shippingMethod's daysToDeliver, else 0 for pickup and 3 otherwise. */
+function shippingDays(input: DemandInput): number {
+  const days = isPlainObject(input.shippingMethod) ? input.shippingMethod.daysToDeliver : undefined
+  if (typeof days === 'number' && Number.isFinite(days) && days >= 0) return days
+  return input.typeDelivery === 'pickup directly' ? 0 : 3
+}
+
 /** The stored demand for an input and the service's facts. */
 export function deriveDemand(input: DemandInput, facts: DemandFacts, businessCurrency: string): DemandDoc {
   const items = Array.isArray(input.quoteModel) ? (input.quoteModel as Record<string, unknown>[]) : []
@@ -300,7 +307,7 @@ export function deriveDemand(input: DemandInput, facts: DemandFacts, businessCur
     discount: money.discount,
     quantity: money.quantity,
     leadTime: input.type === 'express' ? 3 : 7,
-    shippingDuration: input.typeDelivery === 'pickup directly' ? 0 : 3,
+    shippingDuration: shippingDays(input),
     isPaid: paymentStatus === 'PAID',
     status: STAGE_INFO[facts.stage].display,
     client: facts.client,
@@ -350,6 +357,15 @@ function numberOrNull(value: unknown): number | null {
   if (value === undefined || value === null || value === '') return null
   const n = amount(value)
   return typeof value === 'number' || (typeof value === 'string' && Number.isFinite(Number(value))) ? n : null
+}
+
+/** The stage epoch fields (ms) a demand has reached. */
+function epochFields(input: DemandInput): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const key of ['dateAccepted', 'producedAt', 'startedShippingAt', 'deliveredAt']) {
+    if (typeof input[key] === 'number') out[key] = input[key]
+  }
+  return out
 }
 
 /** The legacy (v2) demand record: string prices, legacy status text, client as an id. */
@@ -409,7 +425,20 @@ export function legacyRecord(doc: DemandDoc): Record<string, unknown> {
     fabricatedDate: legacyDate(doc.fabricatedDate),
     archive: doc.archive,
     ...(doc.draftId !== undefined ? {draftId: doc.draftId} : {}),
+    ...(typeof input.productId === 'string' ? {productId: input.productId} : {}),
+    ...epochFields(input),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   }
+}
+
+/**
+ * The legacy create answer: the legacy record (tracking, payment and price
+ * fields, orderNumber, timestamps, client as an id) over an echo of the fields
+ * the caller submitted. Where both have a field, the record's value wins.
+ */
+export function legacyCreateRecord(doc: DemandDoc): Record<string, unknown> {
+  const echo: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(inputOf(doc))) if (!COMPUTED.has(key)) echo[key] = value
+  return {...echo, ...legacyRecord(doc)}
 }

@@ -77,3 +77,56 @@ export function sandboxClient(
     delete: (path, opts) => request('DELETE', path, opts),
   }
 }
+
+/** What a raw request saw: an answer, or the connection failing before one arrived. */
+export type RawOutcome =
+  | {kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string}
+  | {kind: 'connection-error'; code: string; message: string}
+
+/**
+ * One request on a fresh connection (no keep-alive, no retries), for tests that
+ * need to see exactly what the server did to the connection (fault injection).
+ */
+export async function rawRequest(
+  sandbox: RunningSandbox,
+  method: string,
+  path: string,
+  opts: {body?: unknown; headers?: Record<string, string>; as?: SandboxBusiness | null} = {},
+): Promise<RawOutcome> {
+  const {request} = await import('node:http')
+  const who = opts.as === undefined ? sandbox.businesses[0] : opts.as
+  const headers: Record<string, string> = {}
+  if (who) {
+    headers.authorization = `Bearer ${who.apiKey}`
+    if (path.startsWith('/api/v2/')) headers['x-auth-token'] = who.authToken
+  }
+  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body)
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json'
+    headers['content-length'] = String(Buffer.byteLength(payload))
+  }
+  Object.assign(headers, opts.headers)
+  return new Promise((resolve) => {
+    const req = request(sandbox.url + path, {method, headers, agent: false}, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({kind: 'connection-error', code: error.code ?? 'ERR', message: error.message}),
+      )
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        let body: unknown
+        try {
+          body = text ? JSON.parse(text) : undefined
+        } catch {
+          body = undefined
+        }
+        resolve({kind: 'answer', status: res.statusCode ?? 0, headers: res.headers, body, text})
+      })
+    })
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({kind: 'connection-error', code: error.code ?? 'ERR', message: error.message}),
+    )
+    req.end(payload)
+  })
+}

@@ -1,9 +1,15 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 
 import {createDemands, listDemands} from '../../src/sandbox/demands.js'
 import {openSeededStore} from '../../src/sandbox/index.js'
 import type {DemandDoc} from '../../src/sandbox/store/demands.js'
-import {SCHEMA_VERSION} from '../../src/sandbox/store/schema.js'
+import {DB_FILE_NAME, openStore} from '../../src/sandbox/store/index.js'
+import {MIGRATIONS, SCHEMA_VERSION} from '../../src/sandbox/store/schema.js'
 import {CUSTOMER_OPTIONS, DEMANDS, DEMO_BUSINESS_ID, MACHINES, MATERIALS, PRODUCTS} from '../../src/sandbox/seed.js'
 
 describe('sandbox store', () => {
@@ -134,6 +140,49 @@ describe('sandbox store', () => {
       expect(text).not.toMatch(/TEMP B-TREE/)
     } finally {
       store.close()
+    }
+  })
+
+  it('migrates a version-1 database so a draftId may repeat, keeping its demands', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-migrate-'))
+    try {
+      const old = new Database(join(dir, DB_FILE_NAME))
+      old.exec(MIGRATIONS[0]!)
+      old.pragma('user_version = 1')
+      old.close()
+      const store = openStore({dataDir: dir})
+      try {
+        expect(store.db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+        const index = store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'demands_draft'").get() as {
+          sql: string
+        }
+        expect(index.sql).not.toMatch(/UNIQUE/)
+        store.businesses.insert({
+          id: DEMO_BUSINESS_ID,
+          name: 'Demo',
+          currency: 'EUR',
+          webhookAccess: true,
+          referral: 'api',
+          authToken: 'at_x',
+          position: 1,
+          createdAt: new Date(0).toISOString(),
+        })
+        const business = store.businesses.byId(DEMO_BUSINESS_ID)!
+        const item = {draftId: 'twice', technique: '3D_PRINTING' as const, material: 'PLA'}
+        const first = createDemands({store, business, now: 1000, replay: false}, [item])[0]!.doc
+        const second = createDemands({store, business, now: 2000, replay: false}, [item])[0]!.doc
+        expect(second._id).not.toBe(first._id)
+        // With replay on, the oldest demand carrying the draftId is the one found.
+        expect(createDemands({store, business, now: 3000}, [item])[0]).toMatchObject({
+          created: false,
+          doc: {_id: first._id},
+        })
+        expect(store.demands.countByBusiness(DEMO_BUSINESS_ID)).toBe(2)
+      } finally {
+        store.close()
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
     }
   })
 

@@ -1,6 +1,4 @@
-import {createHash} from 'node:crypto'
-
-import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+import type {FastifyInstance} from 'fastify'
 import {z} from 'zod'
 
 import {issuesToDetails} from '../../schemas/common.js'
@@ -9,10 +7,9 @@ import {businessOf, ownBusiness, v1Auth} from '../auth.js'
 import {createDemands, getDemand, listDemands, updateDemand, validateCreateBody, type ListQuery} from '../demands.js'
 import {badRequest} from '../errors.js'
 import {paymentAuthToken} from '../ids.js'
+import {createIdempotently} from '../replay.js'
 import {v1Record} from '../records.js'
 import type {SandboxContext} from '../app.js'
-
-const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
 
 const wholeNumber = (min: number, max?: number) => {
   const n = max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max)
@@ -57,22 +54,6 @@ function parseListQuery(type: string, query: unknown): ListQuery {
   }
 }
 
-function idempotencyKey(request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key']
-  if (raw === undefined) return undefined
-  const key = Array.isArray(raw) ? (raw[0] ?? '') : raw
-  if (key.length === 0 || key.length > 255) {
-    throw badRequest('The Idempotency-Key header must be 1 to 255 characters long.', [
-      {path: 'Idempotency-Key', message: 'must be 1 to 255 characters'},
-    ])
-  }
-  return key
-}
-
-function sendJson(reply: FastifyReply, statusCode: number, body: string): FastifyReply {
-  return reply.code(statusCode).type('application/json; charset=utf-8').send(body)
-}
-
 /** Public v1 routes (prefix /api/public/v1). */
 export async function v1Routes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {
   const {store} = ctx
@@ -81,37 +62,16 @@ export async function v1Routes(app: FastifyInstance, ctx: SandboxContext): Promi
   app.post<{Params: {businessId: string}}>('/demand/create-quotes/:businessId', async (request, reply) => {
     const business = ownBusiness(request, request.params.businessId)
     const now = ctx.clock()
-    const key = idempotencyKey(request)
-    const fingerprint = createHash('sha256')
-      .update(`POST ${request.routeOptions.url}\n${JSON.stringify(request.body ?? null)}`)
-      .digest('hex')
-    if (key !== undefined) {
-      const first = store.idempotency.find(business.id, key, now - IDEMPOTENCY_WINDOW_MS)
-      if (first) {
-        if (first.fingerprint !== fingerprint) {
-          throw badRequest(
-            `Idempotency-Key ${key} was used in the last 24 hours with a different request; use a new key for a new request.`,
-          )
-        }
-        reply.header('idempotent-replayed', 'true')
-        return sendJson(reply, first.statusCode, first.body)
-      }
-    }
-    const items = validateCreateBody(request.body, business)
-    const outcomes = createDemands({store, business, now}, items)
-    const body = JSON.stringify(
-      outcomes.map(({doc}) => ({
-        ...v1Record(doc),
-        paymentAuthToken: paymentAuthToken(ctx.signingSecret, business.id, doc._id, doc.orderNumber),
-      })),
-    )
-    if (key !== undefined) {
-      store.transaction(() => {
-        store.idempotency.purgeBefore(now - IDEMPOTENCY_WINDOW_MS)
-        store.idempotency.save({businessId: business.id, key, fingerprint, statusCode: 201, body, createdAt: now})
-      })
-    }
-    return sendJson(reply, 201, body)
+    return createIdempotently(ctx, request, reply, business, now, () => {
+      const items = validateCreateBody(request.body, business)
+      const outcomes = createDemands({store, business, now, replay: ctx.replay}, items)
+      return JSON.stringify(
+        outcomes.map(({doc}) => ({
+          ...v1Record(doc),
+          paymentAuthToken: paymentAuthToken(ctx.signingSecret, business.id, doc._id, doc.orderNumber),
+        })),
+      )
+    })
   })
 
   app.get<{Params: {businessId: string; type: string}}>('/demand/:businessId/:type', async (request) => {

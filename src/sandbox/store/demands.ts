@@ -94,6 +94,7 @@ export class DemandStore {
   private readonly updateRow: Database.Statement
   private readonly selectById: Database.Statement
   private readonly selectByDraft: Database.Statement
+  private readonly selectByIds: Database.Statement
   private readonly selectNextOrderNumber: Database.Statement
   private readonly selectCount: Database.Statement
   /** Page and count statements, one per filter combination, prepared on first use. */
@@ -107,7 +108,13 @@ export class DemandStore {
       db.prepare(`UPDATE demands SET taken_as = @taken_as, status = @status, draft_id = @draft_id, archived = @archived,
       updated_at = @updated_at, doc = @doc WHERE id = @id AND business_id = @business_id`)
     this.selectById = db.prepare('SELECT doc FROM demands WHERE id = ? AND business_id = ?')
-    this.selectByDraft = db.prepare('SELECT doc FROM demands WHERE business_id = ? AND draft_id = ?')
+    // Without replay a draftId may repeat: the first demand created with it is the one found.
+    this.selectByDraft = db.prepare(
+      'SELECT doc FROM demands WHERE business_id = ? AND draft_id = ? ORDER BY created_at, order_number LIMIT 1',
+    )
+    this.selectByIds = db.prepare(
+      'SELECT id, doc FROM demands WHERE business_id = ? AND id IN (SELECT value FROM json_each(?))',
+    )
     this.selectNextOrderNumber = db.prepare(
       'SELECT COALESCE(MAX(order_number), 0) + 1 AS next FROM demands WHERE business_id = ?',
     )
@@ -130,6 +137,12 @@ export class DemandStore {
 
   byDraftId(businessId: string, draftId: string): DemandDoc | undefined {
     return parse(this.selectByDraft.get(businessId, draftId) as Row | undefined)
+  }
+
+  /** The demands of this business among `ids`, by id; unknown and other businesses' ids are absent. */
+  byIds(businessId: string, ids: readonly string[]): Map<string, DemandDoc> {
+    const rows = this.selectByIds.all(businessId, JSON.stringify(ids)) as {id: string; doc: string}[]
+    return new Map(rows.map((row) => [row.id, JSON.parse(row.doc) as DemandDoc]))
   }
 
   nextOrderNumber(businessId: string): number {

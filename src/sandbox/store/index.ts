@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import Database from 'better-sqlite3'
 
+import {AllowanceStore} from './allowance.js'
 import {BusinessStore} from './businesses.js'
 import {CatalogStore} from './catalog.js'
 import {DemandStore} from './demands.js'
@@ -23,6 +24,7 @@ export class Store {
   readonly idempotency: IdempotencyStore
   readonly webhooks: WebhookStore
   readonly meta: MetaStore
+  readonly allowance: AllowanceStore
   /** True when this database was created by this open (it needs seeding). */
   readonly fresh: boolean
   private closed = false
@@ -38,11 +40,16 @@ export class Store {
     this.idempotency = new IdempotencyStore(db)
     this.webhooks = new WebhookStore(db)
     this.meta = new MetaStore(db)
+    this.allowance = new AllowanceStore(db)
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints). */
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints). It takes the
+   * write lock at BEGIN (IMMEDIATE), so a read-then-insert such as the draftId
+   * replay check cannot interleave with another process writing the same file.
+   */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)()
+    return this.db.transaction(fn).immediate()
   }
 
   close(): void {

@@ -106,6 +106,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhooks_business ON webhooks(business_id, created_at);
   `,
+  /* 2: draftId uniqueness moves from the index to the create logic, so a sandbox
+        started without replay can store duplicates like a server without idempotency help */ `
+  DROP INDEX demands_draft;
+  CREATE INDEX demands_draft ON demands(business_id, draft_id, created_at, order_number) WHERE draft_id IS NOT NULL;
+  `,
+  /* 3: legacy price estimations used per business and UTC day (store/allowance.ts) */ `
+  CREATE TABLE estimation_allowance (
+    business_id TEXT NOT NULL,
+    day         TEXT NOT NULL,
+    used        INTEGER NOT NULL,
+    PRIMARY KEY (business_id, day)
+  );
+  `,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
