@@ -1,0 +1,27 @@
+import {EstimationAnswer, type QuoteModelPublicDto} from '../../schemas/pricing.js'
+import type {ApiClient} from '../http.js'
+import {parseResponse, segment} from '../parse.js'
+
+const BASE = '/api/public/v1/price-estimation'
+
+/**
+ * POST /api/public/v1/price-estimation/{businessId}. `currency` is a sandbox
+ * extension ([ext], docs/pricing.md): sent only when given; the real service
+ * answers in the business's currency.
+ */
+export async function estimatePrice(
+  client: ApiClient,
+  businessId: string,
+  body: QuoteModelPublicDto | Record<string, unknown>,
+  opts: {currency?: string; signal?: AbortSignal} = {},
+): Promise<EstimationAnswer> {
+  const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{businessId}`)}`
+  const res = await client.request({
+    method: 'POST',
+    path,
+    body,
+    ...(opts.currency ? {query: {currency: opts.currency}} : {}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(EstimationAnswer, res.body, 'POST', path, res.status)
+}
