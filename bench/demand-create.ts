@@ -1,0 +1,128 @@
+// Create 10,000 demands from CSV into a standalone sandbox: `mfg demand create` against
+// bench/baseline/post-chunks.mjs posting the same rows in the same chunks over the same
+// number of keep-alive connections. Target: CLI time / baseline time at most 1.25.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {cli, machine, measure, median, root, serveSandbox, writeSection} from './lib.js'
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const CONCURRENCY = 4
+const TARGET = 1.25
+
+const header = [
+  'technique',
+  'material',
+  'quantity',
+  'email',
+  'firstName',
+  'lastName',
+  'shippingAddress.city',
+  'shippingAddress.country',
+  'jobDetails.takenAs',
+  'quoteModel.0.fileName',
+  'quoteModel.0.service',
+  'quoteModel.0.quantity',
+]
+const MATERIALS = ['PLA', 'PETG', 'ABS', 'Standard Resin', 'PA12']
+function row(i: number): (string | number)[] {
+  return [
+    '3D_PRINTING',
+    MATERIALS[i % 5]!,
+    (i % 7) + 1,
+    `buyer${i}@example.com`,
+    'Ada',
+    `Client ${i}`,
+    'Lyon',
+    'FR',
+    'QUOTE',
+    `part-${i}.stl`,
+    '3D_PRINTING',
+    (i % 7) + 1,
+  ]
+}
+function asObject(i: number, draftId: string): object {
+  const r = row(i)
+  return {
+    technique: r[0],
+    material: r[1],
+    quantity: r[2],
+    email: r[3],
+    firstName: r[4],
+    lastName: r[5],
+    shippingAddress: {city: r[6], country: r[7]},
+    jobDetails: {takenAs: r[8]},
+    quoteModel: [{fileName: r[9], service: r[10], quantity: r[11]}],
+    draftId,
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'mfg-bench-create-'))
+const csv = join(work, 'rows.csv')
+writeFileSync(csv, [header.join(','), ...Array.from({length: ROWS}, (_, i) => row(i).join(','))].join('\n') + '\n')
+
+const cliMs: number[] = []
+const baseMs: number[] = []
+for (let run = 0; run < RUNS; run++) {
+  // Alternate which goes first, each against a fresh sandbox, so neither gains from the order.
+  for (const which of run % 2 ? ['baseline', 'cli'] : ['cli', 'baseline']) {
+    const sb = await serveSandbox()
+    const demo = sb.businesses[0]!
+    try {
+      if (which === 'cli') {
+        const home = mkdtempSync(join(work, 'home-'))
+        const r = await measure(
+          [process.execPath, cli, 'demand', 'create', '--file', csv, '--concurrency', String(CONCURRENCY)],
+          {
+            MFG_HOME: home,
+            MFG_BASE_URL: sb.url,
+            MFG_API_KEY: demo.apiKey,
+            MFG_BUSINESS_ID: demo.id,
+          },
+        )
+        if (r.code !== 0 || r.stdoutLines !== ROWS)
+          throw new Error(`CLI run failed (exit ${r.code}, ${r.stdoutLines} lines): ${r.stderr.slice(-2000)}`)
+        cliMs.push(r.ms)
+      } else {
+        const chunks: object[][] = []
+        for (let i = 0; i < ROWS; i += 100) {
+          chunks.push(Array.from({length: Math.min(100, ROWS - i)}, (_, k) => asObject(i + k, `base-${run}-${i + k}`)))
+        }
+        const file = join(work, `chunks-${run}.json`)
+        writeFileSync(file, JSON.stringify(chunks))
+        const r = await measure([
+          process.execPath,
+          join(root, 'bench/baseline/post-chunks.mjs'),
+          file,
+          sb.url,
+          demo.id,
+          demo.apiKey,
+          String(CONCURRENCY),
+        ])
+        if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
+        baseMs.push(r.ms)
+      }
+    } finally {
+      await sb.stop()
+    }
+  }
+}
+rmSync(work, {recursive: true, force: true})
+
+const ratio = median(cliMs) / median(baseMs)
+const verdict = ratio <= TARGET ? 'met' : 'NOT met'
+const table = `## demand create: ${ROWS.toLocaleString('en')} rows from CSV
+
+Baseline: \`bench/baseline/post-chunks.mjs\`, the same rows in chunks of 100 posted over ${CONCURRENCY} keep-alive connections with nothing else (no parsing of CSV, validation, journal or output). Both against a fresh standalone \`mfg sandbox serve --memory\` per run; ${RUNS} runs each, alternating order; medians.
+
+| | median ms | runs (ms) |
+|---|---:|---|
+| \`mfg demand create --file rows.csv --concurrency ${CONCURRENCY}\` | ${median(cliMs).toFixed(0)} | ${cliMs.map((x) => x.toFixed(0)).join(', ')} |
+| baseline | ${median(baseMs).toFixed(0)} | ${baseMs.map((x) => x.toFixed(0)).join(', ')} |
+
+Ratio CLI / baseline: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${verdict}). ${machine()}.`
+writeSection('demand-create', table)
+console.log(table)
+if (ratio > TARGET) process.exitCode = 1

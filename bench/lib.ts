@@ -1,0 +1,105 @@
+// Shared pieces of the benchmarks: a standalone sandbox, timed child runs, and the results page.
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+
+export const root = resolve(import.meta.dirname, '..')
+export const cli = join(root, 'bin/run.js')
+
+export interface Served {
+  url: string
+  businesses: {id: string; apiKey: string; authToken: string}[]
+  stop(): Promise<void>
+}
+
+/** Starts `mfg sandbox serve --memory` in its own process, as another client would use it. */
+export async function serveSandbox(extra: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [cli, 'sandbox', 'serve', '--memory', '--port', '0', '--json', ...extra], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {...process.env, NODE_EXTRA_CA_CERTS: ''},
+  })
+  const line = await new Promise<string>((ok, fail) => {
+    child.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
+    createInterface({input: child.stdout!}).once('line', ok)
+  })
+  const info = JSON.parse(line) as Omit<Served, 'stop'>
+  return {
+    ...info,
+    stop: () =>
+      new Promise<void>((ok) => {
+        if (child.exitCode !== null) return ok()
+        child.once('exit', () => ok())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export interface RunResult {
+  /** Wall-clock milliseconds from spawn to exit. */
+  ms: number
+  /** Milliseconds from spawn to the first line on stdout, if any. */
+  firstLineMs?: number
+  /** Peak resident set size in kilobytes, from GNU time. */
+  maxRssKb: number
+  code: number
+  stderr: string
+  stdoutLines: number
+}
+
+/** Runs a command under /usr/bin/time to read its peak RSS; counts stdout lines without keeping them. */
+export function measure(cmd: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  const started = process.hrtime.bigint()
+  const child = spawn('/usr/bin/time', ['-f', '__MAXRSS__%M', ...cmd], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {...process.env, NODE_EXTRA_CA_CERTS: '', CI: 'true', ...env},
+  })
+  let firstLineMs: number | undefined
+  let lines = 0
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (firstLineMs === undefined) firstLineMs = Number(process.hrtime.bigint() - started) / 1e6
+    for (const b of chunk) if (b === 10) lines++
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+    if (stderr.length > 100_000) stderr = stderr.slice(-50_000)
+  })
+  return new Promise((ok) => {
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      const m = /__MAXRSS__(\d+)/.exec(stderr)
+      ok({
+        ms,
+        firstLineMs,
+        maxRssKb: m ? Number(m[1]) : NaN,
+        code: code ?? -1,
+        stderr: stderr.replace(/__MAXRSS__\d+\s*/, ''),
+        stdoutLines: lines,
+      })
+    })
+  })
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** Replaces one benchmark's section of docs/benchmarks.md (between its markers), keeping the others. */
+export function writeSection(name: string, markdown: string): void {
+  const file = join(root, 'docs/benchmarks.md')
+  const head =
+    '# Benchmarks\n\nEach benchmark is measured against a named baseline in the same run and written here by its script under `bench/` (`npm run bench`). Figures are from the 2-core development machine; ratios matter more than absolute times.\n'
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : head
+  const start = `<!-- bench:${name} -->`
+  const end = `<!-- /bench:${name} -->`
+  const block = `${start}\n${markdown.trim()}\n${end}`
+  const re = new RegExp(`${start}[\\s\\S]*?${end}`)
+  text = re.test(text) ? text.replace(re, block) : `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, text)
+}
+
+export const machine = (): string =>
+  `Node ${process.version}, ${process.platform}/${process.arch}, ${new Date().toISOString().slice(0, 10)}`

@@ -1,0 +1,54 @@
+// Peak RSS while `mfg demand create --dry-run` validates a 1,000,000-row NDJSON file,
+// against bench/baseline/read-lines.mjs reading and parsing the same file. Target: at most 150 MB.
+import {createWriteStream, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {cli, machine, measure, root, writeSection} from './lib.js'
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000)
+const TARGET_MB = 150
+
+const work = mkdtempSync(join(tmpdir(), 'mfg-bench-validate-'))
+const file = join(work, 'rows.ndjson')
+const out = createWriteStream(file)
+for (let i = 0; i < ROWS; i++) {
+  const line = JSON.stringify({
+    technique: 'CNC_MACHINING',
+    material: 'Aluminium 6061',
+    quantity: (i % 9) + 1,
+    email: `buyer${i}@example.com`,
+    shippingAddress: {city: 'Porto', country: 'PT'},
+    jobDetails: {takenAs: 'QUOTE'},
+    quoteModel: [{fileName: `bracket-${i}.step`, service: 'CNC_MACHINING', quantity: (i % 9) + 1}],
+  })
+  if (!out.write(line + '\n')) await new Promise<void>((ok) => out.once('drain', () => ok()))
+}
+await new Promise<void>((ok) => out.end(() => ok()))
+
+const home = mkdtempSync(join(work, 'home-'))
+const mfg = await measure([process.execPath, cli, 'demand', 'create', '--file', file, '--dry-run'], {
+  MFG_HOME: home,
+  MFG_BASE_URL: 'http://127.0.0.1:9',
+  MFG_API_KEY: 'pk_business_benchonly',
+  MFG_BUSINESS_ID: 'bench',
+})
+const base = await measure([process.execPath, join(root, 'bench/baseline/read-lines.mjs'), file])
+rmSync(work, {recursive: true, force: true})
+if (mfg.code !== 0) throw new Error(`dry run failed (exit ${mfg.code}): ${mfg.stderr.slice(-2000)}`)
+
+const mb = (kb: number) => kb / 1024
+const verdict = mb(mfg.maxRssKb) <= TARGET_MB ? 'met' : 'NOT met'
+const table = `## demand create --dry-run: peak memory over ${ROWS.toLocaleString('en')} NDJSON rows
+
+Baseline: \`bench/baseline/read-lines.mjs\`, node reading the same file with readline and parsing each line, keeping nothing.
+
+| | peak RSS MB | time s |
+|---|---:|---:|
+| \`mfg demand create --file rows.ndjson --dry-run\` | ${mb(mfg.maxRssKb).toFixed(1)} | ${(mfg.ms / 1000).toFixed(1)} |
+| baseline | ${mb(base.maxRssKb).toFixed(1)} | ${(base.ms / 1000).toFixed(1)} |
+
+Ratio of peak RSS CLI / baseline: **${(mfg.maxRssKb / base.maxRssKb).toFixed(2)}**; time ratio ${(mfg.ms / base.ms).toFixed(2)}. Target peak RSS ≤ ${TARGET_MB} MB: ${verdict}. ${machine()}.`
+writeSection('validate-rss', table)
+console.log(table)
+if (verdict !== 'met') process.exitCode = 1
