@@ -13,7 +13,18 @@ export const DEMAND_LIST_COLUMNS = [
   'createdAt',
 ] as const
 
-export const DEMAND_CREATE_COLUMNS = ['orderNumber', '_id', 'status', 'technique', 'material', 'draftId'] as const
+/** Columns of legacy records (`demand list --ids`). */
+export const LEGACY_LIST_COLUMNS = [
+  'orderNumber',
+  '_id',
+  'status',
+  'technique',
+  'material',
+  'quantity',
+  'priceToClient',
+  'currency',
+  'createdAt',
+] as const
 
 /** A record fit for output: the payment token masked like any secret. */
 export function displayRecord(record: DemandRecord): DemandRecord {

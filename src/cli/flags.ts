@@ -41,3 +41,42 @@ export const fileFlag = (description: string) => Flags.string({char: 'f', descri
 
 /** `--yes` for destructive commands: required when there is no terminal to confirm in. */
 export const yesFlag = Flags.boolean({char: 'y', description: 'Do not ask for confirmation.'})
+
+/** `--shipping-*` flags: the fields of a shipping address. */
+export function shippingFlags() {
+  const f = (description: string) => Flags.string({description, helpGroup: 'SHIPPING ADDRESS'})
+  return {
+    'shipping-address': f('Street address.'),
+    'shipping-city': f('City.'),
+    'shipping-region': f('Region.'),
+    'shipping-country': f('Country.'),
+    'shipping-zip': f('Postal code.'),
+    'shipping-phone': f('Phone.'),
+    'shipping-email': f('E-mail.'),
+    'shipping-first-name': f('First name.'),
+    'shipping-last-name': f('Last name.'),
+    'shipping-vat': f('VAT number.'),
+  }
+}
+
+/** The address the `--shipping-*` flags describe, or undefined when none was given. */
+export function shippingAddressFrom(flags: Record<string, unknown>): Record<string, string> | undefined {
+  const map: Record<string, string> = {
+    'shipping-address': 'address',
+    'shipping-city': 'city',
+    'shipping-region': 'region',
+    'shipping-country': 'country',
+    'shipping-zip': 'zip',
+    'shipping-phone': 'phone',
+    'shipping-email': 'email',
+    'shipping-first-name': 'firstName',
+    'shipping-last-name': 'lastName',
+    'shipping-vat': 'vat',
+  }
+  const out: Record<string, string> = {}
+  for (const [flag, field] of Object.entries(map)) {
+    const v = flags[flag]
+    if (typeof v === 'string') out[field] = v
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}

@@ -135,3 +135,13 @@ export function printList(rows: readonly Row[], flags: ListOutputFlags, defaultC
 export function ndjsonLine(row: unknown, flags: ListOutputFlags, defaultColumns: readonly string[]): string {
   return JSON.stringify(flags.columns ? project(row, parseColumns(flags.columns, defaultColumns)) : row)
 }
+
+/** An epoch-ms time as ISO 8601 in the local time zone, with its offset (2025-01-03T10:00:00+01:00). */
+export function isoLocal(ms: number): string {
+  const d = new Date(ms)
+  if (Number.isNaN(d.getTime())) return String(ms)
+  const pad = (n: number, w = 2) => String(Math.trunc(Math.abs(n))).padStart(w, '0')
+  const offset = -d.getTimezoneOffset()
+  const sign = offset >= 0 ? '+' : '-'
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${sign}${pad(offset / 60)}:${pad(offset % 60)}`
+}

@@ -69,7 +69,8 @@ export function validateObject<S extends z.ZodType>(value: unknown, schema: S, w
   )
 }
 
-function describe(issue: z.core.$ZodIssue): string {
+/** One zod issue as a reason a user can act on (what is allowed, what was given). */
+export function describe(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_value': {
       const got =

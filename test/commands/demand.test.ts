@@ -26,6 +26,14 @@ interface Demand {
   jobDetails?: {takenAs?: string}
 }
 
+interface Result {
+  row: number
+  id: string
+  orderNumber: number
+  draftId: string
+  status: string
+}
+
 let sb: CliSandbox
 const outputs: CliResult[] = []
 const run = async (argv: string[], opts: RunOptions = {}) => {
@@ -65,15 +73,22 @@ describe('mfg demand create', () => {
     const path = file('hundred.json', JSON.stringify(quotes(100)))
     const r = await run(['demand', 'create', '--file', path, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
-    const created = json<Demand[]>(r)
+    const created = json<Result[]>(r)
     expect(created).toHaveLength(100)
-    expect(new Set(created.map((d) => d._id)).size).toBe(100)
+    expect(created.map((d) => d.row)).toEqual(Array.from({length: 100}, (_, i) => i + 1))
+    expect(new Set(created.map((d) => d.id)).size).toBe(100)
     expect(created.every((d) => /^mfg-[0-9a-f]{24}$/.test(d.draftId ?? ''))).toBe(true)
-    expect(created[0]!.paymentAuthToken ?? '****').toMatch(/^\*\*\*\*/)
+    expect(created[0]).toMatchObject({status: 'Quote Sent', orderNumber: expect.any(Number)})
     expect(await count()).toBe(before + 100)
 
-    const again = await run(['demand', 'create', '--file', path, '--json'])
-    expect(json<Demand[]>(again).map((d) => d._id)).toEqual(created.map((d) => d._id))
+    const again = await run(['demand', 'create', '--file', path])
+    expect(again.exitCode, again.stderr).toBe(0)
+    const lines = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Result)
+    expect(lines.map((d) => d.id)).toEqual(created.map((d) => d.id))
+    expect(again.stderr).toMatch(/100 already created by an earlier run; 0 request/)
     expect(await count()).toBe(before + 100)
   })
 
@@ -86,8 +101,13 @@ describe('mfg demand create', () => {
       file('many.json', JSON.stringify(quotes(150, (i) => ({color: `c${i}`})))),
     ])
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/Created 150 demand\(s\) .* in 2 request\(s\)/)
-    expect(r.stdout.trim().split('\n')).toHaveLength(151)
+    expect(r.stderr).toMatch(/Created 150 of 150 demand\(s\); 2 request\(s\)/)
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Result)
+    expect(lines).toHaveLength(150)
+    expect(lines.map((l) => l.row).sort((a, b) => a - b)).toEqual(Array.from({length: 150}, (_, i) => i + 1))
     expect(await count()).toBe(before + 150)
   })
 
@@ -149,11 +169,12 @@ describe('mfg demand create', () => {
       .join('\n')
     const r = await run(['demand', 'create', '--file', '-', '--json'], {stdin: `${ndjson}\n`})
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(json<Demand[]>(r)).toHaveLength(3)
+    expect(json<Result[]>(r)).toHaveLength(3)
     expect(await count()).toBe(before + 3)
     const bad = await run(['demand', 'create', '--file', '-'], {stdin: `${ndjson}\n{"technique": "PCB", }\n`})
     expect(bad.exitCode).toBe(2)
-    expect(bad.stderr).toMatch(/stdin: invalid JSON on line 4/)
+    expect(bad.stderr).toMatch(/row 4: invalid JSON on line 4 of stdin \(column 22/)
+    expect(await count()).toBe(before + 3)
   })
 
   it('creates one quote from flags, as an order when asked', async () => {
@@ -177,10 +198,17 @@ describe('mfg demand create', () => {
       '--json',
     ])
     expect(r.exitCode, r.stderr).toBe(0)
-    const [d] = json<Demand[]>(r)
-    expect(d).toMatchObject({technique: 'CNC_MACHINING', material: 'Brass', jobDetails: {takenAs: 'ORDER'}})
-    const got = await run(['demand', 'get', d!._id, '--json'])
-    expect(json(got)).toMatchObject({_id: d!._id, quantity: 3, email: 'ada@example.com', firstName: 'Ada'})
+    const [d] = json<Result[]>(r)
+    const got = await run(['demand', 'get', d!.id, '--json'])
+    expect(json(got)).toMatchObject({
+      _id: d!.id,
+      technique: 'CNC_MACHINING',
+      material: 'Brass',
+      jobDetails: {takenAs: 'ORDER'},
+      quantity: 3,
+      email: 'ada@example.com',
+      firstName: 'Ada',
+    })
   })
 
   it('needs a file or technique and material without a terminal (exit 2)', async () => {
@@ -193,9 +221,7 @@ describe('mfg demand create', () => {
     const before = await count()
     const r = await run(['demand', 'create', '--file', 'examples/quotes.json', '--dry-run', '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
-    const items = json<{draftId: string}[]>(r)
-    expect(items).toHaveLength(5)
-    expect(items[0]!.draftId).toMatch(/^mfg-/)
+    expect(json(r)).toMatchObject({dryRun: true, created: 0, requests: 0, validation: {rows: 5, valid: 5, chunks: 1}})
     expect(await count()).toBe(before)
   })
 })
@@ -271,7 +297,7 @@ describe('mfg demand get and update', () => {
   let id: string
   beforeAll(async () => {
     const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PETG', '--json'])
-    id = json<Demand[]>(r)[0]!._id
+    id = json<Result[]>(r)[0]!.id
   })
 
   it('shows a demand as key/value lines', async () => {

@@ -27,8 +27,13 @@ export interface ListDemandsQuery {
 }
 
 export interface CreateQuotesOptions {
-  /** Sent as Idempotency-Key; also lets the client retry the POST safely. */
+  /** Sent as Idempotency-Key; also lets the client retry the POST (unless `autoRetry` is false). */
   idempotencyKey?: string
+  /**
+   * False: the key is sent as a header only and the client never resends the
+   * POST itself, for callers that settle unknown outcomes on their own. Default true.
+   */
+  autoRetry?: boolean
   /** Check the items with the shared schema before sending (default true). */
   validate?: boolean
   signal?: AbortSignal
@@ -52,7 +57,11 @@ export async function createQuotes(
     method: 'POST',
     path,
     body: items,
-    ...(opts.idempotencyKey === undefined ? {} : {idempotencyKey: opts.idempotencyKey}),
+    ...(opts.idempotencyKey === undefined
+      ? {}
+      : opts.autoRetry === false
+        ? {headers: {'idempotency-key': opts.idempotencyKey}}
+        : {idempotencyKey: opts.idempotencyKey}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
   return parseResponse(z.array(DemandRecord), res.body, 'POST', path, res.status)

@@ -1,16 +1,86 @@
 import {z} from 'zod'
 
+import {
+  CreateLegacyDemandBody,
+  LegacyDemandRecord,
+  LegacyListBody,
+  LegacyUpdateBody,
+  ProductOrderBody,
+  type Lang,
+} from '../../schemas/legacy-demand.js'
 import type {ApiClient} from '../http.js'
-import {parseResponse, segment} from '../parse.js'
+import {checkRequest, parseResponse, segment} from '../parse.js'
 
-/** A legacy demand record; only the id is relied on, every other field is kept as sent. */
-export const LegacyDemandRecord = z.looseObject({
-  _id: z.string(),
-  status: z.string().optional(),
-})
-export type LegacyDemandRecord = z.infer<typeof LegacyDemandRecord>
+export {LegacyDemandRecord}
 
 const BASE = '/api/v2/ms-machine-owner/demand'
+
+export interface LegacyWriteOptions {
+  /** Sent as Idempotency-Key; also lets the client retry the POST (unless `autoRetry` is false). */
+  idempotencyKey?: string
+  /** False: the key is sent as a header only and the client never resends the POST itself. Default true. */
+  autoRetry?: boolean
+  /** Check the body with the shared schema before sending (default true). */
+  validate?: boolean
+  signal?: AbortSignal
+}
+
+function writeExtras(opts: LegacyWriteOptions) {
+  return {
+    ...(opts.idempotencyKey === undefined
+      ? {}
+      : opts.autoRetry === false
+        ? {headers: {'idempotency-key': opts.idempotencyKey}}
+        : {idempotencyKey: opts.idempotencyKey}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  }
+}
+
+/** POST /api/v2/ms-machine-owner/demand/create-demands: answers the created demands in input order. */
+export async function createLegacyDemands(
+  client: ApiClient,
+  items: unknown[],
+  opts: LegacyWriteOptions = {},
+): Promise<LegacyDemandRecord[]> {
+  const path = `${BASE}/create-demands`
+  if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
+  const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
+  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', path, res.status)
+}
+
+/** POST /api/v2/ms-machine-owner/demand/products?lang=: by-product orders, answered in input order. */
+export async function orderProducts(
+  client: ApiClient,
+  items: unknown[],
+  lang: Lang,
+  opts: LegacyWriteOptions = {},
+): Promise<LegacyDemandRecord[]> {
+  const path = `${BASE}/products`
+  if (opts.validate ?? true) checkRequest(ProductOrderBody, items, 'POST', path, 'the by-product order body')
+  const res = await client.request({method: 'POST', path, query: {lang}, body: items, ...writeExtras(opts)})
+  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', `${path}?lang=${lang}`, res.status)
+}
+
+/**
+ * POST /api/v2/ms-machine-owner/demand/list with at most 500 ids. The service
+ * answers the demands it found (unknown ids are left out); order is not promised.
+ */
+export async function listLegacyDemands(
+  client: ApiClient,
+  ids: string[],
+  opts: {signal?: AbortSignal} = {},
+): Promise<LegacyDemandRecord[]> {
+  const path = `${BASE}/list`
+  const body = {demands: ids}
+  checkRequest(LegacyListBody, body, 'POST', path, 'the list body')
+  const res = await client.request({
+    method: 'POST',
+    path,
+    body,
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', path, res.status)
+}
 
 /** GET /api/v2/ms-machine-owner/demand/{id}. */
 export async function getLegacyDemand(
@@ -21,4 +91,32 @@ export async function getLegacyDemand(
   const path = `${BASE}/${segment(id, 'demand id', 'GET', `${BASE}/{id}`)}`
   const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
   return parseResponse(LegacyDemandRecord, res.body, 'GET', path, res.status)
+}
+
+/** The legacy update answer: the changed fields with `_id`. */
+export const LegacyUpdateAnswer = z.looseObject({_id: z.string()})
+export type LegacyUpdateAnswer = z.infer<typeof LegacyUpdateAnswer>
+
+/** PUT /api/v2/ms-machine-owner/demand/{id}: only material, resolution, filling, quantity, color, thickness, tolerance, shippingAddress. */
+export async function updateLegacyDemand(
+  client: ApiClient,
+  id: string,
+  body: LegacyUpdateBody,
+  opts: {validate?: boolean; signal?: AbortSignal} = {},
+): Promise<LegacyUpdateAnswer> {
+  const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{id}`)}`
+  if (opts.validate ?? true) checkRequest(LegacyUpdateBody, body, 'PUT', path, 'the legacy update body')
+  const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
+  return parseResponse(LegacyUpdateAnswer, res.body, 'PUT', path, res.status)
+}
+
+/** DELETE /api/v2/ms-machine-owner/demand/{id}: cancels and archives; answers the record. */
+export async function deleteLegacyDemand(
+  client: ApiClient,
+  id: string,
+  opts: {signal?: AbortSignal} = {},
+): Promise<LegacyDemandRecord> {
+  const path = `${BASE}/${segment(id, 'demand id', 'DELETE', `${BASE}/{id}`)}`
+  const res = await client.request({method: 'DELETE', path, ...(opts.signal ? {signal: opts.signal} : {})})
+  return parseResponse(LegacyDemandRecord, res.body, 'DELETE', path, res.status)
 }

@@ -1,25 +1,37 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {displayRecord} from '../../cli/demands.js'
 import {writeOut} from '../../cli/output.js'
 import type {DemandRecord} from '../../schemas/demand.js'
-import {getDemand} from '../../services/demands/get.js'
+import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
 
 export default class DemandGet extends BaseCommand {
   static override summary = 'Show one demand.'
-  static override description =
-    'Prints the demand as a key/value table (nested fields as dotted paths, lists as counts), or the whole record with --json.'
+  static override description = `Prints the demand as a key/value table (nested fields as dotted paths, lists as counts), or the whole record with --json.
+
+--legacy reads it through the legacy call (GET /api/v2/ms-machine-owner/demand/{id}), in the legacy record shape: prices as strings, display statuses such as "Special Accepted", client as an id. The interface notes that this call is less reliable than the legacy list (mfg demand list --ids) for orders whose manufacturer changed before production.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
     '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --json | jq .tracking',
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --legacy',
   ]
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
+  static override flags = {
+    legacy: Flags.boolean({description: 'Read through the legacy v2 call, in the legacy record shape.'}),
+  }
 
-  async run(): Promise<DemandRecord> {
+  async run(): Promise<DemandRecord | LegacyDemandRecord> {
     const {args, flags} = await this.parse(DemandGet)
     const {client} = await this.context(flags).session()
-    const record = displayRecord(await getDemand({client}, args.id))
+    let record: DemandRecord | LegacyDemandRecord
+    if (flags.legacy) {
+      const {getLegacy} = await import('../../services/demands/legacy.js')
+      record = await getLegacy({client}, args.id)
+    } else {
+      const {getDemand} = await import('../../services/demands/get.js')
+      record = displayRecord(await getDemand({client}, args.id))
+    }
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(record))

@@ -1,23 +1,28 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {DEMAND_LIST_COLUMNS, displayRecord} from '../../cli/demands.js'
+import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord} from '../../cli/demands.js'
 import {listFlags} from '../../cli/flags.js'
-import {writeOut} from '../../cli/output.js'
+import {writeErr, writeOut} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type DemandRecord, type ListType} from '../../schemas/demand.js'
+import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
 
 export default class DemandList extends BaseCommand {
   static override summary = 'List demands (quote requests and orders).'
   static override description = `Shows one page of the business's demands, newest first, or every page with --all. --limit is the page size (at most 100), or with --all the most demands to fetch.
 
-With --all --ndjson each demand is printed as soon as its page arrives, so long lists stream. --json prints one array.`
+With --all --ndjson each demand is printed as soon as its page arrives, so long lists stream. --json prints one array.
+
+--ids a,b,c or --ids-file FILE (ids separated by commas, spaces or lines; - reads stdin) reads stored demand ids through the legacy list call instead, 500 ids a request, in the order given and in the legacy record shape. Ids the service does not know are listed on stderr.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --type quotes --status quote_sent --limit 50',
     '<%= config.bin %> <%= command.id %> --all --columns orderNumber,shippingAddress.city,priceTotal --sort -priceTotal',
     '<%= config.bin %> <%= command.id %> --all --ndjson | jq .orderNumber',
     '<%= config.bin %> <%= command.id %> --all --csv --no-header > demands.csv',
+    '<%= config.bin %> <%= command.id %> --ids 665f1c2e9b1d4a0012345678,665f1c2e9b1d4a0012345679',
+    '<%= config.bin %> <%= command.id %> --ids-file stored-ids.txt --ndjson',
   ]
   static override flags = {
     type: Flags.string({description: 'Which demands.', options: [...LIST_TYPES], default: 'all'}),
@@ -26,11 +31,23 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     limit: Flags.integer({description: 'Page size (1 to 100); with --all, the most demands to fetch.', min: 1}),
     all: Flags.boolean({description: 'Follow every page.'}),
     archived: Flags.boolean({description: 'List archived demands instead.'}),
+    ids: Flags.string({
+      description: 'Comma-separated demand ids to read through the legacy list call.',
+      exclusive: ['ids-file', 'type', 'status', 'page', 'all', 'archived', 'limit'],
+      helpGroup: 'BY ID (LEGACY)',
+    }),
+    'ids-file': Flags.string({
+      description: 'File of demand ids (one a line, or comma-separated); - reads stdin.',
+      exclusive: ['ids', 'type', 'status', 'page', 'all', 'archived', 'limit'],
+      helpGroup: 'BY ID (LEGACY)',
+      helpValue: 'FILE|-',
+    }),
     ...listFlags(DEMAND_LIST_COLUMNS),
   }
 
-  async run(): Promise<DemandRecord[]> {
+  async run(): Promise<DemandRecord[] | LegacyDemandRecord[]> {
     const {flags} = await this.parse(DemandList)
+    if (flags.ids !== undefined || flags['ids-file'] !== undefined) return this.byIds(flags)
     const ctx = await this.context(flags).service()
     const input = {
       type: flags.type as ListType,
@@ -64,6 +81,46 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       this.note(
         `Page ${more.page} of ${more.totalPages} (${more.total} demands); --page ${more.page + 1} or --all for more.`,
       )
+    return records
+  }
+
+  /** The legacy flow: stored ids in, records out in the same order, missing ids on stderr. */
+  private async byIds(flags: {
+    ids?: string
+    'ids-file'?: string
+    profile?: string
+    verbose?: boolean
+    columns?: string
+    sort?: string
+    'no-header'?: boolean
+    csv?: boolean
+    ndjson?: boolean
+  }): Promise<LegacyDemandRecord[]> {
+    const {listLegacyByIds, splitIds} = await import('../../services/demands/legacy.js')
+    let text = flags.ids ?? ''
+    if (flags['ids-file'] !== undefined) {
+      const {readTextInput} = await import('../../cli/input.js')
+      text = (await readTextInput(flags['ids-file'])).text
+    }
+    const ids = splitIds(text)
+    const {client} = await this.context(flags).session()
+    const render = await import('../../cli/render.js')
+    const streaming = flags.ndjson && !flags.sort
+    const missing: string[] = []
+    let records: LegacyDemandRecord[] = []
+    for await (const record of listLegacyByIds({client}, ids, missing)) {
+      if (streaming) writeOut(render.ndjsonLine(record, flags, LEGACY_LIST_COLUMNS))
+      else records.push(record)
+    }
+    if (!streaming) {
+      records = render.sortRows(records, flags.sort)
+      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS)
+    }
+    if (missing.length > 0) {
+      const shown = missing.slice(0, 20).join(', ')
+      const more = missing.length > 20 ? ` … and ${missing.length - 20} more` : ''
+      writeErr(`Not found: ${missing.length} of ${ids.length} id(s): ${shown}${more}`)
+    }
     return records
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../cli/errors.js'
 import {writeErr} from '../../cli/output.js'
 import {mfgPaths} from '../../profiles/paths.js'
 import {maskSecret} from '../../schemas/secrets.js'
@@ -11,11 +12,14 @@ export default class SandboxServe extends BaseCommand {
 
 The base URL and the seeded businesses' credentials go to stderr, keys masked unless --show-secrets. With --json, stdout gets exactly one line: {"url": "...", "businesses": [{"id", "name", "apiKey", "authToken", "webhookAccess"}, ...]}, demo business first. That line carries the full keys on purpose: they are this local sandbox's own credentials, for scripts and tests.
 
+--faults RATE (0 to 1) makes that fraction of write requests (POST, PUT, DELETE) misbehave, for testing clients: reset the connection, answer 503, answer 429 with Retry-After: 1, or commit the change and then drop the connection. --fault-seed makes the sequence repeatable. --no-replay turns off draftId replay and Idempotency-Key handling, so the sandbox behaves like a server that offers no idempotency help. Counts of the faults injected are printed on stop.
+
 Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared with the embedded profile); --memory keeps it in memory only.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --port 8787',
     '<%= config.bin %> <%= command.id %> --memory --port 0 --json',
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --port 8787 --data-dir ./sandbox-data --show-secrets',
+    '<%= config.bin %> <%= command.id %> --memory --faults 0.15 --fault-seed 42 --no-replay',
   ]
   static override flags = {
     port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 8787, min: 0, max: 65_535}),
@@ -23,6 +27,23 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
     'data-dir': Flags.string({description: 'Directory of the SQLite database.', exclusive: ['memory']}),
     memory: Flags.boolean({description: 'Keep all data in memory; nothing is written.', exclusive: ['data-dir']}),
     'show-secrets': Flags.boolean({description: 'Print the full keys and tokens in the human output too.'}),
+    faults: Flags.string({
+      description: 'Fraction of write requests that misbehave, 0 to 1.',
+      helpValue: 'RATE',
+      helpGroup: 'TESTING',
+    }),
+    'fault-seed': Flags.integer({
+      description: 'Seed of the fault sequence (default: random, printed).',
+      min: 0,
+      dependsOn: ['faults'],
+      helpGroup: 'TESTING',
+    }),
+    replay: Flags.boolean({
+      description: 'draftId replay and Idempotency-Key handling (--no-replay turns them off).',
+      allowNo: true,
+      default: true,
+      helpGroup: 'TESTING',
+    }),
   }
 
   protected override handlesInterrupt = false
@@ -30,10 +51,18 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxServe)
     const {startSandbox} = await import('../../sandbox/index.js')
+    const rate = flags.faults === undefined ? undefined : Number(flags.faults)
+    if (rate !== undefined && (flags.faults!.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)) {
+      throw new UsageError(`--faults must be a number from 0 to 1, got ${JSON.stringify(flags.faults)}.`)
+    }
     const sandbox = await startSandbox({
       port: flags.port,
       host: flags.host,
       ...(flags.memory ? {memory: true} : {dataDir: flags['data-dir'] ?? mfgPaths().sandboxDir}),
+      ...(rate === undefined
+        ? {}
+        : {faults: {rate, ...(flags['fault-seed'] === undefined ? {} : {seed: flags['fault-seed']})}}),
+      ...(flags.replay ? {} : {replay: false}),
     })
     const stopped = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'))
@@ -51,9 +80,21 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
         )
       }
       if (!flags['show-secrets']) writeErr('Keys are masked; --show-secrets or --json prints them in full.')
+      if (rate !== undefined) {
+        const stats = sandbox.faultStats()
+        writeErr(`Fault injection: ${rate} of write requests (seed ${stats.seed ?? '-'}).`)
+      }
+      if (!flags.replay) writeErr('Replay off: repeated draftIds and Idempotency-Keys create new demands.')
       writeErr('Press Ctrl-C to stop.')
     }
     const signal = await stopped
+    if (rate !== undefined) {
+      const stats = sandbox.faultStats()
+      const kinds = Object.entries(stats.injected)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')
+      writeErr(`Faults injected: ${stats.total} of ${stats.writeRequests} write requests (${kinds}).`)
+    }
     await sandbox.close()
     if (!this.jsonEnabled()) writeErr(`Sandbox stopped (${signal}).`)
   }

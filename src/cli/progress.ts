@@ -1,0 +1,57 @@
+import {performance} from 'node:perf_hooks'
+
+/**
+ * A one-line progress bar on stderr: rows done of total, rate and ETA. Drawn
+ * only when stderr is a terminal (never in pipes, CI logs or tests), at most ten
+ * times a second, and erased when done so the summary starts on a clean line.
+ */
+export class ProgressBar {
+  private readonly enabled: boolean
+  private readonly started = performance.now()
+  private last = 0
+  private drawn = false
+  /** Rows already done when counting started (from a journal), left out of the rate. */
+  private baseline: number | undefined
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    enabled?: boolean,
+  ) {
+    this.enabled = enabled ?? Boolean((stream as {isTTY?: boolean}).isTTY)
+  }
+
+  update(p: {done: number; failed: number; total: number}, force = false): void {
+    if (!this.enabled || p.total === 0) return
+    const now = performance.now()
+    if (!force && now - this.last < 100 && p.done < p.total) return
+    this.last = now
+    this.baseline ??= p.done
+    const seconds = (now - this.started) / 1000
+    const fresh = p.done - this.baseline
+    const rate = seconds > 0.2 ? fresh / seconds : 0
+    const left = p.total - p.done
+    const eta = rate > 0 ? formatSeconds(left / rate) : '--'
+    const width = Math.max(10, Math.min(30, (this.stream.columns ?? 80) - 60))
+    const filled = Math.round((p.done / p.total) * width)
+    const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`
+    const failed = p.failed > 0 ? `  ${p.failed} failed` : ''
+    this.stream.write(
+      `\r[${bar}] ${p.done}/${p.total} rows  ${rate > 0 ? Math.round(rate) : '-'} rows/s  ETA ${eta}${failed}\u001B[K`,
+    )
+    this.drawn = true
+  }
+
+  /** Erases the bar. */
+  done(): void {
+    if (this.drawn) this.stream.write('\r\u001B[K')
+    this.drawn = false
+  }
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '--'
+  const total = Math.round(s)
+  const m = Math.floor(total / 60)
+  const sec = total % 60
+  return m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`
+}

@@ -1,0 +1,430 @@
+import {createHash} from 'node:crypto'
+import {closeSync, createReadStream, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {extname, join} from 'node:path'
+import {StringDecoder} from 'node:string_decoder'
+
+import type {z} from 'zod'
+
+import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
+import {InputError} from '../services/errors.js'
+import {CsvRowBuilder, CsvTokenizer} from './csv.js'
+import {jsonErrorOffset, lineColumn} from './json-locate.js'
+
+export type RowFormat = 'json' | 'ndjson' | 'csv'
+export const ROW_FORMATS = ['json', 'ndjson', 'csv'] as const
+
+export interface OpenRowsOptions {
+  /** Forces the format; otherwise the extension decides, then the first character. */
+  format?: RowFormat
+  /** The schema CSV cells are converted for. */
+  schema: z.ZodType
+  stdin?: NodeJS.ReadableStream
+}
+
+/** A RowSource that can also release what it holds (stdin's spool file). */
+export interface ClosableRowSource extends RowSource {
+  close(): void
+}
+
+/**
+ * Opens `--file PATH` or `--file -` as a stream of rows that can be read more
+ * than once: stdin is copied to a private temporary file (0600) on the first
+ * read and read back from it afterwards, so memory never holds the input.
+ */
+export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowSource {
+  const stdin = file === '-'
+  const label = stdin ? 'stdin' : file
+  if (stdin && ((opts.stdin ?? process.stdin) as {isTTY?: boolean}).isTTY) {
+    throw new InputError(
+      '--file - reads from stdin, but stdin is a terminal; pipe the data in, for example `cat quotes.ndjson | mfg demand create --file -`.',
+    )
+  }
+  if (!stdin) checkReadable(file)
+  const byExtension = formatOfName(file)
+  let hash: string | undefined
+  let spoolDir: string | undefined
+  let spoolFile: string | undefined
+  let reads = 0
+
+  async function* chunks(): AsyncGenerator<string> {
+    const first = reads++ === 0
+    let stream: NodeJS.ReadableStream
+    let spoolFd: number | undefined
+    if (stdin && first) {
+      stream = opts.stdin ?? process.stdin
+      spoolDir = mkdtempSync(join(tmpdir(), 'mfg-stdin-'))
+      spoolFile = join(spoolDir, 'input')
+      spoolFd = openSync(spoolFile, 'w', 0o600)
+    } else if (stdin) {
+      if (!spoolFile) throw new Error('stdin was not read to the end on the first pass')
+      stream = createReadStream(spoolFile, {highWaterMark: 64 * 1024})
+    } else {
+      stream = createReadStream(file, {highWaterMark: 64 * 1024})
+    }
+    const hasher = first ? createHash('sha256') : undefined
+    const decoder = new StringDecoder('utf8')
+    let start = true
+    try {
+      for await (const piece of stream) {
+        const buf = typeof piece === 'string' ? Buffer.from(piece) : (piece as Buffer)
+        hasher?.update(buf)
+        if (spoolFd !== undefined) writeSync(spoolFd, buf)
+        let text = decoder.write(buf)
+        if (start && text.length > 0) {
+          text = text.replace(/^\uFEFF/, '')
+          start = false
+        }
+        if (text) yield text
+      }
+      const rest = decoder.end()
+      if (rest) yield rest
+    } finally {
+      if (spoolFd !== undefined) closeSync(spoolFd)
+    }
+    if (hasher) hash = hasher.digest('hex')
+  }
+
+  return {
+    label,
+    async *read(): AsyncGenerator<InputRow> {
+      const source = peekable(chunks())
+      const head = await source.peekNonSpace()
+      const format = opts.format ?? byExtension ?? sniff(head.char)
+      if (format === 'csv') {
+        yield* csvRows(source.all(), label, opts.schema)
+      } else if (format === 'ndjson') {
+        yield* ndjsonRows(source.all(), label)
+      } else if (head.char === '[' || head.char === undefined) {
+        yield* jsonValues(source.all(), 'array', label)
+      } else if (
+        head.char === '{' &&
+        opts.format === undefined &&
+        byExtension === undefined &&
+        (await source.firstLineIsJson())
+      ) {
+        yield* ndjsonRows(source.all(), label)
+      } else {
+        yield* jsonValues(source.all(), 'sequence', label)
+      }
+    },
+    contentHash() {
+      if (hash === undefined) throw new Error('the input has not been read to the end yet')
+      return hash
+    },
+    close() {
+      if (spoolDir) rmSync(spoolDir, {recursive: true, force: true})
+      spoolDir = undefined
+    },
+  }
+}
+
+function checkReadable(file: string): void {
+  try {
+    if (statSync(file).isDirectory()) throw new InputError(`cannot read --file ${file}: is a directory`)
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message
+    throw new InputError(`cannot read --file ${file}: ${why}`)
+  }
+}
+
+function formatOfName(file: string): RowFormat | undefined {
+  switch (extname(file).toLowerCase()) {
+    case '.json':
+      return 'json'
+    case '.ndjson':
+    case '.jsonl':
+      return 'ndjson'
+    case '.csv':
+      return 'csv'
+    default:
+      return undefined
+  }
+}
+
+function sniff(char: string | undefined): RowFormat {
+  return char === '[' || char === '{' || char === undefined ? 'json' : 'csv'
+}
+
+/** Lets the format be chosen from the first characters without losing them. */
+function peekable(gen: AsyncGenerator<string>) {
+  const buffered: string[] = []
+  let done = false
+  const pull = async (): Promise<boolean> => {
+    if (done) return false
+    const next = await gen.next()
+    if (next.done) {
+      done = true
+      return false
+    }
+    buffered.push(next.value)
+    return true
+  }
+  return {
+    async peekNonSpace(): Promise<{char: string | undefined}> {
+      for (let i = 0; ; i++) {
+        if (i >= buffered.length && !(await pull())) return {char: undefined}
+        const m = /\S/.exec(buffered[i]!)
+        if (m) return {char: m[0]}
+      }
+    },
+    /** Whether the first non-empty line is one whole JSON value (then the input is NDJSON). */
+    async firstLineIsJson(): Promise<boolean> {
+      for (;;) {
+        const text = buffered.join('')
+        const begin = text.search(/\S/)
+        const nl = begin === -1 ? -1 : text.indexOf('\n', begin)
+        if (begin !== -1 && (nl !== -1 || done)) {
+          try {
+            JSON.parse(text.slice(begin, nl === -1 ? undefined : nl))
+            return true
+          } catch {
+            return false
+          }
+        }
+        if (done) return false
+        await pull()
+      }
+    },
+    async *all(): AsyncGenerator<string> {
+      while (buffered.length > 0) yield buffered.shift()!
+      if (done) return
+      yield* gen
+    },
+  }
+}
+
+/** NDJSON: one object per non-empty line. A bad line is an invalid row, not the end of the input. */
+export async function* ndjsonRows(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow> {
+  let rest = ''
+  let line = 0
+  let row = 0
+  const one = (text: string): InputRow | undefined => {
+    line++
+    const body = text.endsWith('\r') ? text.slice(0, -1) : text
+    if (body.trim() === '') return undefined
+    row++
+    try {
+      return {row, line, value: JSON.parse(body) as unknown}
+    } catch (error) {
+      const found = jsonErrorOffset(body)
+      const where = found
+        ? `column ${lineColumn(body, found.offset).column}: ${found.reason}`
+        : (error as Error).message
+      return {
+        row,
+        line,
+        raw: body,
+        problems: [{path: '', reason: `invalid JSON on line ${line} of ${label} (${where})`}],
+      }
+    }
+  }
+  for await (const chunk of chunks) {
+    const text = rest + chunk
+    let start = 0
+    const out: InputRow[] = []
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      const r = one(text.slice(start, nl))
+      if (r) out.push(r)
+      start = nl + 1
+    }
+    rest = text.slice(start)
+    yield* out
+  }
+  const last = one(rest)
+  if (last) yield last
+}
+
+/**
+ * A JSON array of objects (`array`), or objects one after another separated by
+ * white space (`sequence`, which covers one pretty-printed object), read
+ * element by element. Broken JSON ends the input with its line and column.
+ */
+export async function* jsonValues(
+  chunks: AsyncIterable<string>,
+  mode: 'array' | 'sequence',
+  label: string,
+): AsyncGenerator<InputRow> {
+  let opened = mode === 'sequence'
+  let closed = false
+  let afterValue = false
+  let expectValue = false
+  let inValue = false
+  let primitive = false
+  let inString = false
+  let escape = false
+  let depth = 0
+  let buf = ''
+  let line = 1
+  let col = 0
+  let startLine = 1
+  let startCol = 1
+  let row = 0
+  const fail = (what: string): never => {
+    throw new InputError(`${label}: invalid JSON at line ${line}, column ${col}: ${what}`)
+  }
+  let previousLine = 0
+  const finish = (text: string): InputRow => {
+    row++
+    // A line number helps only when rows sit on lines of their own.
+    const own = startLine !== previousLine
+    previousLine = startLine
+    try {
+      return {row, ...(own ? {line: startLine} : {}), value: JSON.parse(text) as unknown}
+    } catch (error) {
+      const found = jsonErrorOffset(text)
+      if (!found)
+        throw new InputError(`${label}: invalid JSON in row ${row} (line ${startLine}): ${(error as Error).message}`)
+      const rel = lineColumn(text, found.offset)
+      const absLine = startLine + rel.line - 1
+      const absCol = rel.line === 1 ? startCol + rel.column - 1 : rel.column
+      throw new InputError(`${label}: invalid JSON at line ${absLine}, column ${absCol}: ${found.reason}`)
+    }
+  }
+  for await (const chunk of chunks) {
+    const out: InputRow[] = []
+    let segStart = inValue ? 0 : -1
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i)
+      if (c === 10) {
+        line++
+        col = 0
+      } else col++
+      if (inValue) {
+        if (inString) {
+          if (escape) escape = false
+          else if (c === 92) escape = true
+          else if (c === 34) {
+            inString = false
+            if (primitive && depth === 0) {
+              out.push(finish(buf + chunk.slice(segStart, i + 1)))
+              buf = ''
+              inValue = false
+              afterValue = true
+            }
+          }
+          continue
+        }
+        if (primitive) {
+          if (c === 44 || c === 93 || c === 32 || c === 9 || c === 10 || c === 13) {
+            out.push(finish(buf + chunk.slice(segStart, i)))
+            buf = ''
+            inValue = false
+            afterValue = true
+            // Read the delimiter again outside the value.
+            if (c === 10) line--
+            else col--
+            i--
+            continue
+          }
+          continue
+        }
+        if (c === 34) inString = true
+        else if (c === 123 || c === 91) depth++
+        else if (c === 125 || c === 93) {
+          depth--
+          if (depth === 0) {
+            out.push(finish(buf + chunk.slice(segStart, i + 1)))
+            buf = ''
+            inValue = false
+            afterValue = true
+          }
+        }
+        continue
+      }
+      if (c === 32 || c === 9 || c === 10 || c === 13) continue
+      if (closed) fail('unexpected text after the end of the array')
+      if (!opened) {
+        if (c !== 91) fail('expected [')
+        opened = true
+        continue
+      }
+      if (mode === 'array' && c === 44) {
+        if (!afterValue) fail('unexpected ,')
+        afterValue = false
+        expectValue = true
+        continue
+      }
+      if (mode === 'array' && c === 93) {
+        if (expectValue) fail('unexpected ] after ,')
+        closed = true
+        continue
+      }
+      if (afterValue && mode === 'array') fail('expected , or ]')
+      // A value starts here.
+      inValue = true
+      expectValue = false
+      afterValue = false
+      segStart = i
+      buf = ''
+      startLine = line
+      startCol = col
+      depth = 0
+      primitive = !(c === 123 || c === 91)
+      if (!primitive) depth = 1
+      else if (c === 34) inString = true
+    }
+    if (inValue) buf += chunk.slice(segStart)
+    yield* out
+  }
+  if (inValue && primitive && !inString) {
+    yield finish(buf)
+    inValue = false
+  }
+  if (inValue) throw new InputError(`${label}: invalid JSON: the input ends inside row ${row + 1} (line ${startLine})`)
+  if (mode === 'array' && opened && !closed) {
+    throw new InputError(`${label}: invalid JSON: the input ends before the array is closed with ]`)
+  }
+}
+
+/** CSV with a header of field paths; each record becomes an object shaped for `schema`. */
+export async function* csvRows(
+  chunks: AsyncIterable<string>,
+  label: string,
+  schema: z.ZodType,
+): AsyncGenerator<InputRow> {
+  const tokenizer = new CsvTokenizer()
+  let builder: CsvRowBuilder | undefined
+  let row = 0
+  const convert = function* (records: {cells: string[]; line: number}[]): Generator<InputRow> {
+    for (const record of records) {
+      if (!builder) {
+        try {
+          builder = new CsvRowBuilder(record.cells, schema)
+        } catch (error) {
+          throw new InputError(`${label}: ${(error as Error).message}`)
+        }
+        continue
+      }
+      row++
+      const {value, problems} = builder.build(record.cells)
+      yield {
+        row,
+        line: record.line,
+        value,
+        ...(problems.length > 0 ? {problems, raw: record.cells.join(',')} : {}),
+      }
+    }
+  }
+  try {
+    for await (const chunk of chunks) yield* convert(tokenizer.push(chunk))
+    yield* convert(tokenizer.end())
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)
+  }
+}
+
+/** Rows already in memory (one quote built from flags), as a RowSource. */
+export function memoryRowSource(values: readonly unknown[], label: string, identity: string): ClosableRowSource {
+  return {
+    label,
+    async *read(): AsyncGenerator<InputRow> {
+      for (const [i, value] of values.entries()) yield {row: i + 1, value}
+    },
+    contentHash: () => identity,
+    close() {},
+  }
+}

@@ -1,0 +1,83 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../cli/errors.js'
+import {fileFlag, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {writeOut} from '../../cli/output.js'
+import {LANGS, type Lang, type LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+
+export default class DemandOrder extends BaseCommand {
+  static override summary = 'Place an order for a catalogue product (legacy by-product order).'
+  static override description = `Sends POST /api/v2/ms-machine-owner/demand/products?lang=LANG: one order for --product with the options given as flags, or the orders of --file (one JSON object or an array of them; flags given as well override each item's fields). --referral is the fixed value the service gave your business (the sandbox's demo business uses "api"); a wrong one is refused (exit 1). --lang sets the language of the service's messages.
+
+Store the returned demand id: later reads go through mfg demand list --ids.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --product 65f0000500000000000000001 --referral api --quantity 2 --material PLA --color red',
+    '<%= config.bin %> <%= command.id %> --product 65f0000500000000000000003 --referral api --lang fr --thickness 2 --shipping-city Lyon --shipping-country FR',
+    '<%= config.bin %> <%= command.id %> --file orders.json --referral api --json',
+  ]
+  static override flags = {
+    product: Flags.string({description: 'Product id (a catalogue post of type PRODUCT).'}),
+    lang: Flags.string({description: 'Language of the answer.', options: [...LANGS], default: 'en'}),
+    referral: Flags.string({description: "The business's referral value, sent exactly."}),
+    material: Flags.string({description: 'Material.'}),
+    resolution: Flags.string({description: 'Resolution.'}),
+    quantity: Flags.integer({description: 'Number of parts.', min: 1}),
+    color: Flags.string({description: 'Colour.'}),
+    filling: Flags.string({description: 'Filling (a number).'}),
+    thickness: Flags.string({description: 'Laser-cutting thickness in mm (a number).'}),
+    tolerance: Flags.string({description: 'CNC precision (a number).'}),
+    file: fileFlag('One by-product order object, or an array of them; - reads stdin.'),
+    ...shippingFlags(),
+  }
+
+  async run(): Promise<LegacyDemandRecord[]> {
+    const {flags} = await this.parse(DemandOrder)
+    const fromFlags: Record<string, unknown> = {
+      ...(flags.product ? {productId: flags.product} : {}),
+      ...(flags.referral ? {referral: flags.referral} : {}),
+      ...(flags.material ? {material: flags.material} : {}),
+      ...(flags.resolution ? {resolution: flags.resolution} : {}),
+      ...(flags.quantity === undefined ? {} : {quantity: flags.quantity}),
+      ...(flags.color ? {color: flags.color} : {}),
+      ...(flags.filling === undefined ? {} : {filling: toNumber(flags.filling, '--filling')}),
+      ...(flags.thickness === undefined ? {} : {thickness: toNumber(flags.thickness, '--thickness')}),
+      ...(flags.tolerance === undefined ? {} : {tolerance: toNumber(flags.tolerance, '--tolerance')}),
+    }
+    const shipping = shippingAddressFrom(flags)
+    let items: Record<string, unknown>[]
+    if (flags.file === undefined) {
+      if (!flags.product)
+        throw new UsageError('Missing --product: the id of the product to order (or --file with orders).')
+      items = [fromFlags]
+    } else {
+      const {parseRows, readTextInput} = await import('../../cli/input.js')
+      const {text, source} = await readTextInput(flags.file)
+      items = parseRows(text, source).rows.map((r) => ({...(r as Record<string, unknown>), ...fromFlags}))
+    }
+    if (shipping) {
+      items = items.map((i) => ({...i, shippingAddress: {...(i.shippingAddress as object | undefined), ...shipping}}))
+    }
+    if (items.some((i) => i.referral === undefined)) {
+      throw new UsageError('Missing --referral: the fixed referral value of your business (the sandbox uses "api").')
+    }
+    const {checkProductOrder, placeProductOrders} = await import('../../services/demands/legacy.js')
+    const checked = items.map((i) => checkProductOrder(i))
+    const {client} = await this.context(flags).session()
+    const records = await placeProductOrders({client}, checked, flags.lang as Lang)
+    if (!this.jsonEnabled()) {
+      const {toTable} = await import('../../cli/render.js')
+      writeOut(toTable(records, ['orderNumber', '_id', 'status', 'productId', 'quantity', 'priceToClient', 'currency']))
+      for (const r of records) if (typeof r.message === 'string') this.note(r.message)
+      this.note(`Placed ${records.length} order(s); keep the _id to read them later with mfg demand list --ids.`)
+    }
+    return records
+  }
+}
+
+function toNumber(raw: string, flag: string): number {
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n))
+    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
+  return n
+}

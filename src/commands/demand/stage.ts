@@ -1,0 +1,36 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {displayRecord} from '../../cli/demands.js'
+import {writeOut} from '../../cli/output.js'
+import type {DemandRecord} from '../../schemas/demand.js'
+
+export default class DemandStage extends BaseCommand {
+  static override summary = 'Move a demand to another stage.'
+  static override description = `STAGE is a status id (quote_sent, special_verified, special_accepted, done, in_shipping, delivered, cancelled) or a display name: the v1 one (Quote Sent, In Review, In Production, Ready to Ship, In Shipping, Delivered, Cancelled) or the legacy one (Special Verified, Special Accepted, Done); case, spaces, hyphens and underscores do not matter.
+
+Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. Each move adds a tracking entry (see mfg demand track).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 special_verified',
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 "In Production"',
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 "special accepted" --json',
+  ]
+  static override args = {
+    id: Args.string({description: 'Demand id (_id).', required: true}),
+    stage: Args.string({description: 'Target stage: status id or display name.', required: true}),
+  }
+
+  async run(): Promise<DemandRecord> {
+    const {args, flags} = await this.parse(DemandStage)
+    const {moveStage, parseStage} = await import('../../services/demands/stage.js')
+    const stage = parseStage(args.stage)
+    const {client} = await this.context(flags).session()
+    const record = displayRecord(await moveStage({client}, args.id, stage))
+    if (!this.jsonEnabled()) {
+      writeOut(
+        `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''} (${record.demandStatusInfo?.status ?? stage})`,
+      )
+    }
+    return record
+  }
+}

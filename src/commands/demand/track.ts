@@ -1,0 +1,40 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {writeOut} from '../../cli/output.js'
+import type {Timeline} from '../../services/demands/stage.js'
+
+export default class DemandTrack extends BaseCommand {
+  static override summary = "Show a demand's tracking timeline."
+  static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601 local time. Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in local time. --json gives the dates as epoch milliseconds.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --json | jq .steps',
+  ]
+  static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
+
+  async run(): Promise<Timeline> {
+    const {args, flags} = await this.parse(DemandTrack)
+    const {client} = await this.context(flags).session()
+    const {trackDemand} = await import('../../services/demands/stage.js')
+    const timeline = await trackDemand({client}, args.id)
+    if (!this.jsonEnabled()) {
+      const {isoLocal, toTable} = await import('../../cli/render.js')
+      const rows = timeline.steps.map((s) => ({stage: s.stage ?? '', tracking: s.status, date: isoLocal(s.date)}))
+      if (rows.length > 0) writeOut(toTable(rows, ['stage', 'tracking', 'date']))
+      if (timeline.dates.length > 0) {
+        writeOut('')
+        writeOut(
+          toTable(
+            timeline.dates.map((d) => ({field: d.field, date: isoLocal(d.date), epoch: d.date})),
+            ['field', 'date', 'epoch'],
+          ),
+        )
+      }
+      this.note(
+        `Demand ${timeline.id}${timeline.orderNumber === undefined ? '' : ` (order ${timeline.orderNumber})`} is ${timeline.status ?? timeline.stage ?? 'in an unknown stage'}.`,
+      )
+    }
+    return timeline
+  }
+}

@@ -1,0 +1,178 @@
+import {createHash} from 'node:crypto'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs'
+import {join} from 'node:path'
+
+/** A row that exists on the server. */
+export interface RowResult {
+  row: number
+  id: string
+  orderNumber?: number
+  draftId: string
+  status?: string
+}
+
+/** A row that was not created (or whose outcome could not be settled). */
+export interface RowFailure {
+  row: number
+  draftId: string
+  error: string
+}
+
+export type RowOutcome = RowResult | RowFailure
+
+export const isFailure = (o: RowOutcome): o is RowFailure => 'error' in o
+
+/** What makes two runs "the same run": the input, the slice of it, where it goes and through which API. */
+export interface JournalKey {
+  /** sha256 of the input bytes (or the caller's own identity). */
+  input: string
+  /** "I/N", or "1/1" without --shard. */
+  shard: string
+  /** Base URL plus business id. */
+  target: string
+  api: 'v1' | 'legacy'
+}
+
+/**
+ * One line of the journal. Every state change of a chunk is appended and
+ * fsynced before the run goes on, so a crash at any point leaves a journal that
+ * says, per row: created (with its result), maybe sent, or not created.
+ */
+export type JournalEvent =
+  | {t: 'start'; v: 1; key: JournalKey; at: string}
+  /** Written before the request leaves: from here on the rows' outcome is unknown until settled. */
+  | {t: 'sent'; c: number; rows: number[]; draftIds: string[]; at: number}
+  | {t: 'done'; c: number; results: RowResult[]}
+  /** Definitively refused (the service validates a whole body before creating anything). */
+  | {t: 'failed'; c: number; failures: RowFailure[]}
+  /** Known not to have been created (429, connection refused): plain pending again. */
+  | {t: 'notsent'; c: number; rows: number[]}
+  /** Sent, but no answer: reconcile before any resend. */
+  | {t: 'unknown'; c: number; rows: number[]; at: number}
+
+/** A row's state as the journal left it. */
+export type JournalRowState =
+  {state: 'done'; result: RowResult} | {state: 'maybe'; sentAt: number} | {state: 'failed'; error: string}
+
+export interface OpenedJournal {
+  journal: BatchJournal
+  /** Row number → state, from earlier runs (empty when new or --fresh). */
+  rows: Map<number, JournalRowState>
+  /** Whether an earlier run's journal was found and used. */
+  resumed: boolean
+}
+
+/** The file name of a key: stable, and free of the URL's characters. */
+export function journalFileName(key: JournalKey): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([key.input, key.shard, key.target, key.api]))
+    .digest('hex')
+  return `create-${digest.slice(0, 32)}.ndjson`
+}
+
+/**
+ * Append-only NDJSON journal of one batch (directory 0700, file 0600). Each
+ * append is followed by fsync: a state change is durable before the next step.
+ */
+export class BatchJournal {
+  private nextChunk: number
+
+  private constructor(
+    readonly path: string,
+    private fd: number | undefined,
+    firstChunk: number,
+  ) {
+    this.nextChunk = firstChunk
+  }
+
+  /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
+  static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    chmodSync(dir, 0o700)
+    const path = join(dir, journalFileName(key))
+    const rows = new Map<number, JournalRowState>()
+    let firstChunk = 0
+    let resumed = false
+    if (!opts.fresh && existsSync(path)) {
+      const replayed = replay(readFileSync(path, 'utf8'), rows)
+      firstChunk = replayed.maxChunk + 1
+      resumed = replayed.events > 0
+    }
+    const fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
+    fchmodSync(fd, 0o600)
+    const journal = new BatchJournal(path, fd, firstChunk)
+    if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
+    return {journal, rows, resumed}
+  }
+
+  /** A number for the next send, unique within this journal. */
+  chunkId(): number {
+    return this.nextChunk++
+  }
+
+  append(event: JournalEvent): void {
+    if (this.fd === undefined) return
+    writeSync(this.fd, `${JSON.stringify(event)}\n`)
+    fsyncSync(this.fd)
+  }
+
+  close(): void {
+    if (this.fd === undefined) return
+    closeSync(this.fd)
+    this.fd = undefined
+  }
+}
+
+/**
+ * Applies the journal's events in order. A last line cut short by a crash is
+ * ignored: it was never acted on, because each step waits for its line to be durable.
+ */
+function replay(text: string, rows: Map<number, JournalRowState>): {maxChunk: number; events: number} {
+  let maxChunk = -1
+  let events = 0
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    let event: JournalEvent
+    try {
+      event = JSON.parse(line) as JournalEvent
+    } catch {
+      continue
+    }
+    events++
+    if ('c' in event && event.c > maxChunk) maxChunk = event.c
+    switch (event.t) {
+      case 'sent':
+      case 'unknown':
+        // The earliest send bounds how far back a scan of the newest demands must look.
+        for (const row of event.rows) {
+          const prev = rows.get(row)
+          if (prev?.state === 'done') continue
+          rows.set(row, {state: 'maybe', sentAt: prev?.state === 'maybe' ? Math.min(prev.sentAt, event.at) : event.at})
+        }
+        break
+      case 'done':
+        for (const result of event.results) rows.set(result.row, {state: 'done', result})
+        break
+      case 'failed':
+        for (const f of event.failures)
+          if (rows.get(f.row)?.state !== 'done') rows.set(f.row, {state: 'failed', error: f.error})
+        break
+      case 'notsent':
+        for (const row of event.rows) if (rows.get(row)?.state !== 'done') rows.delete(row)
+        break
+      default:
+        break
+    }
+  }
+  return {maxChunk, events}
+}

@@ -1,0 +1,232 @@
+import {closeSync, openSync, writeSync} from 'node:fs'
+
+import type {z} from 'zod'
+
+import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
+import {CreateLegacyDemandItem} from '../../schemas/legacy-demand.js'
+import type {ErrorDetail} from '../../schemas/common.js'
+import {InputError} from '../errors.js'
+import {describe} from '../validate.js'
+
+/** One row as an input reader yields it. */
+export interface InputRow {
+  /** 1-based row number (JSON array element, NDJSON line with content, CSV record). */
+  row: number
+  /** 1-based line where the row starts, for messages. */
+  line?: number
+  /** The row as parsed; absent when it could not be read at all. */
+  value?: unknown
+  /** Problems the reader found (bad JSON on an NDJSON line, a CSV cell of the wrong type). */
+  problems?: FieldProblem[]
+  /** The raw text, when the value could not be parsed (for the errors file). */
+  raw?: string
+}
+
+export interface FieldProblem {
+  /** Dotted field path inside the row; "" for the whole row. */
+  path: string
+  reason: string
+}
+
+/**
+ * The input of a batch. `read()` may be called more than once and reads from
+ * the start each time (a first pass validates, a second one sends); it streams,
+ * so memory does not grow with the number of rows.
+ */
+export interface RowSource {
+  /** For messages: the path, or "stdin". */
+  label: string
+  read(): AsyncIterable<InputRow>
+  /** sha256 of the input bytes; known once one read has finished. */
+  contentHash(): string
+}
+
+/** `--shard I/N`: rows whose 0-based index modulo N is I−1. */
+export interface Shard {
+  index: number
+  count: number
+}
+
+export const inShard = (row: number, shard: Shard | undefined): boolean =>
+  !shard || (row - 1) % shard.count === shard.index - 1
+
+export function parseShard(spec: string): Shard {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(spec)
+  const index = m ? Number(m[1]) : Number.NaN
+  const count = m ? Number(m[2]) : Number.NaN
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new InputError(`--shard must be I/N with 1 ≤ I ≤ N, for example 2/3; got ${JSON.stringify(spec)}.`)
+  }
+  return {index, count}
+}
+
+export function createSchema(legacy: boolean): z.ZodType {
+  return legacy ? CreateLegacyDemandItem : CreateDemandItem
+}
+
+function topLevelKeys(legacy: boolean): Set<string> {
+  const schema = (legacy ? CreateLegacyDemandItem : CreateDemandItem) as unknown as {shape: Record<string, unknown>}
+  return new Set(Object.keys(schema.shape))
+}
+
+export interface CheckedRow {
+  row: number
+  line?: number
+  ok: boolean
+  /** The parsed item (unknown fields dropped), when ok. */
+  item?: Record<string, unknown>
+  problems: FieldProblem[]
+  /** Top-level fields the schema does not know (not sent). */
+  unknownFields: string[]
+}
+
+/** Validates one row against the create schema of the chosen generation. */
+export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>): CheckedRow {
+  const base = {row: input.row, ...(input.line === undefined ? {} : {line: input.line})}
+  if (input.problems && input.problems.length > 0)
+    return {...base, ok: false, problems: input.problems, unknownFields: []}
+  const value = input.value
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return {...base, ok: false, problems: [{path: '', reason: 'is not a JSON object'}], unknownFields: []}
+  }
+  const unknownFields = Object.keys(value).filter((k) => !known.has(k))
+  const result = schema.safeParse(value, {reportInput: true})
+  if (result.success)
+    return {...base, ok: true, item: result.data as Record<string, unknown>, problems: [], unknownFields}
+  const problems = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    reason: describe(issue),
+  }))
+  return {...base, ok: false, problems, unknownFields}
+}
+
+export const rowLabel = (r: {row: number; line?: number}): string =>
+  r.line !== undefined && r.line !== r.row ? `row ${r.row} (line ${r.line})` : `row ${r.row}`
+
+export interface ValidationReport {
+  source: string
+  /** Rows in the input. */
+  rows: number
+  /** Rows in this shard. */
+  selected: number
+  valid: number
+  invalid: number
+  /** Requests a send would make (chunks of at most `chunkSize`). */
+  chunks: number
+  /** The first invalid rows' problems, for the listing. */
+  problems: {row: number; line?: number; path: string; reason: string}[]
+  /** Problems beyond those listed. */
+  moreProblems: number
+  /** "row N: a, b" for rows with fields the schema does not know (first ones), and how many more. */
+  unknownFields: string[]
+  moreUnknownFields: number
+  /** The input's identity: sha256 of its bytes. */
+  contentHash: string
+  errorsFile?: string
+}
+
+export interface ValidateOptions {
+  legacy?: boolean
+  shard?: Shard
+  /** Keep going with the valid rows; write the invalid ones to `errorsFile`. */
+  skipInvalid?: boolean
+  errorsFile?: string
+  chunkSize?: number
+  /** Problems listed in the report and the error (default 50). */
+  maxListed?: number
+}
+
+/**
+ * The first pass: reads every row, validates the rows of the shard, and keeps
+ * only counts, the first problems and the input's explicit draftIds (to refuse
+ * repeats). Invalid rows go to the errors file as they are found. Without
+ * `skipInvalid`, any invalid row ends here with one InputError listing them.
+ */
+export async function validateSource(source: RowSource, opts: ValidateOptions = {}): Promise<ValidationReport> {
+  const legacy = opts.legacy ?? false
+  const schema = createSchema(legacy)
+  const known = topLevelKeys(legacy)
+  const maxListed = opts.maxListed ?? 50
+  const chunkSize = Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH)
+  const report: ValidationReport = {
+    source: source.label,
+    rows: 0,
+    selected: 0,
+    valid: 0,
+    invalid: 0,
+    chunks: 0,
+    problems: [],
+    moreProblems: 0,
+    unknownFields: [],
+    moreUnknownFields: 0,
+    contentHash: '',
+    ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
+  }
+  const draftIds = new Map<string, number>()
+  const errorsFd = opts.skipInvalid && opts.errorsFile ? openSync(opts.errorsFile, 'w', 0o600) : undefined
+  try {
+    for await (const input of source.read()) {
+      report.rows++
+      if (!inShard(input.row, opts.shard)) continue
+      report.selected++
+      const checked = checkRow(input, schema, known)
+      const own = checked.item?.draftId
+      if (checked.ok && typeof own === 'string') {
+        const first = draftIds.get(own)
+        if (first === undefined) draftIds.set(own, input.row)
+        else {
+          checked.ok = false
+          checked.problems.push({
+            path: 'draftId',
+            reason: `${JSON.stringify(own)} repeats row ${first} (a draftId must be unique within the input)`,
+          })
+        }
+      }
+      if (checked.unknownFields.length > 0) {
+        if (report.unknownFields.length < 10)
+          report.unknownFields.push(`${rowLabel(checked)}: ${checked.unknownFields.join(', ')}`)
+        else report.moreUnknownFields++
+      }
+      if (checked.ok) {
+        report.valid++
+        continue
+      }
+      report.invalid++
+      for (const p of checked.problems) {
+        if (report.problems.length < maxListed) {
+          report.problems.push({row: checked.row, ...(checked.line === undefined ? {} : {line: checked.line}), ...p})
+        } else report.moreProblems++
+      }
+      if (errorsFd !== undefined) {
+        const entry = {
+          row: input.row,
+          ...(input.line === undefined ? {} : {line: input.line}),
+          errors: checked.problems.map((p) => ({path: p.path, reason: p.reason})),
+          input: input.value === undefined ? (input.raw ?? null) : input.value,
+        }
+        writeSync(errorsFd, `${JSON.stringify(entry)}\n`)
+      }
+    }
+  } finally {
+    if (errorsFd !== undefined) closeSync(errorsFd)
+  }
+  report.contentHash = source.contentHash()
+  report.chunks = Math.ceil(report.valid / chunkSize)
+  if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
+  if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
+  return report
+}
+
+/** The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`, then a count. */
+export function invalidRowsError(report: ValidationReport): InputError {
+  const lines = report.problems.map((p) => `  ${rowLabel(p)}: ${p.path ? `${p.path}: ` : ''}${p.reason}`)
+  if (report.moreProblems > 0) lines.push(`  … and ${report.moreProblems} more problem(s)`)
+  const details: ErrorDetail[] = report.problems.map((p) => ({
+    path: [String(p.row - 1), ...(p.path ? [p.path] : [])].join('.'),
+    message: p.reason,
+  }))
+  return new InputError(
+    `${report.invalid} of ${report.selected} row${report.selected === 1 ? '' : 's'} invalid; nothing was sent (--skip-invalid sends the valid rows):\n${lines.join('\n')}`,
+    details,
+  )
+}

@@ -1,0 +1,104 @@
+import {
+  deleteLegacyDemand,
+  getLegacyDemand,
+  listLegacyDemands,
+  orderProducts,
+  updateLegacyDemand,
+  type LegacyUpdateAnswer,
+} from '../../api/v2/demands.js'
+import {
+  LegacyUpdateBody,
+  MAX_LEGACY_LIST_IDS,
+  ProductOrderItem,
+  type Lang,
+  type LegacyDemandRecord,
+} from '../../schemas/legacy-demand.js'
+import type {ServiceContext} from '../context.js'
+import {InputError} from '../errors.js'
+import {validateObject} from '../validate.js'
+
+type Ctx = Pick<ServiceContext, 'client'>
+
+export function getLegacy(ctx: Ctx, id: string): Promise<LegacyDemandRecord> {
+  return getLegacyDemand(ctx.client, id)
+}
+
+/** Cancels (and archives) a demand through the legacy DELETE; answers the cancelled record. */
+export function deleteLegacy(ctx: Ctx, id: string): Promise<LegacyDemandRecord> {
+  return deleteLegacyDemand(ctx.client, id)
+}
+
+/** Merges a body from a file with flag fields (flags win) and checks it: only the eight legacy fields are allowed. */
+export function buildLegacyUpdate(
+  fromFile: Record<string, unknown> | undefined,
+  fields: Partial<LegacyUpdateBody>,
+): LegacyUpdateBody {
+  const body: Record<string, unknown> = {...fromFile}
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue
+    body[k] =
+      k === 'shippingAddress' ? {...((body.shippingAddress ?? {}) as Record<string, unknown>), ...(v as object)} : v
+  }
+  if (Object.keys(body).length === 0) {
+    throw new InputError(
+      'nothing to update: pass a field flag (for example --material or --quantity) or --file with a legacy update body.',
+    )
+  }
+  return validateObject(
+    body,
+    LegacyUpdateBody,
+    'legacy update body (allowed: material, resolution, filling, quantity, color, thickness, tolerance, shippingAddress)',
+  )
+}
+
+export function updateLegacy(ctx: Ctx, id: string, body: LegacyUpdateBody): Promise<LegacyUpdateAnswer> {
+  return updateLegacyDemand(ctx.client, id, body)
+}
+
+export interface LegacyListResult {
+  /** The demands found, in the order of the ids asked for. */
+  records: LegacyDemandRecord[]
+  missing: string[]
+}
+
+/**
+ * Reads demands by stored ids through the legacy list call, 500 ids a request,
+ * yielding each batch in the order asked (ids the service does not know are
+ * collected in `missing`). Repeated ids are asked once and answered at each place.
+ */
+export async function* listLegacyByIds(
+  ctx: Ctx,
+  ids: readonly string[],
+  missing: string[] = [],
+): AsyncGenerator<LegacyDemandRecord> {
+  if (ids.length === 0) throw new InputError('no demand ids given; pass --ids a,b,c or --ids-file FILE.')
+  for (let start = 0; start < ids.length; start += MAX_LEGACY_LIST_IDS) {
+    const slice = ids.slice(start, start + MAX_LEGACY_LIST_IDS)
+    const unique = [...new Set(slice)]
+    const records = await listLegacyDemands(ctx.client, unique)
+    const byId = new Map(records.map((r) => [r._id, r]))
+    for (const id of slice) {
+      const record = byId.get(id)
+      if (record) yield record
+      else missing.push(id)
+    }
+  }
+}
+
+/** Splits `a,b c\nd` into ids: commas, white space and line breaks all separate. */
+export function splitIds(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+/** Checks one by-product order item. */
+export function checkProductOrder(item: Record<string, unknown>): ProductOrderItem {
+  return validateObject(item, ProductOrderItem.strict(), 'by-product order')
+}
+
+/** Places by-product orders (POST .../demand/products?lang=). */
+export function placeProductOrders(ctx: Ctx, items: ProductOrderItem[], lang: Lang): Promise<LegacyDemandRecord[]> {
+  return orderProducts(ctx.client, items, lang)
+}

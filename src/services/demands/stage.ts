@@ -1,0 +1,82 @@
+import {getDemand, updateDemand} from '../../api/v1/demands.js'
+import {STAGES, STAGE_INFO, STAGE_MOVES, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import type {ServiceContext} from '../context.js'
+import {InputError} from '../errors.js'
+
+const norm = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ')
+
+/**
+ * A stage from what a user types: a status id (special_verified), the v1 display
+ * name (In Review), the legacy one (Special Accepted) or the tracking text
+ * (special accepted); case, spaces, hyphens and underscores do not matter.
+ */
+export function parseStage(text: string): Stage {
+  const wanted = norm(text)
+  for (const stage of STAGES) {
+    const info = STAGE_INFO[stage]
+    if ([stage, info.display, info.legacy, info.tracking].some((name) => norm(name) === wanted)) return stage
+  }
+  const names = STAGES.map((s) => `${s} (${STAGE_INFO[s].display})`).join(', ')
+  throw new InputError(`unknown stage ${JSON.stringify(text)}; use a status id or display name: ${names}.`)
+}
+
+/** Moves a demand to a stage with the v1 update; the service refuses moves the stage machine forbids (409). */
+export function moveStage(ctx: Pick<ServiceContext, 'client'>, id: string, stage: Stage): Promise<DemandRecord> {
+  return updateDemand(ctx.client, id, {demandStatusInfo: {status: stage}})
+}
+
+/** The stages a demand may move to from `stage` (contract, Stages). */
+export function nextStages(stage: Stage): readonly Stage[] {
+  return STAGE_MOVES[stage]
+}
+
+export interface TrackingStep {
+  /** Status id, when the tracking text names a known stage. */
+  stage?: Stage
+  /** Tracking text as stored (lower-case legacy name). */
+  status: string
+  /** Epoch milliseconds. */
+  date: number
+}
+
+export interface Timeline {
+  id: string
+  orderNumber?: number
+  stage?: string
+  status?: string
+  steps: TrackingStep[]
+  /** The epoch fields set on entering production, done, shipping and delivery. */
+  dates: {field: 'dateAccepted' | 'producedAt' | 'startedShippingAt' | 'deliveredAt'; date: number}[]
+}
+
+const EPOCH_FIELDS = ['dateAccepted', 'producedAt', 'startedShippingAt', 'deliveredAt'] as const
+
+/** A demand's tracking timeline: each move with its date, plus the epoch fields. */
+export async function trackDemand(ctx: Pick<ServiceContext, 'client'>, id: string): Promise<Timeline> {
+  const record = await getDemand(ctx.client, id)
+  const steps = (record.tracking ?? []).map((t) => {
+    let stage: Stage | undefined
+    try {
+      stage = parseStage(t.status)
+    } catch {
+      stage = undefined
+    }
+    return {...(stage ? {stage} : {}), status: t.status, date: t.date}
+  })
+  const dates = EPOCH_FIELDS.flatMap((field) => {
+    const value = (record as Record<string, unknown>)[field]
+    return typeof value === 'number' ? [{field, date: value}] : []
+  })
+  return {
+    id: record._id,
+    ...(record.orderNumber === undefined ? {} : {orderNumber: record.orderNumber}),
+    ...(record.demandStatusInfo?.status ? {stage: record.demandStatusInfo.status} : {}),
+    ...(record.status ? {status: record.status} : {}),
+    steps,
+    dates,
+  }
+}

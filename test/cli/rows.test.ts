@@ -1,0 +1,93 @@
+import {describe, expect, it} from 'vitest'
+
+import {CsvRowBuilder, CsvTokenizer} from '../../src/cli/csv.js'
+import {jsonValues, ndjsonRows} from '../../src/cli/rows.js'
+import {CreateDemandItem} from '../../src/schemas/demand.js'
+
+async function* pieces(text: string, size: number): AsyncGenerator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
+}
+const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+describe('CSV tokenizer (RFC 4180)', () => {
+  const text = 'a,b,c\r\n"x, y","he said ""hi""","line1\r\nline2"\r\n,,\nlast,"",z'
+  it.each([1, 2, 3, 7, 1000])('gives the same records whatever the piece size (%i)', (size) => {
+    const t = new CsvTokenizer()
+    const records = []
+    for (let i = 0; i < text.length; i += size) records.push(...t.push(text.slice(i, i + size)))
+    records.push(...t.end())
+    expect(records).toEqual([
+      {cells: ['a', 'b', 'c'], line: 1},
+      {cells: ['x, y', 'he said "hi"', 'line1\r\nline2'], line: 2},
+      {cells: ['', '', ''], line: 4},
+      {cells: ['last', '', 'z'], line: 5},
+    ])
+  })
+
+  it('refuses a quote that is never closed', () => {
+    const t = new CsvTokenizer()
+    t.push('a\n"open')
+    expect(() => t.end()).toThrow(/never closed/)
+  })
+})
+
+describe('CSV rows typed by the schema', () => {
+  it('converts numbers, integers, booleans and nested paths, and leaves empty cells out', () => {
+    const b = new CsvRowBuilder(
+      [
+        'quantity',
+        'priceTotal',
+        'isCompany',
+        'shippingAddress.zip',
+        'quoteModel.0.scale',
+        'quoteModel.1.fileName',
+        'remark',
+      ],
+      CreateDemandItem,
+    )
+    expect(b.build(['3', '12.5', 'Yes', '01000', '', 'b.stl', '["x"]'])).toEqual({
+      value: {
+        quantity: 3,
+        priceTotal: 12.5,
+        isCompany: true,
+        shippingAddress: {zip: '01000'},
+        quoteModel: [{fileName: 'b.stl'}],
+        remark: ['x'],
+      },
+      problems: [],
+    })
+    expect(b.build(['2.5', 'x', '', '', '', '', '']).problems).toEqual([
+      {path: 'quantity', reason: 'expected a whole number, got "2.5"'},
+      {path: 'priceTotal', reason: 'expected a number, got "x"'},
+    ])
+    expect(b.build(['1']).problems).toEqual([{path: '', reason: 'has 1 cells; the header has 7'}])
+  })
+})
+
+describe('streamed JSON', () => {
+  it.each([1, 5, 64])('reads a JSON array element by element across pieces of %i characters', async (size) => {
+    const text = '[{"a": "]}"}, {"b": [1, {"c": "\\""}]},\n 7]'
+    const rows = await collect(jsonValues(pieces(text, size), 'array', 'in'))
+    expect(rows.map((r) => r.value)).toEqual([{a: ']}'}, {b: [1, {c: '"'}]}, 7])
+    expect(rows.map((r) => r.row)).toEqual([1, 2, 3])
+  })
+
+  it('names the line and column of broken JSON', async () => {
+    await expect(collect(jsonValues(pieces('[\n {"a": 1}\n {"b": 2}]', 4), 'array', 'f.json'))).rejects.toThrow(
+      /f\.json: invalid JSON at line 3, column 2: expected , or ]/,
+    )
+  })
+
+  it('keeps going past a bad NDJSON line, reporting it as an invalid row', async () => {
+    const rows = await collect(ndjsonRows(pieces('{"a":1}\r\n\n{"a":\n{"b":2}', 3), 'in'))
+    expect(rows.map((r) => [r.row, r.line, r.value ?? r.problems?.[0]?.reason])).toEqual([
+      [1, 1, {a: 1}],
+      [2, 3, expect.stringMatching(/^invalid JSON on line 3 of in/)],
+      [3, 4, {b: 2}],
+    ])
+  })
+})

@@ -1,0 +1,252 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- records are arbitrary JSON that tests inspect freely */
+import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import type {RunningSandbox, SandboxOptions} from '../../src/sandbox/index.js'
+import {json, runCli, type CliResult} from '../helpers/cli.js'
+import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
+
+interface Outcome {
+  row: number
+  id?: string
+  orderNumber?: number
+  draftId: string
+  status?: string
+  error?: string
+}
+
+const quotes = (n: number, tag: string) =>
+  Array.from({length: n}, (_, i) => ({
+    technique: '3D_PRINTING',
+    material: 'PLA',
+    quantity: (i % 5) + 1,
+    email: `${tag}-${i}@example.com`,
+  }))
+const ndjson = (rows: object[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`
+const lines = (r: CliResult): Outcome[] =>
+  r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Outcome)
+
+/** Every demand of the business whose draftId is in `draftIds` (all pages, archived or not). */
+async function demandsWith(sandbox: RunningSandbox, draftIds: Set<string>): Promise<any[]> {
+  const client = sandboxClient(sandbox)
+  const id = sandbox.businesses[0]!.id
+  const found: any[] = []
+  for (const archived of ['false', 'true']) {
+    for (let page = 1; ; page++) {
+      const r = await client.get(`/api/public/v1/demand/${id}/all?pageSize=100&page=${page}&archived=${archived}`)
+      expect(r.status).toBe(200)
+      for (const d of r.body.data) if (draftIds.has(d.draftId)) found.push(d)
+      if (page >= r.body.totalPages) break
+    }
+  }
+  return found
+}
+
+interface Harness {
+  sandbox: RunningSandbox
+  home: string
+  run(argv: string[], stdin?: string): Promise<CliResult>
+  file(name: string, content: string): string
+  close(): Promise<void>
+}
+
+async function harness(opts: SandboxOptions = {}): Promise<Harness> {
+  const sandbox = await startTestSandbox(opts)
+  const home = mkdtempSync(join(tmpdir(), 'mfg-batch-'))
+  const b = sandbox.businesses[0]!
+  const env = {
+    MFG_HOME: home,
+    MFG_BASE_URL: sandbox.url,
+    MFG_API_KEY: b.apiKey,
+    MFG_AUTH_TOKEN: b.authToken,
+    MFG_BUSINESS_ID: b.id,
+  }
+  return {
+    sandbox,
+    home,
+    run: (argv, stdin) => runCli(argv, {env, ...(stdin === undefined ? {} : {stdin})}),
+    file(name, content) {
+      const path = join(home, name)
+      writeFileSync(path, content)
+      return path
+    },
+    async close() {
+      await sandbox.close()
+      rmSync(home, {recursive: true, force: true})
+    },
+  }
+}
+
+describe('demand create under faults, against a server without replay', () => {
+  let h: Harness
+  afterEach(async () => h.close())
+
+  it('ends with exactly N demands and N distinct draftIds (faults 0.15, replay off, concurrency 4)', async () => {
+    h = await harness({faults: {rate: 0.15, seed: 20240601}, replay: false})
+    const n = 320
+    const path = h.file('faulty.ndjson', ndjson(quotes(n, 'faulty')))
+    const r = await h.run(['demand', 'create', '--file', path, '--concurrency', '4'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const out = lines(r)
+    expect(out.map((o) => o.row).sort((a, b) => a - b)).toEqual(Array.from({length: n}, (_, i) => i + 1))
+    expect(out.every((o) => o.id && !o.error)).toBe(true)
+    const stats = h.sandbox.faultStats()
+    expect(stats.total).toBeGreaterThan(0)
+    const stored = await demandsWith(h.sandbox, new Set(out.map((o) => o.draftId)))
+    expect(stored).toHaveLength(n)
+    expect(new Set(stored.map((d) => d.draftId)).size).toBe(n)
+    expect(new Set(stored.map((d) => d._id))).toEqual(new Set(out.map((o) => o.id)))
+  })
+
+  it('settles a lost answer (commit, then drop) by looking the rows up: nothing is sent twice', async () => {
+    const {FaultPlan} = await import('../../src/sandbox/index.js')
+    // A seed whose first write commits and drops the connection, and whose next ones are served.
+    let seed = 0
+    for (; seed < 100_000; seed++) {
+      const plan = new FaultPlan({rate: 0.3, seed})
+      if (plan.next() === 'commit_then_drop' && [1, 2, 3, 4].every(() => plan.next() === undefined)) break
+    }
+    h = await harness({faults: {rate: 0.3, seed}, replay: false})
+    const path = h.file('dropped.ndjson', ndjson(quotes(60, 'dropped')))
+    const r = await h.run(['demand', 'create', '--file', path])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/60 row\(s\) found on the server after an unknown outcome/)
+    const stats = h.sandbox.faultStats()
+    expect(stats.injected.commit_then_drop).toBe(1)
+    // One POST in all: the chunk was found, not sent again.
+    expect(stats.writeRequests).toBe(1)
+    const out = lines(r)
+    expect(out).toHaveLength(60)
+    const stored = await demandsWith(h.sandbox, new Set(out.map((o) => o.draftId)))
+    expect(stored).toHaveLength(60)
+    expect(new Set(stored.map((d) => d._id))).toEqual(new Set(out.map((o) => o.id)))
+  })
+})
+
+describe('demand create inputs, validation, shards and the journal', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await harness()
+  })
+  afterAll(async () => h.close())
+
+  const csv = [
+    'technique,material,quantity,isCompany,jobDetails.takenAs,shippingAddress.city,quoteModel.0.fileName,quoteModel.0.scale,color',
+    '3D_PRINTING,PLA,3,yes,ORDER,"Lyon, France","bracket',
+    'v2.stl",1.5,',
+    'CNC_MACHINING,Brass,2,false,QUOTE,Paris,,,red',
+    'SHEET_METAL,Steel S235,abc,maybe,QUOTE,Nice,,,',
+    'PCB,FR4,1,,,,,,',
+  ].join('\r\n')
+
+  it('converts CSV cells to the schema types: numbers, booleans, nested paths; empty cells left out', async () => {
+    const path = h.file('typed.csv', csv)
+    const refused = await h.run(['demand', 'create', '--file', path])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toMatch(/1 of 4 rows invalid; nothing was sent/)
+    expect(refused.stderr).toMatch(/row 3 \(line 5\): quantity: expected a number, got "abc"/)
+    expect(refused.stderr).toMatch(/row 3 \(line 5\): isCompany: expected true or false, got "maybe"/)
+
+    const errors = join(h.home, 'rejected.ndjson')
+    const r = await h.run(['demand', 'create', '--file', path, '--skip-invalid', '--errors', errors])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const out = lines(r)
+    expect(out.map((o) => o.row)).toEqual([1, 2, 4])
+    const rejected = readFileSync(errors, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(rejected).toEqual([
+      {
+        row: 3,
+        line: 5,
+        errors: [
+          {path: 'quantity', reason: 'expected a number, got "abc"'},
+          {path: 'isCompany', reason: 'expected true or false, got "maybe"'},
+        ],
+        input: expect.any(Object),
+      },
+    ])
+
+    const first = json<any>(await h.run(['demand', 'get', out[0]!.id!, '--json']))
+    expect(first).toMatchObject({
+      quantity: 3,
+      isCompany: true,
+      jobDetails: {takenAs: 'ORDER'},
+      shippingAddress: {city: 'Lyon, France'},
+    })
+    expect(first.quoteModel[0]).toMatchObject({fileName: 'bracket\r\nv2.stl', scale: 1.5})
+    const second = json<any>(await h.run(['demand', 'get', out[1]!.id!, '--json']))
+    expect(second).toMatchObject({quantity: 2, isCompany: false, color: 'red', shippingAddress: {city: 'Paris'}})
+    const fourth = json<any>(await h.run(['demand', 'get', out[2]!.id!, '--json']))
+    expect(fourth).toMatchObject({technique: 'PCB', quantity: 1, jobDetails: {takenAs: 'QUOTE'}})
+    expect(fourth.isCompany ?? false).toBe(false)
+  })
+
+  it('--dry-run validates and sends nothing', async () => {
+    const path = h.file('dry.ndjson', ndjson(quotes(250, 'dry')))
+    const r = await h.run(['demand', 'create', '--file', path, '--dry-run'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/250 row\(s\) valid; would send 3 request\(s\)\. Nothing was sent/)
+    const rows = await demandsWith(h.sandbox, new Set(['x']))
+    expect(rows).toHaveLength(0)
+    const list = sandboxClient(h.sandbox)
+    const page = await list.get(`/api/public/v1/demand/${h.sandbox.businesses[0]!.id}/all?pageSize=100`)
+    expect(page.body.data.some((d: any) => String(d.email).startsWith('dry-'))).toBe(false)
+  })
+
+  it('--shard 1/3 … 3/3 cover the input exactly once, with the draftIds of an unsharded run', async () => {
+    const content = ndjson(quotes(10, 'shard'))
+    const path = h.file('shard.ndjson', content)
+    const plan = await h.run(['demand', 'create', '--file', path, '--dry-run', '--shard', '1/3', '--json'])
+    expect(json<any>(plan).validation).toMatchObject({rows: 10, selected: 4, valid: 4})
+    const all: Outcome[] = []
+    for (const shard of ['1/3', '2/3', '3/3']) {
+      const r = await h.run(['demand', 'create', '--file', path, '--shard', shard, '--json'])
+      expect(r.exitCode, r.stderr).toBe(0)
+      const got = json<Outcome[]>(r)
+      const i = Number(shard[0])
+      expect(got.map((o) => o.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((row) => (row - 1) % 3 === i - 1))
+      all.push(...got)
+    }
+    expect(all.map((o) => o.row).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(new Set(all.map((o) => o.id)).size).toBe(10)
+    // The unsharded run of the same file gives every row the same draftId, and the server answers the same demands.
+    const whole = await h.run(['demand', 'create', '--file', path, '--json'])
+    const byRow = new Map(json<Outcome[]>(whole).map((o) => [o.row, o]))
+    for (const o of all) expect(byRow.get(o.row)).toMatchObject({draftId: o.draftId, id: o.id})
+    expect(await demandsWith(h.sandbox, new Set(all.map((o) => o.draftId)))).toHaveLength(10)
+    const bad = await h.run(['demand', 'create', '--file', path, '--shard', '4/3'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/--shard must be I\/N/)
+  })
+
+  it('keeps its journal private: directory 0700, file 0600', () => {
+    const dir = join(h.home, 'journals')
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    const files = readdirSync(dir)
+    expect(files.length).toBeGreaterThan(0)
+    for (const f of files) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600)
+  })
+
+  it('reads a JSON array from stdin and answers a re-run from the journal without sending', async () => {
+    const body = JSON.stringify(quotes(5, 'stdin'))
+    const first = await h.run(['demand', 'create', '--file', '-', '--json'], body)
+    expect(first.exitCode, first.stderr).toBe(0)
+    const again = await h.run(['demand', 'create', '--file', '-'], body)
+    expect(again.stderr).toMatch(/Created 5 of 5 demand\(s\); 5 already created by an earlier run; 0 request\(s\)/)
+    expect(lines(again).map((o) => o.id)).toEqual(json<Outcome[]>(first).map((o) => o.id))
+    const fresh = await h.run(['demand', 'create', '--file', '-', '--fresh', '--json'], body)
+    expect(fresh.exitCode, fresh.stderr).toBe(0)
+    // The sandbox replays draftIds, so even a fresh run answers the same demands.
+    expect(json<Outcome[]>(fresh).map((o) => o.id)).toEqual(json<Outcome[]>(first).map((o) => o.id))
+  })
+})

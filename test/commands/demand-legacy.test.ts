@@ -1,0 +1,232 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- records are arbitrary JSON that tests inspect freely */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {
+  json,
+  runCli,
+  secretsOf,
+  startCliSandbox,
+  type CliResult,
+  type CliSandbox,
+  type RunOptions,
+} from '../helpers/cli.js'
+
+let sb: CliSandbox
+const outputs: CliResult[] = []
+const run = async (argv: string[], opts: RunOptions = {}) => {
+  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
+  outputs.push(r)
+  return r
+}
+const newQuote = async (material = 'PLA'): Promise<string> => {
+  const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', material, '--json'])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return json<{id: string}[]>(r)[0]!.id
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  await sb.close()
+})
+
+describe('legacy demands', () => {
+  let ids: string[]
+
+  it('creates through create-demands: string prices, display statuses', async () => {
+    const rows = [
+      {technique: 'SHEET_METAL', material: 'Steel S235', thickness: 2, quantity: 4, email: 'l1@example.com'},
+      {
+        quoteModel: [
+          {fileName: 'part.stl', service: '3D_PRINTING', material: 'PLA', quantity: 2, priceMachine: '2.50'},
+        ],
+        email: 'l2@example.com',
+      },
+    ]
+    const path = join(sb.home, 'legacy.json')
+    writeFileSync(path, JSON.stringify(rows))
+    const r = await run(['demand', 'create', '--file', path, '--legacy', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const out = json<any[]>(r)
+    expect(out).toHaveLength(2)
+    expect(out.every((o) => o.status === 'Quote Sent' && /^mfg-/.test(o.draftId))).toBe(true)
+    ids = out.map((o) => o.id)
+    const got = json<any>(await run(['demand', 'get', ids[0]!, '--legacy', '--json']))
+    expect(got).toMatchObject({_id: ids[0], status: 'Quote Sent', thickness: 2, quantity: 4})
+    expect(typeof got.priceToClient).toBe('string')
+  })
+
+  it('refuses a legacy row with a v1-only value before sending', async () => {
+    const path = join(sb.home, 'legacy-bad.json')
+    writeFileSync(path, JSON.stringify([{technique: 'PCB', material: 'FR4', tolerance: 'tight'}]))
+    const r = await run(['demand', 'create', '--file', path, '--legacy'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/row 1: tolerance: /)
+  })
+
+  it('lists by stored ids in the order given and reports the missing ones', async () => {
+    const unknown = '000000000000000000000000'
+    const r = await run(['demand', 'list', '--ids', `${ids[1]},${unknown},${ids[0]}`, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<any[]>(r).map((d) => d._id)).toEqual([ids[1], ids[0]])
+    expect(r.stderr).toContain(`Not found: 1 of 3 id(s): ${unknown}`)
+    const file = join(sb.home, 'ids.txt')
+    writeFileSync(file, `${ids[0]}\n${ids[1]}\n`)
+    const table = await run(['demand', 'list', '--ids-file', file])
+    expect(table.exitCode, table.stderr).toBe(0)
+    const lines = table.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^orderNumber\s+_id\s+status/)
+    expect(lines[1]).toContain(ids[0])
+    expect(lines[2]).toContain(ids[1])
+  })
+
+  it('updates the legacy fields and refuses the others', async () => {
+    const r = await run([
+      'demand',
+      'update',
+      ids[0]!,
+      '--legacy',
+      '--quantity',
+      '6',
+      '--tolerance',
+      '0.05',
+      '--shipping-city',
+      'Lyon',
+      '--json',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({_id: ids[0], quantity: 6, tolerance: 0.05, shippingAddress: {city: 'Lyon'}})
+    const got = json<any>(await run(['demand', 'get', ids[0]!, '--legacy', '--json']))
+    expect(got).toMatchObject({quantity: 6, tolerance: 0.05, city: 'Lyon'})
+    const refused = await run(['demand', 'update', ids[0]!, '--legacy', '--status', 'done'])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toMatch(/--status is not part of the legacy update/)
+  })
+
+  it('refuses to delete without a terminal and without --yes: exit 2, nothing sent', async () => {
+    const r = await run(['demand', 'delete', ids[1]!])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/--yes/)
+    const still = json<any>(await run(['demand', 'get', ids[1]!, '--legacy', '--json']))
+    expect(still.status).toBe('Quote Sent')
+  })
+
+  it('deletes with --yes: the record comes back cancelled and archived', async () => {
+    const r = await run(['demand', 'delete', ids[1]!, '--yes', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({_id: ids[1], status: 'Cancelled', archive: true})
+    const v1 = json<any>(await run(['demand', 'get', ids[1]!, '--json']))
+    expect(v1.demandStatusInfo.status).toBe('cancelled')
+  })
+
+  it('places a by-product order in the language asked, and refuses a wrong referral', async () => {
+    // The demo business's first seeded product (docs/sandbox.md, Seed: kind 5, number 1).
+    const product = '65f000050000000000000001'
+    const r = await run([
+      'demand',
+      'order',
+      '--product',
+      product,
+      '--referral',
+      'api',
+      '--lang',
+      'fr',
+      '--quantity',
+      '2',
+      '--shipping-city',
+      'Lyon',
+      '--json',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const [order] = json<any[]>(r)
+    expect(order).toMatchObject({productId: product, quantity: 2, status: 'Quote Sent'})
+    const listed = json<any[]>(await run(['demand', 'list', '--ids', order._id, '--json']))
+    expect(listed[0]._id).toBe(order._id)
+    const wrong = await run(['demand', 'order', '--product', product, '--referral', 'nope'])
+    expect(wrong.exitCode).toBe(1)
+    expect(wrong.stderr).toMatch(/referral/)
+    const missing = await run(['demand', 'order', '--product', product])
+    expect(missing.exitCode).toBe(2)
+    expect(missing.stderr).toMatch(/--referral/)
+  })
+})
+
+describe('demand stage and track', () => {
+  it('moves through every allowed stage, by id or display name, and tracks each move', async () => {
+    const id = await newQuote()
+    const moves: [string, string, string][] = [
+      ['In Review', 'special_verified', 'In Review'],
+      ['quote_sent', 'quote_sent', 'Quote Sent'],
+      ['special verified', 'special_verified', 'In Review'],
+      ['In Production', 'special_accepted', 'In Production'],
+      ['DONE', 'done', 'Ready to Ship'],
+      ['in-shipping', 'in_shipping', 'In Shipping'],
+      ['Delivered', 'delivered', 'Delivered'],
+    ]
+    for (const [arg, stage, display] of moves) {
+      const r = await run(['demand', 'stage', id, arg, '--json'])
+      expect(r.exitCode, `${arg}: ${r.stderr}`).toBe(0)
+      expect(json(r)).toMatchObject({demandStatusInfo: {status: stage}, status: display})
+    }
+    const track = await run(['demand', 'track', id, '--json'])
+    expect(track.exitCode, track.stderr).toBe(0)
+    const timeline = json<any>(track)
+    expect(timeline.steps.map((s: any) => s.stage)).toEqual([
+      'quote_sent',
+      'special_verified',
+      'quote_sent',
+      'special_verified',
+      'special_accepted',
+      'done',
+      'in_shipping',
+      'delivered',
+    ])
+    expect(timeline.dates.map((d: any) => d.field)).toEqual([
+      'dateAccepted',
+      'producedAt',
+      'startedShippingAt',
+      'deliveredAt',
+    ])
+    const table = await run(['demand', 'track', id])
+    const rows = table.stdout.trim().split('\n')
+    expect(rows[0]).toMatch(/^stage\s+tracking\s+date$/)
+    expect(rows[1]).toMatch(/^quote_sent\s+quote sent\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
+    expect(rows[8]).toMatch(/^delivered\s+delivered\s+\d{4}-/)
+    expect(table.stdout).toMatch(/^deliveredAt\s+\d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d\s+\d{13}$/m)
+  })
+
+  it('cancels from quote_sent and from special_verified', async () => {
+    const a = await newQuote()
+    expect(json<any>(await run(['demand', 'stage', a, 'Cancelled', '--json'])).demandStatusInfo.status).toBe(
+      'cancelled',
+    )
+    const b = await newQuote()
+    await run(['demand', 'stage', b, 'special_verified'])
+    expect(json<any>(await run(['demand', 'stage', b, 'cancelled', '--json'])).demandStatusInfo.status).toBe(
+      'cancelled',
+    )
+  })
+
+  it("shows the server's refusal of a move: exit 1, both stages named", async () => {
+    const id = await newQuote()
+    const r = await run(['demand', 'stage', id, 'Delivered'])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/quote_sent/)
+    expect(r.stderr).toMatch(/delivered/)
+    expect(r.stderr).toMatch(/409/)
+    const back = await run(['demand', 'stage', id, 'Special Accepted'])
+    expect(back.exitCode).toBe(1)
+    const unknown = await run(['demand', 'stage', id, 'shipped'])
+    expect(unknown.exitCode).toBe(2)
+    expect(unknown.stderr).toMatch(/unknown stage "shipped"/)
+  })
+
+  it('never shows a full key or token', () => {
+    const all = outputs.map((o) => o.stdout + o.stderr).join('\n')
+    for (const secret of secretsOf(sb)) expect(all).not.toContain(secret)
+  })
+})
