@@ -18,6 +18,8 @@ export interface ContextOptions {
 export interface Session {
   profile: ResolvedProfile
   client: ApiClient
+  /** Stable name of the service: the base URL, or the embedded sandbox's data directory. */
+  target: string
 }
 
 interface EmbeddedSandbox {
@@ -84,8 +86,8 @@ export class CommandContext {
 
   /** Client plus business id: what every business-scoped service takes. */
   async service(): Promise<ServiceContext> {
-    const [{client}, businessId] = await Promise.all([this.session(), this.businessId()])
-    return {client, businessId}
+    const [{client, target}, businessId] = await Promise.all([this.session(), this.businessId()])
+    return {client, businessId, target}
   }
 
   /** Stops the embedded sandbox and frees sockets, so the process exits promptly. */
@@ -102,13 +104,16 @@ export class CommandContext {
 
   private async open(): Promise<Session> {
     let profile = await this.profile()
+    let target = profile.baseUrl
     if (profile.embedded) {
       const [{startSandbox}, {mfgPaths}] = await Promise.all([
         import('../sandbox/index.js'),
         import('../profiles/paths.js'),
       ])
+      const dataDir = mfgPaths(this.env).sandboxDir
+      target = `local:${dataDir}`
       const sandbox: EmbeddedSandbox = await startSandbox({
-        dataDir: mfgPaths(this.env).sandboxDir,
+        dataDir,
         port: 0,
         host: '127.0.0.1',
       })
@@ -134,6 +139,6 @@ export class CommandContext {
       authToken: profile.authToken,
       ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
     })
-    return {profile, client: this.client}
+    return {profile, client: this.client, target}
   }
 }

@@ -4,4 +4,10 @@ import type {ApiClient} from '../api/http.js'
 export interface ServiceContext {
   client: ApiClient
   businessId: string
+  /**
+   * A stable name of the service the client talks to, for keys that must survive
+   * between runs (batch journals). The base URL, except for the embedded sandbox,
+   * whose port changes every run: there it names the sandbox's data directory.
+   */
+  target?: string
 }

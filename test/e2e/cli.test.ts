@@ -167,6 +167,11 @@ describe('mfg as a user runs it', () => {
     expect(n).toBeGreaterThan(0)
     const second = sh('mfg demand list --all --json | jq length', env)
     expect(Number(second.stdout.trim())).toBe(Number(first.stdout.trim()) + n)
+    // The same file again resumes from the journal, though the embedded sandbox listens on a new port.
+    const again = sh('mfg demand create --file examples/quotes.json', env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(/already created by an earlier run; 0 request/)
+    expect(Number(sh('mfg demand list --all --json | jq length', env).stdout.trim())).toBe(Number(second.stdout.trim()))
     const db = join(env.MFG_HOME!, 'sandbox', 'sandbox.db')
     expect(statSync(db).mode & 0o777).toBe(0o600)
   })

@@ -158,7 +158,7 @@ export async function runBatch(
   const key: JournalKey = {
     input: identity,
     shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : '1/1',
-    target: `${ctx.client.baseUrl} ${ctx.businessId}`,
+    target: `${ctx.target ?? ctx.client.baseUrl} ${ctx.businessId}`,
     api: legacy ? 'legacy' : 'v1',
   }
   const opened = opts.journal ? BatchJournal.open(opts.journal.dir, key, {fresh: opts.journal.fresh}) : undefined
