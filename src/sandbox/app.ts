@@ -1,11 +1,15 @@
 import Fastify, {type FastifyInstance} from 'fastify'
 
 import {errorHandler, notFoundHandler} from './errors.js'
+import {DeliveryWorker, type DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultStats} from './faults.js'
 import {randomSecret} from './ids.js'
+import {fileHostRoutes, v1FileRoutes, v2FileRoutes} from './routes/files.js'
+import {postRoutes} from './routes/posts.js'
 import {pricingRoutes} from './routes/pricing.js'
 import {v1Routes} from './routes/v1.js'
 import {v2Routes} from './routes/v2.js'
+import {webhookRoutes} from './routes/webhooks.js'
 import type {Store} from './store/index.js'
 
 /** JSON bodies up to 10 MiB (contract, Limits). */
@@ -19,6 +23,10 @@ export interface AppOptions {
   faults?: FaultInjector
   /** draftId replay and Idempotency-Key handling on create; default true. */
   replay?: boolean
+  /** Origin of signed file links; default the origin each request reached (the sandbox itself). */
+  fileHost?: string
+  /** Webhook delivery: back-off base, timeout, attempts, drain on close (events.ts). */
+  webhooks?: DeliveryOptions
 }
 
 /** What `GET /__sandbox/stats` answers. */
@@ -38,6 +46,8 @@ export interface SandboxContext {
   signingSecret: string
   /** draftId replay and Idempotency-Key handling on create. */
   replay: boolean
+  /** Origin of signed file links, when fixed (else the request's origin). */
+  fileHost?: string
 }
 
 /** The signing secret of this database, created on first use. */
@@ -63,7 +73,12 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
     clock: opts.clock ?? Date.now,
     signingSecret: signingSecret(store),
     replay: opts.replay ?? true,
+    ...(opts.fileHost !== undefined ? {fileHost: opts.fileHost.replace(/\/+$/, '')} : {}),
   }
+  // Webhook deliveries run while the app is up; close() stops them (no timers left).
+  const deliveries = new DeliveryWorker(store, opts.webhooks)
+  app.addHook('onReady', async () => deliveries.start())
+  app.addHook('onClose', async () => deliveries.stop())
   const faults = opts.faults ?? new FaultInjector()
   app.setErrorHandler(errorHandler(BODY_LIMIT))
   app.setNotFoundHandler(notFoundHandler)
@@ -76,5 +91,11 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
   app.register(async (v1) => v1Routes(v1, ctx), {prefix: '/api/public/v1'})
   app.register(async (v2) => v2Routes(v2, ctx), {prefix: '/api/v2'})
   app.register(async (pricing) => pricingRoutes(pricing, ctx))
+  app.register(async (v2) => postRoutes(v2, ctx), {prefix: '/api/v2'})
+  app.register(async (v2) => webhookRoutes(v2, ctx), {prefix: '/api/v2'})
+  app.register(async (v2) => v2FileRoutes(v2, ctx), {prefix: '/api/v2'})
+  app.register(async (v1) => v1FileRoutes(v1, ctx), {prefix: '/api/public/v1'})
+  app.register(async (files) => fileHostRoutes(files, ctx))
+  app.register(async (mcp) => (await import('./routes/mcp.js')).mcpRoutes(mcp, ctx))
   return app
 }

@@ -15,6 +15,7 @@ import {
   type Stage,
 } from '../schemas/demand.js'
 import {badRequest, conflict, forbidden, notFound} from './errors.js'
+import {emitCreated, emitUpdated} from './events.js'
 import {newId} from './ids.js'
 import {
   PAYMENT_STATUSES,
@@ -181,6 +182,8 @@ export interface NewDemand {
   takenAs: 'QUOTE' | 'ORDER'
   /** The customer id sent; a new one is made up when absent. */
   client?: string | null
+  /** The product of a by-product order (its creation also emits product_purchased). */
+  productId?: string
 }
 
 /**
@@ -200,7 +203,7 @@ export function insertDemands<T extends {draftId?: string}>(
         const existing = store.demands.byDraftId(business.id, item.draftId)
         if (existing) return {doc: existing, created: false}
       }
-      const {input, takenAs, client} = build(item, ids)
+      const {input, takenAs, client, productId} = build(item, ids)
       const iso = new Date(now).toISOString()
       const facts: DemandFacts = {
         _id: ids(),
@@ -215,6 +218,7 @@ export function insertDemands<T extends {draftId?: string}>(
       }
       const doc = deriveDemand(input, facts, business.currency)
       store.demands.insert(doc)
+      emitCreated(store, doc, now, takenAs, productId)
       return {doc, created: true}
     }),
   )
@@ -352,6 +356,7 @@ export function applyUpdate(
     }
     const doc = deriveDemand(input, nextFacts, business.currency)
     store.demands.update(doc)
+    emitUpdated(store, previous, doc, now, becameOrder, nextFacts.takenAs)
     return {doc, previous, movedTo: target, becameOrder}
   })
 }

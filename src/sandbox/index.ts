@@ -3,9 +3,11 @@ import {join} from 'node:path'
 
 import type {SandboxBusiness} from '../schemas/business.js'
 import {buildApp, type SandboxStats} from './app.js'
+import type {DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultOptions, type FaultStats} from './faults.js'
-import {seed} from './seed.js'
-import {DB_FILE_NAME, openStore, type Store, type StoreLocation} from './store/index.js'
+import {DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, seed} from './seed.js'
+import {ensureSeedFiles} from './seed-files.js'
+import {DB_FILE_NAME, FILES_DIR_NAME, openStore, type Store, type StoreLocation} from './store/index.js'
 
 export interface SandboxOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -29,6 +31,14 @@ export interface SandboxOptions {
    * the sandbox a server without idempotency help: a repeated draftId creates a duplicate.
    */
   replay?: boolean
+  /**
+   * Webhook delivery tuning (docs/sandbox.md, "Webhooks"): `retryBaseMs` (1000),
+   * `timeoutMs` (10000), `maxAttempts` (8), `drainMs` (2000, how long close() lets
+   * in-flight deliveries finish). Tests shorten the back-off.
+   */
+  webhooks?: DeliveryOptions
+  /** Epoch ms clock of the app (links, timestamps); tests may pass a fake one. */
+  clock?: () => number
 }
 
 export interface RunningSandbox {
@@ -49,13 +59,12 @@ function location(opts: SandboxOptions): StoreLocation {
 /** Opens a store and seeds it when it is new. */
 export function openSeededStore(where: StoreLocation): Store {
   const store = openStore(where)
-  if (store.fresh) {
-    try {
-      seed(store)
-    } catch (error) {
-      store.close()
-      throw error
-    }
+  try {
+    if (store.fresh) seed(store)
+    ensureSeedFiles(store, DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, Date.now())
+  } catch (error) {
+    store.close()
+    throw error
   }
   return store
 }
@@ -79,7 +88,13 @@ function urlHost(host: string): string {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const faults = new FaultInjector(opts.faults)
   const store = openSeededStore(location(opts))
-  const app = buildApp(store, {logger: opts.logger ?? false, faults, replay: opts.replay ?? true})
+  const app = buildApp(store, {
+    logger: opts.logger ?? false,
+    faults,
+    replay: opts.replay ?? true,
+    ...(opts.webhooks ? {webhooks: opts.webhooks} : {}),
+    ...(opts.clock ? {clock: opts.clock} : {}),
+  })
   const host = opts.host ?? '127.0.0.1'
   try {
     await app.listen({port: opts.port ?? 0, host})
@@ -103,16 +118,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
 }
 
 /**
- * Wipes the sandbox database in `dataDir` (with its WAL files) and seeds a new one.
+ * Wipes the sandbox database in `dataDir` (with its WAL files) and its stored files, and seeds a new one.
  * No sandbox may be running on that directory meanwhile.
  */
 export async function resetSandbox(dataDir: string): Promise<void> {
   const file = join(dataDir, DB_FILE_NAME)
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, {force: true})
+  rmSync(join(dataDir, FILES_DIR_NAME), {recursive: true, force: true})
   openSeededStore({dataDir}).close()
 }
 
 export {buildApp} from './app.js'
+export type {DeliveryOptions} from './events.js'
 export {FAULT_KINDS, FaultPlan, type FaultKind, type FaultOptions, type FaultStats} from './faults.js'
 export type {SandboxStats}
 export type {Store} from './store/index.js'

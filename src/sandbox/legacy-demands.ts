@@ -248,6 +248,7 @@ export function createProductOrders(ctx: DemandContext, orders: ProductOrder[], 
       input: productOrderInput(order, ctx.business, lang, ids),
       takenAs: 'ORDER',
       client: order.item.clientInfo?._id,
+      productId: order.product._id,
     }),
   )
 }

@@ -1,6 +1,7 @@
 import type {CreateDemandItem, Stage} from '../schemas/demand.js'
 import {signingSecret} from './app.js'
 import {createDemands, updateDemand} from './demands.js'
+import {STORAGE_HOST} from './files.js'
 import {newApiKey, newAuthToken, seedId} from './ids.js'
 import type {Business} from './store/businesses.js'
 import type {CustomerOption, Machine, Material, Product} from './store/catalog.js'
@@ -15,8 +16,11 @@ import type {Store} from './store/index.js'
 const KIND = {business: 1, machine: 2, material: 3, option: 4, product: 5, demand: 6, gallery: 7} as const
 const SEED_TIME = Date.UTC(2025, 0, 6, 9, 0, 0)
 const DAY = 24 * 60 * 60 * 1000
-/** Files of seeded products and demands live on this placeholder host (reserved .test domain). */
-export const SEED_FILE_HOST = 'https://files.mfg-sandbox.test'
+/**
+ * Files of seeded products and demands live on the storage host (reserved .test domain);
+ * seed-files.ts stores real files under those links, reachable through signed links.
+ */
+export const SEED_FILE_HOST = STORAGE_HOST
 
 export const DEMO_BUSINESS_ID = seedId(KIND.business, 1)
 export const SECOND_BUSINESS_ID = seedId(KIND.business, 2)

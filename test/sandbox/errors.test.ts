@@ -51,7 +51,7 @@ describe('error answers', () => {
     for (const [method, path] of [
       ['GET', '/nothing/here'],
       ['DELETE', `/api/public/v1/demand/${demo.business.id}/all`],
-      ['GET', '/api/public/v1/demand/access/file/x'],
+      ['GET', '/api/public/v1/demand/access/nothing/x'],
     ]) {
       const answer = await demo.request(method as string, path as string)
       expect([method, path, answer.status]).toEqual([method, path, 404])

@@ -85,7 +85,7 @@ export interface Product {
   updatedAt: string
 }
 
-/** Machines, materials, customer options and products of each business. */
+/** Machines, materials, customer options and products of each business (deleted products left out). */
 export class CatalogStore {
   private readonly insertMachine: Database.Statement
   private readonly insertMaterial: Database.Statement
@@ -109,8 +109,10 @@ export class CatalogStore {
     this.selectMachines = db.prepare('SELECT doc FROM machines WHERE business_id = ? ORDER BY position')
     this.selectMaterials = db.prepare('SELECT doc FROM materials WHERE business_id = ? ORDER BY position')
     this.selectOptions = db.prepare('SELECT doc FROM customer_options WHERE business_id = ? ORDER BY position')
-    this.selectProducts = db.prepare('SELECT doc FROM products WHERE business_id = ? ORDER BY created_at, id')
-    this.selectProduct = db.prepare('SELECT doc FROM products WHERE business_id = ? AND id = ?')
+    this.selectProducts = db.prepare(
+      'SELECT doc FROM products WHERE business_id = ? AND deleted_at IS NULL ORDER BY created_at, id',
+    )
+    this.selectProduct = db.prepare('SELECT doc FROM products WHERE business_id = ? AND id = ? AND deleted_at IS NULL')
   }
 
   addMachine(machine: Machine, position: number): void {

@@ -119,6 +119,62 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (business_id, day)
   );
   `,
+  /* 4: products editable through the API (soft delete), the file store, signed-link grants,
+        webhook events with their per-subscription delivery queue and attempt log */ `
+  ALTER TABLE products ADD COLUMN updated_at INTEGER;
+  ALTER TABLE products ADD COLUMN deleted_at INTEGER;
+  CREATE INDEX products_active ON products(business_id, deleted_at, created_at);
+
+  CREATE TABLE files (
+    key           TEXT PRIMARY KEY,
+    business_id   TEXT NOT NULL REFERENCES businesses(id),
+    blob          TEXT NOT NULL UNIQUE,
+    original_name TEXT NOT NULL,
+    content_type  TEXT NOT NULL,
+    size          INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL
+  );
+  CREATE INDEX files_business ON files(business_id, created_at);
+
+  CREATE TABLE file_grants (
+    signature TEXT PRIMARY KEY,
+    key       TEXT NOT NULL,
+    expires   INTEGER NOT NULL
+  );
+  CREATE INDEX file_grants_expires ON file_grants(expires);
+
+  CREATE TABLE events (
+    id          TEXT PRIMARY KEY,
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    type        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    body        TEXT NOT NULL
+  );
+
+  CREATE TABLE deliveries (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id              TEXT NOT NULL UNIQUE,
+    webhook_id      TEXT NOT NULL REFERENCES webhooks(id),
+    event_id        TEXT NOT NULL REFERENCES events(id),
+    status          TEXT NOT NULL,
+    attempts        INTEGER NOT NULL,
+    next_attempt_at INTEGER,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+  );
+  CREATE INDEX deliveries_queue ON deliveries(webhook_id, status, seq);
+  CREATE INDEX deliveries_pending ON deliveries(status, webhook_id);
+
+  CREATE TABLE delivery_attempts (
+    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+    attempt     INTEGER NOT NULL,
+    started_at  INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    error       TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -40,6 +40,8 @@ export class WebhookStore {
   private readonly insertRow: Database.Statement
   private readonly selectByBusiness: Database.Statement
   private readonly selectById: Database.Statement
+  private readonly selectAnyById: Database.Statement
+  private readonly updateRow: Database.Statement
 
   constructor(db: Database.Database) {
     this.insertRow =
@@ -47,6 +49,28 @@ export class WebhookStore {
       VALUES (@id, @business_id, @url, @secret, @events, @use_secret, @created_at, @updated_at)`)
     this.selectByBusiness = db.prepare('SELECT * FROM webhooks WHERE business_id = ? ORDER BY created_at, rowid')
     this.selectById = db.prepare('SELECT * FROM webhooks WHERE business_id = ? AND id = ?')
+    this.selectAnyById = db.prepare('SELECT * FROM webhooks WHERE id = ?')
+    this.updateRow = db.prepare(
+      'UPDATE webhooks SET url = @url, secret = @secret, events = @events, use_secret = @use_secret, updated_at = @updated_at WHERE business_id = @business_id AND id = @id',
+    )
+  }
+
+  update(webhook: Webhook): void {
+    this.updateRow.run({
+      id: webhook.id,
+      business_id: webhook.businessId,
+      url: webhook.url,
+      secret: webhook.secret,
+      events: JSON.stringify(webhook.events),
+      use_secret: webhook.useSecret ? 1 : 0,
+      updated_at: webhook.updatedAt,
+    })
+  }
+
+  /** A subscription by id alone, for the delivery worker. */
+  get(id: string): Webhook | undefined {
+    const row = this.selectAnyById.get(id) as Row | undefined
+    return row && fromRow(row)
   }
 
   insert(webhook: Webhook): void {

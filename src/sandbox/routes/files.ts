@@ -1,0 +1,164 @@
+import {createReadStream} from 'node:fs'
+
+import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+
+import {businessOf, v1Auth, v2Auth} from '../auth.js'
+import {getDemand} from '../demands.js'
+import {badRequest, notFound} from '../errors.js'
+import {
+  FILE_ROUTE_PREFIX,
+  blobExists,
+  blobPath,
+  grantLink,
+  isValidKey,
+  keyOfLink,
+  verifyLink,
+  type FileGrant,
+} from '../files.js'
+import type {Business} from '../store/businesses.js'
+import type {StoredFile} from '../store/files.js'
+import type {SandboxContext} from '../app.js'
+
+/** The file host of this sandbox: an explicit one, else the origin the request reached. */
+function fileHost(ctx: SandboxContext, request: FastifyRequest): string {
+  return ctx.fileHost ?? `${request.protocol}://${request.host}`
+}
+
+/** The stored file behind a link, if this business may have a link to it. */
+function storedFileOf(ctx: SandboxContext, request: FastifyRequest, business: Business, link: string): StoredFile {
+  const key = keyOfLink(link, fileHost(ctx, request))
+  const file = key === undefined ? undefined : ctx.store.files.byKey(key)
+  if (!file || file.businessId !== business.id || !blobExists(ctx.store, file)) {
+    throw notFound(`The file ${link} is not in this business's file store.`)
+  }
+  return file
+}
+
+interface DemandFile {
+  fileName: string
+  fileLink: string
+}
+
+/** A demand's files: its quote-model items' fileLinks, then a legacy `file` not among them. */
+function demandFiles(doc: Record<string, unknown>): DemandFile[] {
+  const files: DemandFile[] = []
+  const items = Array.isArray(doc.quoteModel) ? (doc.quoteModel as Record<string, unknown>[]) : []
+  for (const item of items) {
+    if (typeof item.fileLink === 'string' && item.fileLink !== '') {
+      const fileName = typeof item.fileName === 'string' && item.fileName !== '' ? item.fileName : item.fileLink
+      files.push({fileName, fileLink: item.fileLink})
+    }
+  }
+  if (typeof doc.file === 'string' && doc.file !== '' && !files.some((f) => f.fileLink === doc.file)) {
+    files.push({fileName: doc.file.split('/').pop() ?? doc.file, fileLink: doc.file})
+  }
+  return files
+}
+
+/**
+ * Which of a demand's files `access/file` signs: `?fileName=` (the quote-model
+ * item's fileName), else `?index=` (0-based over the demand's files), else the first.
+ */
+function pickFile(demandId: string, files: DemandFile[], query: Record<string, unknown>): DemandFile {
+  if (files.length === 0) throw notFound(`Demand ${demandId} has no files.`)
+  const {fileName, index} = query
+  if (fileName !== undefined && index !== undefined)
+    throw badRequest('Send fileName or index, not both.', [{path: 'index', message: 'must not be sent with fileName'}])
+  if (fileName !== undefined) {
+    const found = typeof fileName === 'string' ? files.find((f) => f.fileName === fileName) : undefined
+    if (!found) {
+      throw notFound(
+        `Demand ${demandId} has no file named ${JSON.stringify(fileName)}; its files are ${files.map((f) => JSON.stringify(f.fileName)).join(', ')}.`,
+      )
+    }
+    return found
+  }
+  if (index !== undefined) {
+    if (typeof index !== 'string' || !/^\d+$/.test(index) || Number(index) >= files.length) {
+      throw badRequest(
+        `index must be a whole number from 0 to ${files.length - 1} (the demand has ${files.length} file${files.length === 1 ? '' : 's'}).`,
+        [{path: 'index', message: `must be a whole number from 0 to ${files.length - 1}`}],
+      )
+    }
+    return files[Number(index)] as DemandFile
+  }
+  return files[0] as DemandFile
+}
+
+/** v1 `GET /demand/access/file/{demandId}` (prefix /api/public/v1). */
+export async function v1FileRoutes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {
+  app.addHook('onRequest', v1Auth(ctx.store))
+  app.get<{Params: {demandId: string}; Querystring: Record<string, unknown>}>(
+    '/demand/access/file/:demandId',
+    async (request): Promise<FileGrant> => {
+      const business = businessOf(request)
+      const doc = getDemand(ctx.store, business, request.params.demandId)
+      const chosen = pickFile(doc._id, demandFiles(doc as unknown as Record<string, unknown>), request.query)
+      const file = storedFileOf(ctx, request, business, chosen.fileLink)
+      return grantLink(ctx.store, ctx.signingSecret, file.key, fileHost(ctx, request), ctx.clock())
+    },
+  )
+}
+
+/** Legacy `GET /ms-machine-owner/demand/access-storage?fileLink=` (prefix /api/v2). */
+export async function v2FileRoutes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {
+  app.addHook('onRequest', v2Auth(ctx.store))
+  app.get<{Querystring: Record<string, unknown>}>(
+    '/ms-machine-owner/demand/access-storage',
+    async (request): Promise<FileGrant[]> => {
+      const business = businessOf(request)
+      const links = request.query.fileLink
+      if (typeof links !== 'string' || links.trim() === '') {
+        throw badRequest('The fileLink query parameter is required: the stored file URL to sign.', [
+          {path: 'fileLink', message: Array.isArray(links) ? 'must be given once' : 'is required (string)'},
+        ])
+      }
+      const file = storedFileOf(ctx, request, business, links.trim())
+      return [grantLink(ctx.store, ctx.signingSecret, file.key, fileHost(ctx, request), ctx.clock())]
+    },
+  )
+}
+
+const RANGE = /^bytes=(\d*)-(\d*)$/
+
+/** The file host: `GET /files/<key>?expires=&signature=`, no credentials, the signature is the access. */
+export async function fileHostRoutes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {
+  app.get(`${FILE_ROUTE_PREFIX}*`, async (request: FastifyRequest, reply: FastifyReply) => {
+    const rawPath = request.url.split('?')[0] ?? ''
+    const key = rawPath.slice(FILE_ROUTE_PREFIX.length)
+    const query = (request.query ?? {}) as {expires?: unknown; signature?: unknown}
+    if (!isValidKey(key)) {
+      verifyLink(ctx.store, ctx.signingSecret, key, query, ctx.clock())
+      throw notFound(`No such file: ${rawPath}.`)
+    }
+    verifyLink(ctx.store, ctx.signingSecret, key, query, ctx.clock())
+    const file = ctx.store.files.byKey(key)
+    if (!file || !blobExists(ctx.store, file)) throw notFound(`No such file: ${rawPath}.`)
+    const name = file.originalName.replace(/["\\\r\n]/g, '_')
+    reply
+      .header('content-type', file.contentType)
+      .header('accept-ranges', 'bytes')
+      .header('cache-control', 'private, no-store')
+      .header(
+        'content-disposition',
+        `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(file.originalName)}`,
+      )
+    const range = typeof request.headers.range === 'string' ? RANGE.exec(request.headers.range.trim()) : null
+    if (range && (range[1] !== '' || range[2] !== '')) {
+      let start = range[1] === '' ? file.size - Number(range[2]) : Number(range[1])
+      let end = range[1] === '' || range[2] === '' ? file.size - 1 : Number(range[2])
+      start = Math.max(0, start)
+      end = Math.min(end, file.size - 1)
+      if (start > end || start >= file.size) {
+        return reply.code(416).header('content-range', `bytes */${file.size}`).send()
+      }
+      reply
+        .code(206)
+        .header('content-range', `bytes ${start}-${end}/${file.size}`)
+        .header('content-length', end - start + 1)
+      return reply.send(createReadStream(blobPath(ctx.store, file), {start, end}))
+    }
+    reply.header('content-length', file.size)
+    return reply.send(createReadStream(blobPath(ctx.store, file)))
+  })
+}

@@ -1,0 +1,63 @@
+import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
+
+/** One request a test receiver saw. */
+export interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+  json: {id: string; type: string; createdAt: string; data: Record<string, unknown>}
+  at: number
+}
+
+/** A real HTTP receiver on 127.0.0.1 for webhook tests; `status` decides each answer. */
+export interface Receiver {
+  url: string
+  received: Received[]
+  status: (request: Received, index: number) => number
+  close(): Promise<void>
+}
+
+export async function startReceiver(status: Receiver['status'] = () => 200): Promise<Receiver> {
+  const receiver: Receiver = {url: '', received: [], status, close: async () => undefined}
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      let json: Received['json']
+      try {
+        json = JSON.parse(body) as Received['json']
+      } catch {
+        json = {id: '', type: '', createdAt: '', data: {}}
+      }
+      const entry: Received = {headers: req.headers, body, json, at: Date.now()}
+      const index = receiver.received.length
+      receiver.received.push(entry)
+      res.statusCode = receiver.status(entry, index)
+      res.setHeader('connection', 'close')
+      res.end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  receiver.url = `http://127.0.0.1:${port}/hook`
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return receiver
+}
+
+/** Polls `condition` every 20 ms until it holds; fails after a generous cap. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  capMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + capMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
