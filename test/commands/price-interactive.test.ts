@@ -1,122 +1,228 @@
-import {join} from 'node:path'
+import {render} from '@inquirer/testing'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 
-import {afterAll, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
+import {openSeededStore} from '../../src/sandbox/index.js'
+import {estimate, type Catalog} from '../../src/sandbox/pricing.js'
+import {QuoteModelPublicDto} from '../../src/schemas/pricing.js'
+import {buildModel} from '../../src/services/price/estimate.js'
+import {measurePart} from '../../src/services/price/measure.js'
+import {runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
 
-import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+// The interactive walk of `price estimate` through its real prompts: every select and input
+// that src/cli/prompt.ts opens is rendered by @inquirer/testing (the real @inquirer/prompts
+// code, on virtual terminal streams), and the test answers with keystrokes after reading
+// what each prompt shows. Everything else is real: the command in-process, a sandbox over HTTP.
+type Rendered = Awaited<ReturnType<typeof render>>
+const prompts = vi.hoisted(() => {
+  const ready: unknown[] = []
+  const waiting: ((p: unknown) => void)[] = []
+  return {
+    deliver(p: unknown) {
+      const w = waiting.shift()
+      if (w) w(p)
+      else ready.push(p)
+    },
+    next(): Promise<unknown> {
+      const p = ready.shift()
+      return p ? Promise.resolve(p) : new Promise((resolve) => waiting.push(resolve))
+    },
+  }
+})
 
-// The interactive walk, driven through its prompts: the prompt helpers are replaced by a
-// script of answers that records what each prompt offered; everything else is real
-// (commands in-process, a real sandbox over HTTP).
-interface Asked {
-  flag: string
-  message: string
-  choices?: readonly string[]
+vi.mock('@inquirer/prompts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@inquirer/prompts')>()
+  const {render: draw} = await import('@inquirer/testing')
+  // The command's own context (stdin, stderr) is replaced by @inquirer/testing's streams.
+  const open = (prompt: typeof real.select | typeof real.input) => (config: never) =>
+    draw(prompt as never, config).then((p) => {
+      prompts.deliver(p)
+      return p.answer
+    })
+  return {...real, select: open(real.select), input: open(real.input)}
+})
+
+const tick = () => new Promise((resolve) => setImmediate(resolve))
+
+async function nextPrompt(message: string): Promise<Rendered> {
+  const p = (await Promise.race([
+    prompts.next(),
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`no prompt ${message} appeared`)), 10_000)),
+  ])) as Rendered
+  await tick()
+  expect(p.getScreen().split('\n')[0]).toContain(message)
+  return p
 }
-const asked: Asked[] = []
-let answers: Record<string, string | ((choices: readonly string[]) => string)> = {}
 
-vi.mock('../../src/cli/prompt.js', () => ({
-  canPrompt: () => true,
-  askChoice: async (opts: {flag: string; message: string; choices: readonly string[]}) => {
-    asked.push({flag: opts.flag, message: opts.message, choices: opts.choices})
-    const a = answers[opts.message] ?? answers[opts.flag]
-    if (a === undefined) throw new Error(`no scripted answer for ${opts.message}`)
-    return typeof a === 'function' ? a(opts.choices) : a
-  },
-  askText: async (opts: {flag: string; message: string}) => {
-    asked.push({flag: opts.flag, message: opts.message})
-    const a = answers[opts.message] ?? answers[opts.flag]
-    if (typeof a !== 'string') throw new Error(`no scripted answer for ${opts.message}`)
-    return a
-  },
-}))
+/** The choices a select shows, in order (the cursor line included). */
+function choicesOf(p: Rendered): string[] {
+  return p
+    .getScreen()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.replace(/^[❯>]?\s*/, '').trim())
+    .filter((l) => l !== '' && !l.includes('navigate'))
+}
 
-const mesh = (name: string) => join('/work/shared/meshes', name)
+/** Moves the cursor down to `label` with the arrow key, then presses enter. */
+async function choose(p: Rendered, label: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const active = p
+      .getScreen()
+      .split('\n')
+      .find((l) => /^\s*[❯>]/.test(l))
+    if (active?.replace(/^\s*[❯>]\s*/, '').trim() === label) {
+      p.events.keypress('enter')
+      await tick()
+      return
+    }
+    p.events.keypress('down')
+    await tick()
+  }
+  throw new Error(`no choice ${label} in:\n${p.getScreen()}`)
+}
+
+async function typeAnswer(p: Rendered, text: string): Promise<void> {
+  p.events.type(text)
+  await tick()
+  p.events.keypress('enter')
+  await tick()
+}
+
+const LOGO = '/work/shared/meshes/logo.stl'
 let sb: CliSandbox
+let catalog: Catalog
+const tty = {
+  stdin: Object.getOwnPropertyDescriptor(process.stdin, 'isTTY'),
+  stderr: Object.getOwnPropertyDescriptor(process.stderr, 'isTTY'),
+}
 
 beforeAll(async () => {
   sb = await startCliSandbox()
+  const store = openSeededStore({memory: true})
+  const business = store.businesses.all()[0]!
+  catalog = {
+    currency: business.currency,
+    machines: store.catalog.machines(business.id),
+    materials: store.catalog.materials(business.id),
+    options: store.catalog.options(business.id),
+  }
+  store.close()
+  // canPrompt() asks for a terminal on stdin and stderr (the prompts themselves draw on the test's streams).
+  Object.defineProperty(process.stdin, 'isTTY', {value: true, configurable: true})
+  Object.defineProperty(process.stderr, 'isTTY', {value: true, configurable: true})
 })
-afterAll(() => sb.close())
-beforeEach(() => {
-  asked.length = 0
-  answers = {}
+afterAll(async () => {
+  for (const [name, d] of Object.entries(tty)) {
+    const stream = name === 'stdin' ? process.stdin : process.stderr
+    if (d) Object.defineProperty(stream, 'isTTY', d)
+    else delete (stream as {isTTY?: boolean}).isTTY
+  }
+  await sb.close()
 })
 
-describe('mfg price estimate in a terminal', () => {
-  it('walks service, technology, material, colour, quantity, options and part with the business choices', async () => {
-    answers = {
-      'Service:': '3D_PRINTING',
-      'Technology:': 'SLA',
-      'Material:': 'Standard Resin',
-      'Colour:': 'Clear',
-      'Quantity:': '3',
-      'lead time:': 'Express (3 working days)',
-      'infill:': '20 %',
-      'finishing:': 'Painting',
-      '--part': mesh('logo.stl'),
-    }
-    const r = await runCli(['price', 'estimate', '--json'], {env: sb.env()})
-    expect(r.exitCode, r.stderr).toBe(0)
-    const byMessage = Object.fromEntries(asked.map((a) => [a.message, a.choices]))
-    expect(byMessage['Technology:']).toEqual(['FDM', 'SLA', 'SLS'])
-    expect(byMessage['Material:']).toEqual(['Standard Resin'])
-    expect(byMessage['Colour:']).toEqual(['Grey', 'Clear'])
-    expect(byMessage['lead time:']).toEqual([
+describe('mfg price estimate, answered through the real prompts', () => {
+  it('walks service, technology, material, colour, quantity, options and part, and shows the engine price', async () => {
+    const run = runCli(['price', 'estimate'], {env: {...sb.env(), CI: undefined}})
+
+    const service = await nextPrompt('Service:')
+    expect(choicesOf(service)).toEqual(['3D_PRINTING', 'CNC_MACHINING', 'SHEET_METAL'])
+    await choose(service, '3D_PRINTING')
+
+    const technology = await nextPrompt('Technology:')
+    expect(choicesOf(technology)).toEqual(['FDM', 'SLA', 'SLS'])
+    await choose(technology, 'SLA')
+
+    const material = await nextPrompt('Material:')
+    expect(choicesOf(material)).toEqual(['Standard Resin'])
+    await choose(material, 'Standard Resin')
+
+    const colour = await nextPrompt('Colour:')
+    expect(choicesOf(colour)).toEqual(['Grey', 'Clear'])
+    await choose(colour, 'Clear')
+
+    const quantity = await nextPrompt('Quantity:')
+    await typeAnswer(quantity, 'x')
+    expect(quantity.getScreen()).toContain('A whole number from 1')
+    quantity.events.keypress('backspace')
+    await typeAnswer(quantity, '3')
+
+    const leadTime = await nextPrompt('lead time:')
+    expect(choicesOf(leadTime)).toEqual([
       'Standard (7 working days)',
       'Express (3 working days)',
       'Economy (12 working days)',
     ])
-    expect(byMessage['finishing:']).toEqual(['Sanding', 'Painting'])
-    expect(Object.keys(byMessage)).not.toContain('precision:') // a metal option, not offered for printing
-    const walked = json<{price: number; technology: string; quantity: number; options: string[]}>(r)
-    expect(walked).toMatchObject({technology: 'SLA', quantity: 3})
+    await choose(leadTime, 'Express (3 working days)')
+    const infill = await nextPrompt('infill:')
+    await choose(infill, '20 %')
+    const finishing = await nextPrompt('finishing:')
+    expect(choicesOf(finishing)).toEqual(['Sanding', 'Painting'])
+    await choose(finishing, 'Painting')
 
-    // The same choices given as flags price the same.
-    const flags = await runCli(
+    const part = await nextPrompt('Part file')
+    await typeAnswer(part, LOGO)
+
+    const r = await run
+    expect(r.exitCode, r.stderr).toBe(0)
+    const shown = /^price\s+(\d+\.\d\d) EUR$/m.exec(r.stdout)
+    expect(shown, r.stdout).not.toBeNull()
+    expect(r.stdout).toMatch(/^quantity\s+3$/m)
+    expect(r.stdout).toMatch(/^material\s+Standard Resin, Clear$/m)
+
+    // The same choices priced by the engine itself.
+    const model = buildModel({
+      service: '3D_PRINTING',
+      technology: 'SLA',
+      material: 'Standard Resin',
+      color: 'Clear',
+      quantity: 3,
+      options: [
+        {refer: 'lead_time', name: 'Express (3 working days)'},
+        {refer: 'infill', name: '20 %'},
+        {refer: 'finishing', name: 'Painting'},
+      ],
+      part: {file: LOGO, measurement: measurePart({file: LOGO})},
+    })
+    const engine = estimate(catalog, QuoteModelPublicDto.parse(model), {currency: 'EUR'}).breakdown
+    expect(Number(shown?.[1])).toBe(engine.price)
+  })
+
+  it('asks only for what flags leave out: the machine of a material on two, then its options', async () => {
+    const run = runCli(
       [
         'price',
         'estimate',
         '--part',
-        mesh('logo.stl'),
+        '/work/shared/meshes/cube20.stl',
         '--material',
-        'Standard Resin',
-        '--color',
-        'Clear',
+        'Steel S235',
         '--quantity',
-        '3',
-        '--option',
-        'lead_time=Express (3 working days)',
-        '--option',
-        'infill=20 %',
-        '--option',
-        'finishing=Painting',
+        '2',
         '--json',
       ],
-      {env: sb.env()},
+      {env: {...sb.env(), CI: undefined}},
     )
-    expect(json<{price: number}>(flags).price).toBe(walked.price)
-  })
-
-  it('asks which machine when the material is on several, then prices on the chosen one', async () => {
-    answers = {'--technology': 'CNC', '--option': (choices) => choices[0] as string}
-    const r = await runCli(
-      ['price', 'estimate', '--part', mesh('cube20.stl'), '--material', 'Steel S235', '--quantity', '1', '--json'],
-      {env: sb.env()},
-    )
+    const technology = await nextPrompt('Technology:')
+    expect(choicesOf(technology)).toEqual(['CNC', 'LASER'])
+    await choose(technology, 'CNC')
+    const asked: string[] = []
+    for (const [message, pick] of [
+      ['lead time:', 'Economy (12 working days)'],
+      ['precision:', 'Fine ±0.05 mm'],
+      ['finishing:', 'Anodising'],
+    ] as const) {
+      const p = await nextPrompt(message)
+      asked.push(...choicesOf(p))
+      await choose(p, pick)
+    }
+    expect(asked).toContain('High ±0.02 mm')
+    const r = await run
     expect(r.exitCode, r.stderr).toBe(0)
-    const technology = asked.filter((a) => a.flag === '--technology')
-    expect(technology.map((a) => a.choices)).toEqual([['CNC', 'LASER']])
-    // Then the CNC options only: lead time, precision (three levels on CNC) and finishing.
-    expect(asked.filter((a) => a.flag === '--option').map((a) => a.message)).toEqual([
-      'lead time:',
-      'precision:',
-      'finishing:',
-    ])
-    expect(asked.find((a) => a.message === 'precision:')?.choices).toHaveLength(3)
-    expect(json<{service: string; options: string[]}>(r)).toMatchObject({
+    expect(JSON.parse(r.stdout)).toMatchObject({
       service: 'CNC_MACHINING',
-      options: ['lead_time=Standard (7 working days)', 'precision=Standard ±0.1 mm', 'finishing=Painting'],
+      technology: 'CNC',
+      quantity: 2,
+      options: ['lead_time=Economy (12 working days)', 'precision=Fine ±0.05 mm', 'finishing=Anodising'],
     })
   })
 })

@@ -18,6 +18,7 @@ import {
   type EstimateResult,
 } from '../../services/price/estimate.js'
 import {measurePart} from '../../services/price/measure.js'
+import {SLICERS, SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../../services/price/slicer.js'
 
 const number = (min: number, max = Infinity) =>
   Flags.custom<number>({
@@ -48,6 +49,8 @@ The part's measures come from --part FILE (STL, OBJ, 3MF: slicingData and modelS
 
 In a terminal, whatever is missing (service, technology, material, colour, quantity, options, part file) is asked for, with the business's choices: they are read from the estimation's own validation answer, as the interface has no catalogue endpoint.
 
+--slicer prusa slices the part with the PrusaSlicer command line (prusa-slicer on PATH, or MFG_PRUSA_SLICER) at 0.3 mm layers (0.35 mm first), 1.75 mm filament and 1.24 g/cm³, and sends its print time, filament length, weight and layer count instead of the built-in heuristic. Without PrusaSlicer it exits with code 2 saying how to install it.
+
 --legacy needs --currency (one of the 22 codes); it spends one of the business's daily estimations per quantity priced, and shows how many are left. Prices are pricing estimates, not quotes (docs/pricing.md).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --part bracket.stl --material PLA',
@@ -55,6 +58,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     '<%= config.bin %> <%= command.id %> --part housing.stl --material "Aluminium 6061" --bulk 1,10,100',
     '<%= config.bin %> <%= command.id %> --technology LASER --material "Steel S235" --size 200x100x3 --bends 2 --quantity 25 --json',
     '<%= config.bin %> <%= command.id %> --part bracket.stl --material PLA --legacy --currency USD',
+    '<%= config.bin %> <%= command.id %> --part bracket.stl --material PETG --slicer prusa',
     '<%= config.bin %> <%= command.id %>',
   ]
   static override flags = {
@@ -80,6 +84,10 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     bends: Flags.integer({description: 'Sheet metal: number of bends.', min: 0}),
     bulk: Flags.string({description: 'Also price these quantities, for example 1,10,100.', helpValue: 'Q1,Q2,...'}),
     currency: Flags.string({description: `Currency of the answer: ${CURRENCIES.join(', ')}.`}),
+    slicer: Flags.string({
+      description: 'Slice the part with this slicer for print hours, filament and layers (needs PrusaSlicer).',
+      options: [...SLICERS],
+    }),
     legacy: Flags.boolean({
       description: 'Use the legacy modelPriceEstimation (needs --currency; spends the daily allowance).',
     }),
@@ -92,6 +100,10 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
       throw new UsageError(`--legacy needs --currency, one of ${CURRENCIES.join(', ')}. Nothing was sent.`)
     if (currency && !(CURRENCIES as readonly string[]).includes(currency))
       throw new UsageError(`--currency must be one of ${CURRENCIES.join(', ')}; got ${JSON.stringify(flags.currency)}.`)
+    const slicer = flags.slicer ? findPrusaSlicer() : undefined
+    if (flags.slicer && !slicer) throw new SlicerNotFoundError()
+    if (flags.slicer && !flags.part && !canPrompt())
+      throw new UsageError('--slicer prusa slices a part file: pass --part FILE.')
     const input: EstimateInput = {
       ...(flags.service ? {service: flags.service} : {}),
       ...(flags.technology ? {technology: flags.technology} : {}),
@@ -117,6 +129,17 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     const ctx = await this.context(flags).service()
     if (canPrompt()) await this.askMissing(ctx, input, flags.unit)
     else if (!input.material) throw new UsageError('Missing material: pass --material (no terminal to prompt in).')
+    if (slicer) {
+      if (!input.part) throw new UsageError('--slicer prusa slices a part file: pass --part FILE.')
+      input.slicer = await sliceWithPrusa({
+        file: input.part.file,
+        unit: unitOf(flags.unit),
+        binary: slicer,
+        layerHeight: 0.3,
+        firstLayerHeight: 0.35,
+        density: input.part.measurement.slicingData.density,
+      })
+    }
     const result = await this.estimateResolving(ctx, input)
     if (!this.jsonEnabled()) await this.render(result)
     if (result.allowanceRemaining !== undefined)
@@ -230,6 +253,11 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
         machine: [r.technology, r.service].filter(Boolean).join(', '),
         ...(r.options.length > 0 ? {options: r.options.join('; ')} : {}),
         ...(r.part ? {part: r.part} : {}),
+        ...(r.slicer
+          ? {
+              slicer: `${[r.slicer.name, r.slicer.version].filter(Boolean).join(' ')}: ${r.slicer.layers} layers, ${r.slicer.estimatedTime}, ${r.slicer.filamentLength.toFixed(1)} mm${r.slicer.weight === null ? '' : `, ${r.slicer.weight.toFixed(2)} g`}`,
+            }
+          : {}),
       }),
     )
     if (!r.bulk || r.bulk.length === 0) return

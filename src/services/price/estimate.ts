@@ -8,6 +8,7 @@ import {CURRENCIES, type ErrorDetail} from '../../schemas/common.js'
 import {LEGACY_TECHNOLOGIES, type BulkRow} from '../../schemas/pricing.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {SliceResult} from './slicer.js'
 
 export interface OptionChoice {
   refer: string
@@ -28,6 +29,8 @@ export interface EstimateInput {
   extraFee?: number
   /** A measured part file: fills slicingData and modelSizes. */
   part?: {file: string; measurement: Measurement}
+  /** PrusaSlicer's figures for the part (`--slicer prusa`): hours, filament, weight and layers override the heuristic. */
+  slicer?: SliceResult
   /** Flags that override (or stand in for) the part's measures. */
   volume?: number
   weight?: number
@@ -59,6 +62,18 @@ export interface EstimateResult {
   /** Legacy only: estimations left today (X-Daily-Allowance-Remaining). */
   allowanceRemaining?: number
   part?: string
+  /** With `--slicer prusa`: what PrusaSlicer said about the part. */
+  slicer?: SlicerSummary
+}
+
+export interface SlicerSummary {
+  name: 'PrusaSlicer'
+  version: string | null
+  hours: number
+  estimatedTime: string
+  filamentLength: number
+  weight: number | null
+  layers: number
 }
 
 /** Options as `refer=name`, the form of `--option`. */
@@ -102,6 +117,13 @@ export function parseSize(text: string): {width: number; depth: number; height: 
 export function buildModel(input: EstimateInput): Record<string, unknown> {
   const m = input.part?.measurement
   const slicing: Record<string, unknown> = m ? {...m.slicingData} : {}
+  if (input.slicer) {
+    // The slicer's weight is filament at the measurement's density: the engine rescales it like the heuristic's.
+    slicing.hours = input.slicer.hours
+    slicing.filament_length = input.slicer.filamentLength
+    slicing.number_of_layers = input.slicer.layers
+    if (input.slicer.weight !== null) slicing.weight = input.slicer.weight.toFixed(2)
+  }
   if (input.size) Object.assign(slicing, input.size)
   if (input.volume !== undefined) slicing.volume = input.volume.toFixed(3)
   if (input.weight !== undefined) {
@@ -176,6 +198,18 @@ export async function probeChoices(
   }
 }
 
+function slicerSummary(s: SliceResult): SlicerSummary {
+  return {
+    name: s.slicer,
+    version: s.version,
+    hours: s.hours,
+    estimatedTime: s.estimatedTime,
+    filamentLength: s.filamentLength,
+    weight: s.weight,
+    layers: s.layers,
+  }
+}
+
 const optionLabels = (input: EstimateInput) => (input.options ?? []).map((o) => `${o.refer}=${o.name}`)
 const round2 = (x: number) => Math.round(x * 100 + 1e-7) / 100
 
@@ -206,6 +240,7 @@ export async function estimatePart(ctx: ServiceContext, input: EstimateInput): P
     message: answer.message,
     ...(d.bulk ? {bulk: d.bulk} : {}),
     ...(input.part ? {part: input.part.file} : {}),
+    ...(input.slicer ? {slicer: slicerSummary(input.slicer)} : {}),
   }
 }
 
@@ -263,5 +298,6 @@ async function estimateLegacy(ctx: ServiceContext, input: EstimateInput): Promis
       : {}),
     ...(allowanceRemaining === undefined ? {} : {allowanceRemaining}),
     ...(input.part ? {part: input.part.file} : {}),
+    ...(input.slicer ? {slicer: slicerSummary(input.slicer)} : {}),
   }
 }

@@ -1,0 +1,250 @@
+import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {createClient} from '../../src/api/http.js'
+import {MCP_PATH, McpError, callMcpTool, findResponse, parseSse} from '../../src/api/mcp.js'
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {machineRows, normaliseMachines} from '../../src/services/price/machines.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+
+const KEY = 'pk_business_test0000000000000000'
+
+/**
+ * A stand-in for the real service's MCP endpoint, shaped like the MCP SDK's
+ * stateful Streamable HTTP server: answers as server-sent events, hands out a
+ * session id on initialize, wants it back afterwards, accepts DELETE.
+ */
+function sdkLikeServer(tool: (name: string, args: unknown) => unknown) {
+  const seen: {method: string; rpc?: string; headers: IncomingHttpHeaders}[] = []
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (c: Buffer) => (raw += c.toString()))
+    req.on('end', () => {
+      const body = raw
+        ? (JSON.parse(raw) as {id?: number; method: string; params?: {name: string; arguments: unknown}})
+        : undefined
+      seen.push({method: req.method ?? '', ...(body ? {rpc: body.method} : {}), headers: req.headers})
+      if (req.method === 'DELETE') return void res.writeHead(200).end()
+      if (body?.method !== 'initialize' && req.headers['mcp-session-id'] !== 'session-1')
+        return void res
+          .writeHead(404, {'content-type': 'application/json'})
+          .end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}')
+      if (body?.id === undefined) return void res.writeHead(202).end()
+      const sse = (...messages: unknown[]) =>
+        res
+          .writeHead(200, {'content-type': 'text/event-stream', 'mcp-session-id': 'session-1'})
+          .end(messages.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''))
+      if (body.method === 'initialize')
+        return sse({
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {protocolVersion: '2025-03-26', capabilities: {tools: {}}, serverInfo: {name: 'x', version: '1'}},
+        })
+      // A progress notification first, then the answer, as a streaming server may send.
+      return sse(
+        {jsonrpc: '2.0', method: 'notifications/progress', params: {progress: 1}},
+        {jsonrpc: '2.0', id: body.id, ...(tool(body.params?.name ?? '', body.params?.arguments) as object)},
+      )
+    })
+  })
+  return {server, seen}
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+describe('the MCP client', () => {
+  it('initializes, sends the session id back, reads SSE answers, and ends the session', async () => {
+    const machines = [{_id: 'm1', name: 'Printer', service: '3D_PRINTING', technology: 'FDM', materials: []}]
+    const {server, seen} = sdkLikeServer((name) =>
+      name === 'list_machines' ? {result: {content: [{type: 'text', text: JSON.stringify({machines})}]}} : {},
+    )
+    const url = await listen(server)
+    try {
+      const client = createClient({baseUrl: url, apiKey: KEY, authToken: 'tok', retries: 0})
+      const r = await callMcpTool(client, 'list_machines', {service: '3D_PRINTING'})
+      expect(r.value).toEqual({machines})
+      expect(seen.map((s) => `${s.method} ${s.rpc ?? ''}`.trim())).toEqual([
+        'POST initialize',
+        'POST notifications/initialized',
+        'POST tools/call',
+        'DELETE',
+      ])
+      for (const s of seen) {
+        expect(s.headers.authorization).toBe(`Bearer ${KEY}`)
+        expect(s.headers['x-auth-token']).toBeUndefined()
+        expect(s.headers.accept).toBe('application/json, text/event-stream')
+      }
+      expect(seen[0]?.headers['mcp-session-id']).toBeUndefined()
+      expect(seen.slice(1).map((s) => s.headers['mcp-session-id'])).toEqual(['session-1', 'session-1', 'session-1'])
+      // The revision the server chose is the one sent afterwards.
+      expect(seen[2]?.headers['mcp-protocol-version']).toBe('2025-03-26')
+      client.close?.()
+    } finally {
+      server.close()
+    }
+  })
+
+  it('turns a JSON-RPC error and a tool error into McpError', async () => {
+    const {server} = sdkLikeServer((name) =>
+      name === 'list_machines'
+        ? {result: {content: [{type: 'text', text: 'Invalid arguments: service'}], isError: true}}
+        : {error: {code: -32602, message: `Unknown tool: ${name}`}},
+    )
+    const url = await listen(server)
+    try {
+      const client = createClient({baseUrl: url, apiKey: KEY, retries: 0})
+      const toolError = await callMcpTool(client, 'list_machines').catch((e: unknown) => e)
+      expect(toolError).toBeInstanceOf(McpError)
+      expect((toolError as Error).message).toMatch(/MCP tools\/call list_machines: Invalid arguments: service/)
+      const rpcError = await callMcpTool(client, 'nope').catch((e: unknown) => e)
+      expect(rpcError).toMatchObject({rpcCode: -32602, code: 'mcp_error'})
+      expect((rpcError as Error).message).toMatch(/Unknown tool: nope/)
+      client.close?.()
+    } finally {
+      server.close()
+    }
+  })
+
+  it('parses SSE streams and finds the answer by id', () => {
+    const text =
+      'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"ping","id":"s1"}\n\n: comment\n\ndata: {"jsonrpc":"2.0",\ndata: "id":7,"result":{"ok":true}}\n\n'
+    expect(parseSse(text)).toHaveLength(2)
+    expect(findResponse(text, 7)).toEqual({jsonrpc: '2.0', id: 7, result: {ok: true}})
+    expect(findResponse({jsonrpc: '2.0', id: 2, result: {}}, 2)).toEqual({jsonrpc: '2.0', id: 2, result: {}})
+    expect(() => findResponse('', 3, 'tools/call')).toThrow(/no JSON-RPC answer with id 3/)
+  })
+})
+
+describe('list_machines answers', () => {
+  it('joins materials listed apart, and shows a material startup cost in another currency apart', () => {
+    const result = normaliseMachines({
+      currency: 'EUR',
+      machines: [
+        {
+          _id: 'm1',
+          name: 'Mill',
+          service: 'CNC_MACHINING',
+          technology: 'CNC',
+          currency: 'EUR',
+          startupCost: 50,
+          minimumPrice: 30,
+        },
+      ],
+      materials: [
+        {
+          machine: 'm1',
+          materials: 'Brass',
+          price: 12,
+          unit: 'kg',
+          currency: 'EUR',
+          startupCost: {price: 10, currency: 'USD'},
+        },
+        {machine: 'm2', materials: 'Elsewhere', price: 1, unit: 'kg'},
+      ],
+    })
+    expect(result?.machines[0]?.materials.map((m) => m.materials)).toEqual(['Brass'])
+    expect(machineRows(result!)).toEqual([
+      {
+        machine: 'Mill',
+        service: 'CNC_MACHINING',
+        technology: 'CNC',
+        material: 'Brass',
+        price: '12.00 /kg',
+        currency: 'EUR',
+        'startup cost': '50.00 + 10.00 USD',
+        minimum: '30.00',
+      },
+    ])
+    expect(normaliseMachines([{name: 'Bare'}])).toEqual({currency: null, machines: [{name: 'Bare', materials: []}]})
+    expect(normaliseMachines({quotes: []})).toBeUndefined()
+  })
+})
+
+describe("the sandbox's minimal MCP responder", () => {
+  let sandbox: RunningSandbox
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+  })
+  afterAll(() => sandbox.close())
+
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(sandbox.url + MCP_PATH, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${sandbox.businesses[0]!.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    })
+
+  it('answers initialize, tools/list and tools/call list_machines, statelessly', async () => {
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {protocolVersion: '2025-03-26', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+    })
+    expect(init.status).toBe(200)
+    expect(init.headers.get('mcp-session-id')).toBeNull()
+    expect(await init.json()).toMatchObject({id: 1, result: {protocolVersion: '2025-03-26', capabilities: {tools: {}}}})
+    const notified = await post({jsonrpc: '2.0', method: 'notifications/initialized'})
+    expect(notified.status).toBe(202)
+    const tools = (await (await post({jsonrpc: '2.0', id: 2, method: 'tools/list'})).json()) as {
+      result: {tools: {name: string; annotations: object}[]}
+    }
+    expect(tools.result.tools.map((t) => t.name)).toEqual(['list_machines'])
+    expect(tools.result.tools[0]?.annotations).toMatchObject({readOnlyHint: true})
+    const call = (await (
+      await post({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {name: 'list_machines', arguments: {service: 'SHEET_METAL'}},
+      })
+    ).json()) as {result: {content: {text: string}[]; structuredContent: {machines: {technology: string}[]}}}
+    expect(call.result.structuredContent.machines.map((m) => m.technology)).toEqual(['LASER'])
+    expect(JSON.parse(call.result.content[0]!.text)).toEqual(call.result.structuredContent)
+  })
+
+  it('refuses what the transport refuses, and says which tools are not there yet', async () => {
+    expect((await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {accept: 'application/json'})).status).toBe(406)
+    expect((await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {'mcp-protocol-version': '1999-01-01'})).status).toBe(
+      400,
+    )
+    expect((await post([{jsonrpc: '2.0', id: 1, method: 'ping'}])).status).toBe(400)
+    expect(
+      (await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {authorization: 'Bearer pk_business_nope'})).status,
+    ).toBe(401)
+    const get = await fetch(sandbox.url + MCP_PATH, {
+      headers: {authorization: `Bearer ${sandbox.businesses[0]!.apiKey}`},
+    })
+    expect(get.status).toBe(405)
+    const unknown = (await (await post({jsonrpc: '2.0', id: 4, method: 'resources/list'})).json()) as {
+      error: {code: number}
+    }
+    expect(unknown.error.code).toBe(-32601)
+    const later = (await (
+      await post({jsonrpc: '2.0', id: 5, method: 'tools/call', params: {name: 'estimate_price', arguments: {}}})
+    ).json()) as {error: {message: string}}
+    expect(later.error.message).toMatch(/does not implement the tool estimate_price yet/)
+    const badArgs = (await (
+      await post({
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/call',
+        params: {name: 'list_machines', arguments: {service: 'WELDING', colour: 1}},
+      })
+    ).json()) as {result: {isError: boolean; content: {text: string}[]}}
+    expect(badArgs.result.isError).toBe(true)
+    expect(badArgs.result.content[0]?.text).toMatch(
+      /service must be one of.*unknown argument colour|unknown argument colour.*service must be one of/,
+    )
+  })
+})
