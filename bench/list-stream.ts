@@ -40,7 +40,7 @@ try {
   if (fill.code !== 0) throw new Error(`filling the sandbox failed: ${fill.stderr}`)
 
   const home = mkdtempSync(join(work, 'home-'))
-  const mfg = await measure([process.execPath, cli, 'demand', 'list', '--all', '--ndjson', '--limit', String(PAGE)], {
+  const mfg = await measure([process.execPath, cli, 'demand', 'list', '--all', '--ndjson'], {
     MFG_HOME: home,
     MFG_BASE_URL: sb.url,
     MFG_API_KEY: demo.apiKey,

@@ -75,6 +75,13 @@ describe('mfg as a user runs it', () => {
     rmSync(home, {recursive: true, force: true})
   })
 
+  it('--version answers in oclif\'s format, from the fast path', () => {
+    const r = sh('mfg --version', baseEnv(home))
+    expect(r.code).toBe(0)
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version: string}
+    expect(r.stdout.trim()).toBe(`mfg/${pkg.version} ${process.platform}-${process.arch} node-${process.version}`)
+  })
+
   it('sandbox serve --json prints one line with the url and both seeded businesses', () => {
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(served.businesses).toHaveLength(2)
