@@ -3,10 +3,11 @@ import type {ApiClient, ApiResponse} from './http.js'
 
 /**
  * A small client of the service's MCP endpoint (MCP over Streamable HTTP,
- * JSON-RPC 2.0, Bearer key as in v1): enough to call one tool. It speaks the
- * protocol itself rather than through the MCP SDK, so the CLI carries no extra
- * dependency: initialize, notifications/initialized, then tools/call, with the
- * answers read either as JSON or as a server-sent event stream.
+ * JSON-RPC 2.0, Bearer key as in v1), through the shared HTTP pipeline (its
+ * credentials, `--verbose` log and error classes): initialize,
+ * notifications/initialized, then tools/list or tools/call, with the answers
+ * read either as JSON or as a server-sent event stream; and `relayMcpMessage`,
+ * one message of `mcp proxy` passed on as it is.
  */
 
 /** The MCP endpoint (interface, Public v1 endpoints). */
@@ -60,13 +61,136 @@ export async function callMcpTool(
   args: Record<string, unknown> = {},
   opts: {signal?: AbortSignal} = {},
 ): Promise<McpToolResult> {
+  return withMcpSession(client, async (s) => toolResult(name, await s.call(name, args)), opts)
+}
+
+/** A tool as tools/list describes it. */
+export interface McpTool {
+  name: string
+  title?: string
+  description?: string
+  inputSchema?: Record<string, unknown>
+  outputSchema?: Record<string, unknown>
+  annotations?: {
+    title?: string
+    readOnlyHint?: boolean
+    destructiveHint?: boolean
+    idempotentHint?: boolean
+    openWorldHint?: boolean
+  }
+  [key: string]: unknown
+}
+
+/** A tools/call result as the server sent it (a tool error is a result with `isError`, not a throw). */
+export interface McpCallResult {
+  content: {type: string; text?: string; [key: string]: unknown}[]
+  structuredContent?: unknown
+  isError?: boolean
+}
+
+/** What can be done within one MCP session. */
+export interface McpSession {
+  /** Every tool, all pages of tools/list. */
+  tools(): Promise<McpTool[]>
+  /** tools/call, answered as the server sent it. */
+  call(name: string, args: Record<string, unknown>): Promise<McpCallResult>
+}
+
+/**
+ * Opens a session (the endpoint is stateless, but a server that hands out an
+ * `Mcp-Session-Id` gets it back on every later request and a DELETE at the
+ * end), runs `body`, and ends the session.
+ */
+export async function withMcpSession<T>(
+  client: ApiClient,
+  body: (session: McpSession) => Promise<T>,
+  opts: {signal?: AbortSignal} = {},
+): Promise<T> {
   const session = await initialize(client, opts.signal)
+  let nextId = 2
+  const api: McpSession = {
+    async tools() {
+      const all: McpTool[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < 100; page++) {
+        const result = (await rpc(
+          client,
+          session,
+          'tools/list',
+          cursor === undefined ? {} : {cursor},
+          nextId++,
+          opts.signal,
+        )) as {tools?: unknown; nextCursor?: unknown} | undefined
+        if (Array.isArray(result?.tools))
+          all.push(...(result.tools.filter((t) => t !== null && typeof t === 'object') as McpTool[]))
+        cursor = typeof result?.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined
+        if (cursor === undefined) break
+      }
+      return all
+    },
+    async call(name, args) {
+      const result = (await rpc(client, session, 'tools/call', {name, arguments: args}, nextId++, opts.signal)) as
+        Partial<McpCallResult> | undefined
+      const content = Array.isArray(result?.content)
+        ? (result.content.filter((c) => c !== null && typeof c === 'object') as McpCallResult['content'])
+        : []
+      return {
+        content,
+        ...(result?.structuredContent !== undefined ? {structuredContent: result.structuredContent} : {}),
+        ...(result?.isError === true ? {isError: true} : {}),
+      }
+    },
+  }
   try {
-    const result = await rpc(client, session, 'tools/call', {name, arguments: args}, 2, opts.signal)
-    return toolResult(name, result)
+    return await body(api)
   } finally {
     if (session.id) await endSession(client, session)
   }
+}
+
+/** What `relayMcpMessage` learns from the initialize answer and sends on every later message. */
+export interface RelayState {
+  /** The revision the server chose at initialize, sent as `MCP-Protocol-Version`. */
+  protocolVersion?: string
+  /** A session id the server handed out, sent back as `Mcp-Session-Id`. */
+  sessionId?: string
+}
+
+/**
+ * Posts one JSON-RPC message as it is and answers the JSON-RPC messages of the
+ * response (none for a notification or a response, which the server takes with
+ * 202). The initialize answer's protocol version and session id are kept in `state`.
+ */
+export async function relayMcpMessage(
+  client: ApiClient,
+  message: Record<string, unknown>,
+  state: RelayState,
+  signal?: AbortSignal,
+): Promise<unknown[]> {
+  const response = await client.request({
+    method: 'POST',
+    path: MCP_PATH,
+    headers: {
+      accept: 'application/json, text/event-stream',
+      ...(state.protocolVersion ? {'mcp-protocol-version': state.protocolVersion} : {}),
+      ...(state.sessionId ? {'mcp-session-id': state.sessionId} : {}),
+    },
+    body: message,
+    ...(signal ? {signal} : {}),
+  })
+  const body = response.body
+  const messages = (
+    typeof body === 'string' ? (body.trim() === '' ? [] : parseSse(body)) : Array.isArray(body) ? body : [body]
+  ).filter((m) => m !== null && m !== undefined && typeof m === 'object')
+  if (message.method === 'initialize') {
+    const answer = messages.find((m) => (m as RpcMessage).id === message.id) as RpcMessage | undefined
+    const version = (answer?.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
+    if (typeof version === 'string') state.protocolVersion = version
+    const header = response.headers['mcp-session-id']
+    const id = Array.isArray(header) ? header[0] : header
+    if (id) state.sessionId = id
+  }
+  return messages
 }
 
 async function initialize(client: ApiClient, signal?: AbortSignal): Promise<Session> {
@@ -192,8 +316,7 @@ function toolResult(name: string, result: unknown): McpToolResult {
     ? (r.content.filter((c) => c !== null && typeof c === 'object') as {type: string; text?: string}[])
     : []
   const text = content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text
-  if (r.isError === true)
-    throw new McpError({method: `tools/call ${name}`, serverMessage: text ?? 'the tool failed without a message'})
+  if (r.isError === true) throw new McpError({method: `tools/call ${name}`, serverMessage: toolErrorMessage(text)})
   if (r.structuredContent !== undefined) return {value: r.structuredContent, content}
   if (text === undefined) return {value: undefined, content}
   try {
@@ -201,4 +324,17 @@ function toolResult(name: string, result: unknown): McpToolResult {
   } catch {
     return {value: text, content}
   }
+}
+
+/** The message of a tool error: the `message` of a JSON error body, else the text. */
+export function toolErrorMessage(text: string | undefined): string {
+  if (text === undefined || text.trim() === '') return 'the tool failed without a message'
+  try {
+    const body = JSON.parse(text) as {message?: unknown; statusCode?: unknown}
+    if (typeof body.message === 'string')
+      return typeof body.statusCode === 'number' ? `${body.statusCode} ${body.message}` : body.message
+  } catch {
+    // Plain text.
+  }
+  return text
 }

@@ -1,13 +1,11 @@
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {createClient} from '../../src/api/http.js'
-import {MCP_PATH, McpError, callMcpTool, findResponse, parseSse} from '../../src/api/mcp.js'
-import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {McpError, callMcpTool, findResponse, parseSse} from '../../src/api/mcp.js'
 import {machineRows, normaliseMachines} from '../../src/services/price/machines.js'
-import {startTestSandbox} from '../helpers/sandbox.js'
 
 const KEY = 'pk_business_test0000000000000000'
 
@@ -162,89 +160,5 @@ describe('list_machines answers', () => {
     ])
     expect(normaliseMachines([{name: 'Bare'}])).toEqual({currency: null, machines: [{name: 'Bare', materials: []}]})
     expect(normaliseMachines({quotes: []})).toBeUndefined()
-  })
-})
-
-describe("the sandbox's minimal MCP responder", () => {
-  let sandbox: RunningSandbox
-  beforeAll(async () => {
-    sandbox = await startTestSandbox()
-  })
-  afterAll(() => sandbox.close())
-
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(sandbox.url + MCP_PATH, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${sandbox.businesses[0]!.apiKey}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    })
-
-  it('answers initialize, tools/list and tools/call list_machines, statelessly', async () => {
-    const init = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {protocolVersion: '2025-03-26', capabilities: {}, clientInfo: {name: 't', version: '1'}},
-    })
-    expect(init.status).toBe(200)
-    expect(init.headers.get('mcp-session-id')).toBeNull()
-    expect(await init.json()).toMatchObject({id: 1, result: {protocolVersion: '2025-03-26', capabilities: {tools: {}}}})
-    const notified = await post({jsonrpc: '2.0', method: 'notifications/initialized'})
-    expect(notified.status).toBe(202)
-    const tools = (await (await post({jsonrpc: '2.0', id: 2, method: 'tools/list'})).json()) as {
-      result: {tools: {name: string; annotations: object}[]}
-    }
-    expect(tools.result.tools.map((t) => t.name)).toEqual(['list_machines'])
-    expect(tools.result.tools[0]?.annotations).toMatchObject({readOnlyHint: true})
-    const call = (await (
-      await post({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: {name: 'list_machines', arguments: {service: 'SHEET_METAL'}},
-      })
-    ).json()) as {result: {content: {text: string}[]; structuredContent: {machines: {technology: string}[]}}}
-    expect(call.result.structuredContent.machines.map((m) => m.technology)).toEqual(['LASER'])
-    expect(JSON.parse(call.result.content[0]!.text)).toEqual(call.result.structuredContent)
-  })
-
-  it('refuses what the transport refuses, and says which tools are not there yet', async () => {
-    expect((await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {accept: 'application/json'})).status).toBe(406)
-    expect((await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {'mcp-protocol-version': '1999-01-01'})).status).toBe(
-      400,
-    )
-    expect((await post([{jsonrpc: '2.0', id: 1, method: 'ping'}])).status).toBe(400)
-    expect(
-      (await post({jsonrpc: '2.0', id: 1, method: 'ping'}, {authorization: 'Bearer pk_business_nope'})).status,
-    ).toBe(401)
-    const get = await fetch(sandbox.url + MCP_PATH, {
-      headers: {authorization: `Bearer ${sandbox.businesses[0]!.apiKey}`},
-    })
-    expect(get.status).toBe(405)
-    const unknown = (await (await post({jsonrpc: '2.0', id: 4, method: 'resources/list'})).json()) as {
-      error: {code: number}
-    }
-    expect(unknown.error.code).toBe(-32601)
-    const later = (await (
-      await post({jsonrpc: '2.0', id: 5, method: 'tools/call', params: {name: 'estimate_price', arguments: {}}})
-    ).json()) as {error: {message: string}}
-    expect(later.error.message).toMatch(/does not implement the tool estimate_price yet/)
-    const badArgs = (await (
-      await post({
-        jsonrpc: '2.0',
-        id: 6,
-        method: 'tools/call',
-        params: {name: 'list_machines', arguments: {service: 'WELDING', colour: 1}},
-      })
-    ).json()) as {result: {isError: boolean; content: {text: string}[]}}
-    expect(badArgs.result.isError).toBe(true)
-    expect(badArgs.result.content[0]?.text).toMatch(
-      /service must be one of.*unknown argument colour|unknown argument colour.*service must be one of/,
-    )
   })
 })

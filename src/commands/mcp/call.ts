@@ -1,0 +1,89 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {yesFlag} from '../../cli/flags.js'
+import {writeOut} from '../../cli/output.js'
+
+export default class McpCall extends BaseCommand {
+  static override summary = "Call one tool of the service's MCP endpoint and print its result."
+  static override description = `Arguments come from --input (a JSON object, from a file or - for stdin), then each --arg key=value over it. A value is taken as JSON when it parses (numbers, true/false, objects, arrays) unless the tool's schema wants a string there; a dotted key sets a nested field (--arg changes.priceTotal=120). \`mcp tools --json\` shows each tool's schema.
+
+Prints the result's text (JSON pretty-printed); --json prints the structured content. A tool error (for example a stage move the rules refuse) exits 1 with its message.
+
+A tool that changes data (create_quotes, update_quote: they may email the customer) asks for confirmation in a terminal; without a terminal it needs --yes, and without it nothing is called and the exit code is 2.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> list_machines --arg service=3D_PRINTING',
+    '<%= config.bin %> <%= command.id %> estimate_price --arg material=PLA --arg quantity=10 --arg \'slicingData={"weight":"42","volume":"33000"}\'',
+    '<%= config.bin %> <%= command.id %> get_quote --arg quoteId=665f1c2e9b1d4a0012345678 --json',
+    '<%= config.bin %> <%= command.id %> update_quote --arg quoteId=665f1c2e9b1d4a0012345678 --arg status=special_verified --yes',
+    'cat quotes.json | <%= config.bin %> <%= command.id %> create_quotes --input - --yes',
+  ]
+  static override args = {tool: Args.string({description: 'Tool name (see `mcp tools`).', required: true})}
+  static override flags = {
+    arg: Flags.string({
+      description: 'A tool argument as key=value (repeatable; dotted keys set nested fields).',
+      multiple: true,
+      helpValue: 'KEY=VALUE',
+    }),
+    input: Flags.string({
+      description: 'The tool arguments as a JSON object, from a file or - (stdin).',
+      helpValue: 'FILE|-',
+    }),
+    yes: yesFlag,
+  }
+
+  async run(): Promise<unknown> {
+    const {args, flags} = await this.parse(McpCall)
+    let input: Record<string, unknown> | undefined
+    if (flags.input !== undefined) {
+      const {parseObject, readTextInput} = await import('../../cli/input.js')
+      const {text, source} = await readTextInput(flags.input)
+      input = parseObject(text, source)
+    }
+    const {client} = await this.context(flags).session()
+    const [{callTool, firstSentence, resultValue}, {confirmOrYes}, {McpError, toolErrorMessage}] = await Promise.all([
+      import('../../services/mcp/tools.js'),
+      import('../../cli/prompt.js'),
+      import('../../api/mcp.js'),
+    ])
+    const outcome = await callTool(
+      {client},
+      {
+        tool: args.tool,
+        ...(input ? {input} : {}),
+        args: flags.arg ?? [],
+        confirm: (tool) =>
+          confirmOrYes({
+            yes: flags.yes,
+            message: `${tool.name} changes data (${firstSentence(tool.description)}) Call it?`,
+          }),
+      },
+    )
+    const result = outcome.result
+    if (!result) {
+      this.note('Nothing was sent.')
+      return undefined
+    }
+    if (result.isError) {
+      const text = result.content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text
+      throw new McpError({method: `tools/call ${args.tool}`, serverMessage: toolErrorMessage(text)})
+    }
+    if (!this.jsonEnabled()) {
+      const {formatJson} = await import('../../cli/output.js')
+      for (const c of result.content) {
+        if (c.type !== 'text' || typeof c.text !== 'string') {
+          writeOut(`[${c.type}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`)
+          continue
+        }
+        let shown = c.text
+        try {
+          shown = formatJson(JSON.parse(c.text), true)
+        } catch {
+          // Plain text.
+        }
+        writeOut(shown)
+      }
+    }
+    return resultValue(result)
+  }
+}

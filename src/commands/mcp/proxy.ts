@@ -1,0 +1,36 @@
+import {BaseCommand} from '../../cli/base-command.js'
+import {writeErr} from '../../cli/output.js'
+import {redact} from '../../schemas/secrets.js'
+
+export default class McpProxy extends BaseCommand {
+  static override summary = "Serve the service's MCP endpoint over stdio, for assistants that only start local servers."
+  static override description = `A stdio MCP server (newline-delimited JSON-RPC on stdin and stdout) that relays every message to the active profile's MCP endpoint with its API key, and every answer back; the embedded sandbox works too (it runs inside the proxy). The client's initialize is passed on as it is, so client and service agree the protocol version themselves. A request whose upstream call fails (network, authentication, a timeout) is answered with a JSON-RPC error rather than left waiting. The proxy exits when stdin closes. Logs go to stderr only; stdout carries the protocol.
+
+The key stays in the profile: \`mcp config\` prints the client configuration that starts this command.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --profile production',
+    'npx @modelcontextprotocol/inspector --cli <%= config.bin %> <%= command.id %> --method tools/list',
+  ]
+  static override enableJsonFlag = false
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(McpProxy)
+    const ctx = this.context(flags)
+    const {client} = await ctx.session()
+    const [{StdioServerTransport}, {runProxy}] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../services/mcp/proxy.js'),
+    ])
+    const transport = new StdioServerTransport()
+    const end = () => void transport.close()
+    process.stdin.once('end', end)
+    process.stdin.once('close', end)
+    try {
+      await runProxy({client}, transport as never, (line) => writeErr(redact(line, this.secrets())))
+    } finally {
+      process.stdin.off('end', end)
+      process.stdin.off('close', end)
+    }
+  }
+}

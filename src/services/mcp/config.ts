@@ -1,0 +1,29 @@
+/** `mcp config`: the snippet that makes an assistant run `mfg mcp proxy` (the key stays in the profile). */
+
+export const MCP_CLIENTS = ['claude', 'cursor', 'vscode', 'generic'] as const
+export type McpClient = (typeof MCP_CLIENTS)[number]
+
+export interface ConfigInput {
+  client: McpClient
+  profile: string
+  /** The server's name in the client's list. */
+  name: string
+  /** The mfg executable, `mfg` when it is on the PATH. */
+  command: string
+}
+
+/** Where each client reads its configuration (shown as a hint). */
+export const CONFIG_LOCATIONS: Record<McpClient, string> = {
+  claude:
+    'Claude Desktop: claude_desktop_config.json (Settings → Developer → Edit Config); Claude Code: .mcp.json in the project',
+  cursor: 'Cursor: ~/.cursor/mcp.json, or .cursor/mcp.json in the project',
+  vscode: 'VS Code: .vscode/mcp.json in the workspace, or "MCP: Open User Configuration"',
+  generic: "the client's MCP servers configuration",
+}
+
+/** The configuration snippet for a client: `mcpServers`, or VS Code's `servers` with a stdio type. */
+export function clientConfig(input: ConfigInput): Record<string, unknown> {
+  const args = ['mcp', 'proxy', '--profile', input.profile]
+  if (input.client === 'vscode') return {servers: {[input.name]: {type: 'stdio', command: input.command, args}}}
+  return {mcpServers: {[input.name]: {command: input.command, args}}}
+}

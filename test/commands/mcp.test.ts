@@ -1,0 +1,243 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- command output is arbitrary JSON that tests inspect freely */
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {TOOL_NAMES} from '../../src/sandbox/mcp/server.js'
+import {json, runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
+
+const root = resolve(import.meta.dirname, '../..')
+
+let sb: CliSandbox
+const outputs: CliResult[] = []
+const run = async (argv: string[], opts: {stdin?: string; env?: Record<string, string | undefined>} = {}) => {
+  const r = await runCli(argv, {
+    env: {...sb.env(), ...opts.env},
+    ...(opts.stdin !== undefined ? {stdin: opts.stdin} : {}),
+  })
+  outputs.push(r)
+  return r
+}
+
+/** How many demands the business has with this draftId (v1 list, through the CLI's sandbox). */
+async function countDraft(draftId: string): Promise<number> {
+  const b = sb.businesses[0]!
+  const r = await fetch(`${sb.url}/api/public/v1/demand/${b.id}/all?draftId=${draftId}`, {
+    headers: {authorization: `Bearer ${b.apiKey}`},
+  })
+  return ((await r.json()) as {total: number}).total
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  for (const r of outputs) for (const secret of secretsOf(sb)) expect(r.stdout + r.stderr).not.toContain(secret)
+  await sb.close()
+})
+
+describe('mfg mcp tools', () => {
+  it('prints one row per tool: name, what it does, reads or changes data', async () => {
+    const r = await run(['mcp', 'tools'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^name\s+what it does\s+data$/)
+    expect(lines).toHaveLength(1 + TOOL_NAMES.length)
+    expect(r.stdout).toMatch(/^create_quotes\s+Creates 1 to 100 quotes.*\s+changes$/m)
+    expect(r.stdout).toMatch(/^update_quote\s+.*\s+changes$/m)
+    expect(r.stdout).toMatch(/^estimate_price\s+Prices a part.*\s+reads$/m)
+  })
+
+  it('--json gives the full list with schemas and annotations', async () => {
+    const r = await run(['mcp', 'tools', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const tools = json<any[]>(r)
+    expect(tools.map((t) => t.name)).toEqual([...TOOL_NAMES])
+    expect(tools.find((t) => t.name === 'measure_part').inputSchema.properties).toHaveProperty('content')
+    expect(tools.find((t) => t.name === 'update_quote').annotations).toMatchObject({destructiveHint: true})
+  })
+})
+
+describe('mfg mcp call', () => {
+  it('prints the result text; --json the structured content', async () => {
+    const r = await run([
+      'mcp',
+      'call',
+      'estimate_price',
+      '--arg',
+      'material=PLA',
+      '--arg',
+      'quantity=2',
+      '--arg',
+      'slicingData={"weight":"20"}',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/"message": "Estimated price for 2 × PLA on FDM/)
+    const j = await run(['mcp', 'call', 'list_machines', '--arg', 'service=SHEET_METAL', '--json'])
+    expect(j.exitCode, j.stderr).toBe(0)
+    expect(json<any>(j).machines.map((m: any) => m.technology)).toEqual(['LASER'])
+  })
+
+  it('keeps a value a string where the schema wants one, and reports a tool error with exit 1', async () => {
+    const r = await run(['mcp', 'call', 'get_quote', '--arg', 'quoteId=12345'])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/404 Demand 12345 not found/)
+  })
+
+  it('an unknown tool or a bad --arg is a usage error (exit 2)', async () => {
+    const r = await run(['mcp', 'call', 'nope'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toMatch(/No tool named "nope".*list_quotes/)
+    const bad = await run(['mcp', 'call', 'list_machines', '--arg', 'service'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/key=value/)
+  })
+
+  it('a tool that changes data needs --yes without a terminal: exit 2 naming --yes, nothing created', async () => {
+    const input = JSON.stringify({quotes: [{technique: '3D_PRINTING', material: 'PLA', draftId: 'cmd-mcp-yes'}]})
+    const refused = await run(['mcp', 'call', 'create_quotes', '--input', '-'], {stdin: input})
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toMatch(/--yes/)
+    expect(await countDraft('cmd-mcp-yes')).toBe(0)
+    const done = await run(['mcp', 'call', 'create_quotes', '--input', '-', '--yes', '--json'], {stdin: input})
+    expect(done.exitCode, done.stderr).toBe(0)
+    const created = json<any>(done).quotes[0]
+    expect(created).toMatchObject({draftId: 'cmd-mcp-yes', created: true})
+    expect(await countDraft('cmd-mcp-yes')).toBe(1)
+    // update_quote too; a refused stage move exits 1 naming both stages.
+    const noYes = await run(['mcp', 'call', 'update_quote', '--arg', `quoteId=${created._id}`, '--arg', 'status=done'])
+    expect(noYes.exitCode).toBe(2)
+    const move = await run([
+      'mcp',
+      'call',
+      'update_quote',
+      '--arg',
+      `quoteId=${created._id}`,
+      '--arg',
+      'status=done',
+      '--yes',
+    ])
+    expect(move.exitCode).toBe(1)
+    expect(move.stderr).toMatch(/409 .*quote_sent to done/)
+    const nested = await run([
+      'mcp',
+      'call',
+      'update_quote',
+      '--arg',
+      `quoteId=${created._id}`,
+      '--arg',
+      'changes.priceDelivery=7.5',
+      '--yes',
+      '--json',
+    ])
+    expect(nested.exitCode, nested.stderr).toBe(0)
+    expect(json<any>(nested).quote.priceDelivery).toBe(7.5)
+  })
+})
+
+describe('mfg mcp config', () => {
+  it('prints mcpServers running `mfg mcp proxy --profile NAME`, never the key', async () => {
+    const b = sb.businesses[0]!
+    const add = await run([
+      'profile',
+      'add',
+      'shop',
+      '--base-url',
+      sb.url,
+      '--api-key',
+      b.apiKey,
+      '--business-id',
+      b.id,
+    ])
+    expect(add.exitCode, add.stderr).toBe(0)
+    for (const client of ['claude', 'cursor', 'generic']) {
+      const r = await run(['mcp', 'config', '--client', client, '--profile', 'shop'], {
+        env: {MFG_API_KEY: undefined, MFG_BASE_URL: undefined, MFG_AUTH_TOKEN: undefined, MFG_BUSINESS_ID: undefined},
+      })
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(JSON.parse(r.stdout)).toEqual({
+        mcpServers: {mfg: {command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop']}},
+      })
+      expect(r.stdout).not.toContain(b.apiKey)
+    }
+    const vscode = await run(['mcp', 'config', '--client', 'vscode', '--profile', 'shop', '--json'])
+    expect(json<any>(vscode)).toEqual({
+      servers: {mfg: {type: 'stdio', command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop']}},
+    })
+    const unknown = await run(['mcp', 'config', '--client', 'claude', '--profile', 'nope'])
+    expect(unknown.exitCode).not.toBe(0)
+  })
+})
+
+describe('mfg mcp proxy (the built CLI over stdio)', () => {
+  let home: string
+  beforeAll(() => {
+    if (!existsSync(join(root, 'dist/commands/mcp/proxy.js')))
+      throw new Error('dist/ has no mcp proxy: run `npm run build` first (npm test does).')
+    home = mkdtempSync(join(tmpdir(), 'mfg-proxy-'))
+  })
+  afterAll(() => rmSync(home, {recursive: true, force: true}))
+
+  const env = (extra: Record<string, string>): Record<string, string> => {
+    const base: Record<string, string> = {}
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith('MFG_') && k !== 'NODE_OPTIONS') base[k] = v
+    return {...base, MFG_HOME: home, ...extra}
+  }
+
+  it('relays to the embedded sandbox of the local profile', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
+      env: env({}),
+      stderr: 'pipe',
+    })
+    const client = new Client({name: 'proxy-test', version: '1'})
+    await client.connect(transport)
+    const {tools} = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual([...TOOL_NAMES])
+    const result: any = await client.callTool({name: 'get_pattern_status', arguments: {}})
+    expect(result.structuredContent.materials.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('answers a request whose upstream call fails with a JSON-RPC error, logging to stderr only', async () => {
+    const port = await new Promise<number>((done) => {
+      const s = createServer()
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as {port: number}).port
+        s.close(() => done(p))
+      })
+    })
+    const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
+      env: env({MFG_BASE_URL: `http://127.0.0.1:${port}`, MFG_API_KEY: 'pk_business_x', MFG_BUSINESS_ID: 'b'}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+    const init = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'initialize',
+      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+    }
+    child.stdin.write(`${JSON.stringify(init)}\n`)
+    while (!stdout.includes('\n')) await new Promise((r) => setTimeout(r, 20))
+    const answer = JSON.parse(stdout.split('\n')[0]!)
+    expect(answer).toMatchObject({jsonrpc: '2.0', id: 7, error: {code: -32000}})
+    expect(answer.error.message).toMatch(/ECONNREFUSED|connect|refused/i)
+    child.stdin.end()
+    expect(await exited).toBe(0)
+    expect(stdout.trim().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(/initialize failed/)
+  })
+})
