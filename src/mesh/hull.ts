@@ -1,10 +1,11 @@
 // Volume of the 3D convex hull by quickhull on triangles.
 //
-// Faces live in typed arrays (struct of arrays) and are recycled through a free list;
-// each face keeps the points outside it in a linked list threaded through one Int32Array
-// and remembers its farthest one. A step takes a face's farthest point, floods the
-// connected set of faces that see it, replaces them by a cone of new faces from the
-// horizon to that point, and hands the orphaned points to the new faces. Points within
+// Points deep inside the hull of the 26 directional extremes are dropped first
+// (Akl–Toussaint). Faces live in typed arrays (struct of arrays) and are recycled through
+// a free list; each face keeps the points outside it in a run of one pool and remembers
+// its farthest one. A step takes a face's farthest point, floods the connected set of
+// faces that see it, replaces them by a cone of new faces from the horizon to that point,
+// and hands the orphaned points to the first new face that sees them. Points within
 // `eps` of a face count as inside, so coplanar points never become hull vertices; the
 // volume error that allows is at most area × eps, far below 1e-9 relative.
 
@@ -57,12 +58,89 @@ export function convexHull(points: Float64Array): HullResult {
   let eps = 1e-11 * size
   for (let attempt = 0; attempt < 4; attempt++, eps *= 1000) {
     try {
-      return new Quickhull(p, n, eps).run()
+      const q = discardInterior(p, n, eps)
+      return new Quickhull(q, q.length / 3, eps).run()
     } catch (err) {
       if (!(err instanceof HullFailure)) throw err
     }
   }
   throw new Error('convex hull failed on degenerate input')
+}
+
+/**
+ * Akl–Toussaint filtering: the hull of the points extreme in 26 directions lies inside
+ * the whole hull, so a point deeper than `eps` inside it is no hull vertex and is dropped
+ * before quickhull sees it. One pass for the extremes, then a few plane tests per point
+ * (a point outside usually fails the plane that rejected the one before). Returns the
+ * kept points; the input itself when too few would go.
+ */
+function discardInterior(p: Float64Array, n: number, eps: number): Float64Array {
+  if (n < 4096) return p
+  // x, y, z, x ± y, x ± z, y ± z, x ± y ± z: 13 directions, extreme both ways.
+  const nd = 13
+  const dots = new Float64Array(nd)
+  const hi = new Float64Array(nd).fill(-Infinity)
+  const lo = new Float64Array(nd).fill(Infinity)
+  const hiAt = new Int32Array(nd)
+  const loAt = new Int32Array(nd)
+  for (let i = 0; i < n; i++) {
+    const x = p[i * 3]!,
+      y = p[i * 3 + 1]!,
+      z = p[i * 3 + 2]!
+    dots[0] = x
+    dots[1] = y
+    dots[2] = z
+    dots[3] = x + y
+    dots[4] = x - y
+    dots[5] = x + z
+    dots[6] = x - z
+    dots[7] = y + z
+    dots[8] = y - z
+    dots[9] = x + y + z
+    dots[10] = x + y - z
+    dots[11] = x - y + z
+    dots[12] = x - y - z
+    for (let d = 0; d < nd; d++) {
+      const s = dots[d]!
+      if (s > hi[d]!) {
+        hi[d] = s
+        hiAt[d] = i
+      }
+      if (s < lo[d]!) {
+        lo[d] = s
+        loAt[d] = i
+      }
+    }
+  }
+  const chosen = [...new Set([...hiAt, ...loAt])]
+  const ext = new Float64Array(chosen.length * 3)
+  chosen.forEach((i, k) => ext.set(p.subarray(i * 3, i * 3 + 3), k * 3))
+  const inner = new Quickhull(ext, chosen.length, eps)
+  if (inner.run().faces === 0) return p
+  const planes = inner.facePlanes()
+  const nf = planes.length / 4
+  const kept = new Float64Array(n * 3)
+  let m = 0
+  let last = 0
+  for (let i = 0; i < n; i++) {
+    const x = p[i * 3]!,
+      y = p[i * 3 + 1]!,
+      z = p[i * 3 + 2]!
+    let inside = true
+    for (let k = 0, f = last; k < nf; k++, f = f + 1 === nf ? 0 : f + 1) {
+      if (planes[f * 4]! * x + planes[f * 4 + 1]! * y + planes[f * 4 + 2]! * z - planes[f * 4 + 3]! > -eps) {
+        inside = false
+        last = f
+        break
+      }
+    }
+    if (inside) continue
+    kept[m * 3] = x
+    kept[m * 3 + 1] = y
+    kept[m * 3 + 2] = z
+    m++
+  }
+  return m * 4 > n * 3 ? p : kept.subarray(0, m * 3)
 }
 
 class Quickhull {
@@ -90,6 +168,7 @@ class Quickhull {
   // Outside points are copied (x, y, z, index) into per-face runs of one pool, so the
   // hot loop reads memory in order; dead runs are reclaimed by compaction.
   pool: Float64Array = new Float64Array(0)
+  spare: Float64Array = new Float64Array(0)
   poolUsed = 0
   poolLive = 0
   orphE: Int32Array
@@ -98,6 +177,7 @@ class Quickhull {
   tailMap: Int32Array
   headMap: Int32Array
   stamp = 0
+  planes = new Float64Array(64)
 
   constructor(
     readonly p: Float64Array,
@@ -189,21 +269,31 @@ class Quickhull {
     return this.nx[f]! * p[i * 3]! + this.ny[f]! * p[i * 3 + 1]! + this.nz[f]! * p[i * 3 + 2]! - this.off[f]!
   }
 
-  /** Makes room for `need` more pool entries, compacting live runs when that pays. */
+  /**
+   * Makes room for `need` more pool entries by compacting the live runs into the spare
+   * buffer and swapping: the two buffers are reused, so compaction allocates nothing
+   * once they are big enough.
+   */
   reserve(need: number): void {
     if (this.poolUsed + need <= this.pool.length / 4) return
     const cap = Math.max(1024, 2 * (this.poolLive + need))
-    const pool = new Float64Array(cap * 4)
-    let used = 0
+    if (this.spare.length < cap * 4) this.spare = new Float64Array(cap * 4)
+    const pool = this.spare
     const old = this.pool
+    const segStart = this.segStart,
+      segLen = this.segLen,
+      alive = this.alive
+    let used = 0
     for (let f = 0; f < this.used; f++) {
-      const len = this.segLen[f]!
-      if (!this.alive[f] || len === 0) continue
-      const from = this.segStart[f]! * 4
-      pool.set(old.subarray(from, from + len * 4), used * 4)
-      this.segStart[f] = used
+      const len = segLen[f]!
+      if (!alive[f] || len === 0) continue
+      let from = segStart[f]! * 4
+      segStart[f] = used
+      const to = (used + len) * 4
+      for (let i = used * 4; i < to; i++) pool[i] = old[from++]!
       used += len
     }
+    this.spare = old
     this.pool = pool
     this.poolUsed = used
   }
@@ -323,6 +413,15 @@ class Quickhull {
     }
     if (d < 0 || best <= eps) return null
     return [a, b, c, d]
+  }
+
+  /** The alive faces' planes after run(): unit normal and offset, four numbers each. */
+  facePlanes(): Float64Array {
+    const out: number[] = []
+    for (let f = 0; f < this.used; f++) {
+      if (this.alive[f]) out.push(this.nx[f]!, this.ny[f]!, this.nz[f]!, this.off[f]!)
+    }
+    return Float64Array.from(out)
   }
 
   run(): HullResult {
@@ -449,23 +548,31 @@ class Quickhull {
         this.tailMap[u] = -1
       }
       for (const nf of created) this.headMap[this.vb[nf]!] = -1
-      // Orphaned points go to the new face they are farthest outside of, or are dropped.
+      // Orphaned points go to a new face that sees them, or are dropped.
       let need = 0
       for (const g of visible) need += this.segLen[g]!
       this.reserve(need)
       const pool = this.pool
-      const fx = this.nx,
-        fy = this.ny,
-        fz = this.nz,
-        fo = this.off
       const segStart = this.segStart,
         segLen = this.segLen
       const orphE = this.orphE,
         orphF = this.orphF,
         orphD = this.orphD
       const eps = this.eps
+      const clear = 1000 * eps
       const nc = created.length
+      // The new faces' planes side by side, so the test below reads one short array.
+      if (this.planes.length < nc * 4) this.planes = new Float64Array(nc * 8)
+      const planes = this.planes
+      for (let c = 0; c < nc; c++) {
+        const nf = created[c]!
+        planes[c * 4] = this.nx[nf]!
+        planes[c * 4 + 1] = this.ny[nf]!
+        planes[c * 4 + 2] = this.nz[nf]!
+        planes[c * 4 + 3] = this.off[nf]!
+      }
       let m = 0
+      let last = 0
       for (const g of visible) {
         this.alive[g] = 0
         const end = segStart[g]! + segLen[g]!
@@ -475,16 +582,22 @@ class Quickhull {
             y = pool[e * 4 + 1]!,
             z = pool[e * 4 + 2]!
           if (pool[e * 4 + 3] === eye) continue
-          let bestF = -1
+          // The first new face the point is clearly outside of will do (as in Lloyd's
+          // QuickHull3D): any face that sees a point is a correct home for it. The search
+          // starts at the face that took the previous point, since neighbours in a run
+          // tend to lie close together; most points are homed at the first test.
+          let bestC = -1
           let bestD = eps
-          for (let c = 0; c < nc; c++) {
-            const nf = created[c]!
-            const s = fx[nf]! * x + fy[nf]! * y + fz[nf]! * z - fo[nf]!
+          for (let k = 0, c = last; k < nc; k++, c = c + 1 === nc ? 0 : c + 1) {
+            const s = planes[c * 4]! * x + planes[c * 4 + 1]! * y + planes[c * 4 + 2]! * z - planes[c * 4 + 3]!
             if (s > bestD) {
               bestD = s
-              bestF = nf
+              bestC = c
+              if (s > clear) break
             }
           }
+          const bestF = bestC < 0 ? -1 : created[bestC]!
+          if (bestC >= 0) last = bestC
           if (bestF >= 0) {
             orphE[m] = e
             orphF[m] = bestF

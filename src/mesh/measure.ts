@@ -185,6 +185,7 @@ export function measureMesh(mesh: Mesh, opts: MeasureOptions = {}): Measurement 
     layers,
     layerHeight,
     infill,
+    parts: topo.parts,
   })
   const weight = (print.extrudedVolume / 1000) * density
   return {

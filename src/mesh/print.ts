@@ -37,6 +37,8 @@ export interface PrintInput {
   layers: number
   layerHeight: number
   infill: number
+  /** Bodies (default 1): the solid-infill rule looks at one body's mean section. */
+  parts?: number
 }
 
 export interface PrintEstimate {
@@ -58,8 +60,9 @@ export function estimatePrint(i: PrintInput): PrintEstimate {
     skins *= i.volume / shell
   }
   const core = i.volume - walls - skins
-  // Mean interior cross-section: the part's mean section less a wall band along its mean outline.
-  const interior = i.volume / i.height - (i.areaVertical / i.height) * WALL_THICKNESS
+  // Mean interior cross-section of one body: the mean section less a wall band along the
+  // mean outline, shared among the bodies (two small cubes are filled like one small cube).
+  const interior = (i.volume / i.height - (i.areaVertical / i.height) * WALL_THICKNESS) / Math.max(1, i.parts ?? 1)
   const solidCore = interior < SOLID_BELOW_AREA ? core : 0
   const sparse = solidCore > 0 ? 0 : core * i.infill
   const skirt = (2 * (i.width + i.depth) + 2 * Math.PI * SKIRT_DISTANCE) * SKIRT_MM3_PER_MM
