@@ -44,8 +44,7 @@ export const ErrorBody = z.looseObject({
 export type ErrorBody = z.infer<typeof ErrorBody>
 export type ErrorDetail = z.infer<typeof ErrorDetail>
 
-/** Keys look like pk_business_<random>; a pasted display string may carry text around it. */
-export const API_KEY_PATTERN = /pk_business_[A-Za-z0-9_-]+/
+export {API_KEY_PATTERN} from './secrets.js'
 
 /**
  * Turns zod issues into the contract's `details` entries: dotted paths relative to

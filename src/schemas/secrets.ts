@@ -1,4 +1,7 @@
-import {API_KEY_PATTERN} from './common.js'
+// No zod here: every command loads this module at start-up, and it only needs a pattern.
+
+/** Keys look like pk_business_<random>; a pasted display string may carry text around it. */
+export const API_KEY_PATTERN = /pk_business_[A-Za-z0-9_-]+/
 
 /**
  * Masks a secret for display: everything but the last 4 characters is hidden.
