@@ -366,6 +366,17 @@ export const DemandRecord = z.looseObject({
 })
 export type DemandRecord = z.infer<typeof DemandRecord>
 
+/**
+ * What a batch reads of each created demand (both generations): parsing only
+ * these fields keeps big batches from spending their time on full records.
+ */
+export const CreatedDemandSummary = z.object({
+  _id: str,
+  orderNumber: int.optional(),
+  draftId: str.optional(),
+  status: str.optional(),
+})
+
 export const DemandPage = z.looseObject({
   data: z.array(DemandRecord),
   page: int,

@@ -3,6 +3,7 @@ import {z} from 'zod'
 import {
   CreateDemandBody,
   DemandPage,
+  CreatedDemandSummary,
   DemandRecord,
   ListType,
   UpdateDemandBody,
@@ -36,6 +37,8 @@ export interface CreateQuotesOptions {
   autoRetry?: boolean
   /** Check the items with the shared schema before sending (default true). */
   validate?: boolean
+  /** Parse only `_id`, `orderNumber`, `draftId` and `status` of each answer (big batches). */
+  summary?: boolean
   signal?: AbortSignal
 }
 
@@ -64,7 +67,8 @@ export async function createQuotes(
         : {idempotencyKey: opts.idempotencyKey}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(z.array(DemandRecord), res.body, 'POST', path, res.status)
+  const schema = opts.summary ? z.array(CreatedDemandSummary) : z.array(DemandRecord)
+  return parseResponse(schema, res.body, 'POST', path, res.status) as DemandRecord[]
 }
 
 function listPath(businessId: string, type: ListType): string {

@@ -8,6 +8,7 @@ import {
   ProductOrderBody,
   type Lang,
 } from '../../schemas/legacy-demand.js'
+import {CreatedDemandSummary} from '../../schemas/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 
@@ -22,6 +23,8 @@ export interface LegacyWriteOptions {
   autoRetry?: boolean
   /** Check the body with the shared schema before sending (default true). */
   validate?: boolean
+  /** Parse only `_id`, `orderNumber`, `draftId` and `status` of each answer (big batches). */
+  summary?: boolean
   signal?: AbortSignal
 }
 
@@ -45,7 +48,8 @@ export async function createLegacyDemands(
   const path = `${BASE}/create-demands`
   if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
-  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', path, res.status)
+  const schema = opts.summary ? z.array(CreatedDemandSummary) : z.array(LegacyDemandRecord)
+  return parseResponse(schema, res.body, 'POST', path, res.status) as LegacyDemandRecord[]
 }
 
 /** POST /api/v2/ms-machine-owner/demand/products?lang=: by-product orders, answered in input order. */

@@ -100,6 +100,17 @@ export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>)
   return {...base, ok: false, problems, unknownFields}
 }
 
+/**
+ * A row the first pass found valid, made ready to send without validating it a
+ * second time: the fields the schema does not know are left out, as zod would.
+ */
+export function knownFields(input: InputRow, known: Set<string>): Record<string, unknown> {
+  const item: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(input.value as Record<string, unknown>))
+    if (known.has(key)) item[key] = value
+  return item
+}
+
 export const rowLabel = (r: {row: number; line?: number}): string =>
   r.line !== undefined && r.line !== r.row ? `row ${r.row} (line ${r.line})` : `row ${r.row}`
 
@@ -134,6 +145,8 @@ export interface ValidateOptions {
   chunkSize?: number
   /** Problems listed in the report and the error (default 50). */
   maxListed?: number
+  /** Filled with the numbers of the invalid rows, so a second pass can skip them without validating again. */
+  invalidRows?: Set<number>
 }
 
 /**
@@ -192,6 +205,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
         continue
       }
       report.invalid++
+      opts.invalidRows?.add(checked.row)
       for (const p of checked.problems) {
         if (report.problems.length < maxListed) {
           report.problems.push({row: checked.row, ...(checked.line === undefined ? {} : {line: checked.line}), ...p})

@@ -23,7 +23,7 @@ import {
 } from './batch-journal.js'
 import {DraftIdFinder} from './batch-reconcile.js'
 import {
-  checkRow,
+  knownFields,
   createSchema,
   inShard,
   validateSource,
@@ -129,8 +129,10 @@ export async function runBatch(
 ): Promise<BatchSummary> {
   const legacy = opts.legacy ?? false
   const chunkSize = Math.max(1, Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH))
+  const invalidRows = new Set<number>()
   const validation = await validateSource(source, {
     legacy,
+    invalidRows,
     ...(opts.shard ? {shard: opts.shard} : {}),
     ...(opts.skipInvalid ? {skipInvalid: true} : {}),
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
@@ -202,10 +204,9 @@ export async function runBatch(
     for await (const input of source.read()) {
       if (stopped()) return
       if (!inShard(input.row, opts.shard)) continue
-      const checked = checkRow(input, schema, known)
-      // Invalid rows were listed (or written to --errors) by the first pass.
-      if (!checked.ok || !checked.item) continue
-      const item = checked.item
+      // Invalid rows were listed (or written to --errors) by the first pass; the others passed it.
+      if (invalidRows.has(input.row)) continue
+      const item = knownFields(input, known)
       const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(identity, input.row - 1)
       const state = earlier.get(input.row)
       if (state?.state === 'done') {
@@ -234,7 +235,12 @@ export async function runBatch(
     // The key is a bonus on servers that honour it; autoRetry false keeps the
     // client from resending the POST on its own, since this runner settles an
     // unknown outcome by looking the draftIds up before anything goes again.
-    const write = {idempotencyKey: idempotencyKeyFor(rows.map((r) => r.draftId)), autoRetry: false, validate: false}
+    const write = {
+      idempotencyKey: idempotencyKeyFor(rows.map((r) => r.draftId)),
+      autoRetry: false,
+      validate: false,
+      summary: true,
+    }
     summary.requests++
     const records = legacy
       ? await createLegacyDemands(ctx.client, items, write)
