@@ -81,8 +81,12 @@ export function journalFileName(key: JournalKey): string {
 }
 
 /**
- * Append-only NDJSON journal of one batch (directory 0700, file 0600). Each
- * append is followed by fsync: a state change is durable before the next step.
+ * Append-only NDJSON journal of one batch (directory 0700, file 0600). Every
+ * event is written at once, so a crash of the process loses nothing; `start` and
+ * `sent` are also fsynced, because a request must not leave before the journal
+ * says it may have. The outcomes (`done`, `failed`, ...) are not: if the machine
+ * itself goes down before they reach the disk, the next run finds the chunk
+ * `sent` without an outcome and looks its draftIds up, as for a lost answer.
  */
 export class BatchJournal {
   private nextChunk: number
@@ -123,7 +127,7 @@ export class BatchJournal {
   append(event: JournalEvent): void {
     if (this.fd === undefined) return
     writeSync(this.fd, `${JSON.stringify(event)}\n`)
-    fsyncSync(this.fd)
+    if (event.t === 'start' || event.t === 'sent') fsyncSync(this.fd)
   }
 
   close(): void {
