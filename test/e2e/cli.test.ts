@@ -75,7 +75,7 @@ describe('mfg as a user runs it', () => {
     rmSync(home, {recursive: true, force: true})
   })
 
-  it('--version answers in oclif\'s format, from the fast path', () => {
+  it("--version answers in oclif's format, from the fast path", () => {
     const r = sh('mfg --version', baseEnv(home))
     expect(r.code).toBe(0)
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version: string}
