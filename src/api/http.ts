@@ -34,8 +34,10 @@ export interface RequestOptions {
   /** Starts with /api/...; may carry its own query string. */
   path: string
   query?: Record<string, string | number | boolean | undefined>
-  /** Sent as JSON; a string or Buffer is sent as is. */
+  /** Sent as JSON; a string or Buffer is sent as is; a FormData is sent as multipart/form-data (streamed). */
   body?: unknown
+  /** Called as the request body is sent (multipart uploads), with bytes sent and the total when known. */
+  onUploadProgress?: (progress: {transferred: number; total?: number}) => void
   headers?: Record<string, string>
   /** Sets Idempotency-Key; makes a POST (or PATCH) retryable. */
   idempotencyKey?: string
@@ -147,9 +149,9 @@ export function createClient(opts: ClientOptions): ApiClient {
     const shownPath = url.pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length) + url.search
     const headers = buildHeaders(method, req, shownPath)
 
-    let body: string | Buffer | undefined
+    let body: string | Buffer | FormData | undefined
     if (req.body !== undefined) {
-      if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) {
+      if (typeof req.body === 'string' || Buffer.isBuffer(req.body) || req.body instanceof FormData) {
         body = req.body
       } else {
         body = JSON.stringify(req.body)
@@ -163,13 +165,16 @@ export function createClient(opts: ClientOptions): ApiClient {
       const started = performance.now()
       let res: Response<string>
       try {
-        res = await instance(url, {
+        const pending = instance(url, {
           method,
           headers,
           body,
           responseType: 'text',
           ...(req.signal ? {signal: req.signal} : {}),
         })
+        const onProgress = req.onUploadProgress
+        if (onProgress) pending.on('uploadProgress', (p) => onProgress({transferred: p.transferred, total: p.total}))
+        res = await pending
       } catch (error) {
         const ms = Math.round(performance.now() - started)
         const info = describeNetworkFailure(error, timeoutMs)
@@ -374,7 +379,8 @@ function describeNetworkFailure(
   return {code, message: `${what[code] ?? 'network error'} (${raw})`, mayHaveBeenSent: !NOT_SENT_CODES.has(code)}
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts; never rejects. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (ms <= 0 || signal?.aborted) {
       resolve()

@@ -273,6 +273,21 @@ const demandFields = {
   packingSlipData: z.unknown(),
 }
 
+/** The contract's minimal demand (both generations): a non-empty quoteModel, or technique and material. */
+export function requireModelOrMaterial(
+  item: {quoteModel?: unknown[] | undefined; technique?: string | undefined; material?: string | undefined},
+  ctx: z.RefinementCtx,
+): void {
+  const hasModel = Array.isArray(item.quoteModel) && item.quoteModel.length > 0
+  if (!hasModel && !(item.technique && item.material)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: item.technique ? ['material'] : ['technique'],
+      message: 'a demand needs a non-empty quoteModel, or technique and material',
+    })
+  }
+}
+
 /** One item of the v1 create-quotes body (CreateDemandRequestData). Unknown fields are dropped. */
 export const CreateDemandItem = z
   .object({
@@ -284,16 +299,7 @@ export const CreateDemandItem = z
     billingAddressDetails: AddressDetails,
   })
   .partial()
-  .superRefine((item, ctx) => {
-    const hasModel = Array.isArray(item.quoteModel) && item.quoteModel.length > 0
-    if (!hasModel && !(item.technique && item.material)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: item.technique ? ['material'] : ['technique'],
-        message: 'a demand needs a non-empty quoteModel, or technique and material',
-      })
-    }
-  })
+  .superRefine(requireModelOrMaterial)
 export type CreateDemandItem = z.infer<typeof CreateDemandItem>
 
 export const MAX_BATCH = 100

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 
 import {Technique} from './common.js'
-import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY} from './demand.js'
+import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireModelOrMaterial} from './demand.js'
 
 /**
  * Wire schemas of the legacy v2 demand interface (interface.md, "Legacy v2:
@@ -113,16 +113,7 @@ export const CreateLegacyDemandItem = z
     jobDetails: z.looseObject({takenAs: z.enum(TAKEN_AS)}).partial(),
   })
   .partial()
-  .superRefine((item, ctx) => {
-    const hasModel = Array.isArray(item.quoteModel) && item.quoteModel.length > 0
-    if (!hasModel && !(item.technique && item.material)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: item.technique ? ['material'] : ['technique'],
-        message: 'a demand needs a non-empty quoteModel, or technique and material',
-      })
-    }
-  })
+  .superRefine(requireModelOrMaterial)
 export type CreateLegacyDemandItem = z.infer<typeof CreateLegacyDemandItem>
 
 export const MAX_LEGACY_BATCH = 100

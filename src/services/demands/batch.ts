@@ -7,6 +7,7 @@ import {
   ServerError,
   ValidationError,
 } from '../../api/errors.js'
+import {sleep} from '../../api/http.js'
 import {createQuotes} from '../../api/v1/demands.js'
 import {createLegacyDemands} from '../../api/v2/demands.js'
 import {MAX_BATCH} from '../../schemas/demand.js'
@@ -275,7 +276,7 @@ export async function runBatch(
             return
           }
           lastError = messageOf(error)
-          await pause(backoff(round, f.retryAfterMs), signal)
+          await sleep(backoff(round, f.retryAfterMs), signal)
           continue
         }
         const results: RowResult[] = []
@@ -355,7 +356,7 @@ export async function runBatch(
           pending = pending.map((r) => ({...r, maybeSentAt: sentAt}))
           outcomeUnknown = true
         }
-        await pause(backoff(round, f.retryAfterMs), signal)
+        await sleep(backoff(round, f.retryAfterMs), signal)
       }
     }
     if (pending.length === 0 || stopped()) return
@@ -445,20 +446,4 @@ function classify(error: unknown): Failure {
 function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message.split('\n')[0] ?? error.message
   return error instanceof Error ? error.message : String(error)
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) {
-      resolve()
-      return
-    }
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, {once: true})
-  })
 }
