@@ -55,3 +55,45 @@ function formatSeconds(s: number): string {
   const sec = total % 60
   return m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`
 }
+
+/**
+ * A one-line byte progress bar on stderr (uploads, downloads): label, bytes
+ * done of total and percentage. Terminal only, at most ten times a second.
+ */
+export class ByteProgressBar {
+  private readonly enabled: boolean
+  private last = 0
+  private drawn = false
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    enabled?: boolean,
+  ) {
+    this.enabled = enabled ?? Boolean((stream as {isTTY?: boolean}).isTTY)
+  }
+
+  update(label: string, done: number, total?: number): void {
+    if (!this.enabled) return
+    const now = performance.now()
+    if (now - this.last < 100 && (total === undefined || done < total)) return
+    this.last = now
+    const width = Math.max(10, Math.min(30, (this.stream.columns ?? 80) - 50))
+    const ratio = total ? Math.min(1, done / total) : 0
+    const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '-')}] ` : ''
+    const size = total ? `${formatBytes(done)}/${formatBytes(total)} ${Math.floor(ratio * 100)}%` : formatBytes(done)
+    this.stream.write(`\r${bar}${size}  ${label.slice(0, 40)}\u001B[K`)
+    this.drawn = true
+  }
+
+  /** Erases the bar. */
+  done(): void {
+    if (this.drawn) this.stream.write('\r\u001B[K')
+    this.drawn = false
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`
+}

@@ -1,7 +1,14 @@
 import {z} from 'zod'
 
+import {
+  CreateWebhookBody,
+  DeliveriesAnswer,
+  TriggerBody,
+  UpdateWebhookBody,
+  WebhookAnswer,
+} from '../../schemas/webhooks.js'
 import type {ApiClient} from '../http.js'
-import {parseResponse, segment} from '../parse.js'
+import {checkRequest, parseResponse, segment} from '../parse.js'
 
 /** A webhook subscription as the legacy interface answers it; unknown fields kept. */
 export const WebhookSubscription = z.looseObject({
@@ -27,4 +34,57 @@ export async function listWebhooks(
   const path = `${BASE}/${segment(businessId, 'businessId', 'GET', `${BASE}/{businessId}`)}`
   const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
   return parseResponse(WebhookList, res.body, 'GET', path, res.status)
+}
+
+/** POST /api/v2/integrations_ms/webhooks: creates a subscription; the body is checked first. */
+export async function createWebhook(client: ApiClient, body: CreateWebhookBody): Promise<WebhookAnswer> {
+  const path = BASE
+  checkRequest(CreateWebhookBody, body, 'POST', path, 'the subscription')
+  const res = await client.request({method: 'POST', path, body})
+  return parseResponse(WebhookAnswer, res.body, 'POST', path, res.status)
+}
+
+/** POST /api/v2/integrations_ms/webhooks/{businessId}/{webhookId}: changes any of url, secret, events, useSecret. */
+export async function updateWebhook(
+  client: ApiClient,
+  businessId: string,
+  webhookId: string,
+  body: UpdateWebhookBody,
+): Promise<WebhookAnswer> {
+  const template = `${BASE}/{businessId}/{webhookId}`
+  const path = `${BASE}/${segment(businessId, 'businessId', 'POST', template)}/${segment(webhookId, 'webhook id', 'POST', template)}`
+  checkRequest(UpdateWebhookBody, body, 'POST', path, 'the change')
+  const res = await client.request({method: 'POST', path, body})
+  return parseResponse(WebhookAnswer, res.body, 'POST', path, res.status)
+}
+
+/** [ext] GET .../webhooks/{businessId}/{webhookId}/deliveries?limit=: the sandbox's delivery log, newest first. */
+export async function listDeliveries(
+  client: ApiClient,
+  businessId: string,
+  webhookId: string,
+  opts: {limit?: number} = {},
+): Promise<z.infer<typeof DeliveriesAnswer>> {
+  const template = `${BASE}/{businessId}/{webhookId}/deliveries`
+  const path = `${BASE}/${segment(businessId, 'businessId', 'GET', template)}/${segment(webhookId, 'webhook id', 'GET', template)}/deliveries`
+  const res = await client.request({method: 'GET', path, query: {limit: opts.limit}})
+  return parseResponse(DeliveriesAnswer, res.body, 'GET', path, res.status)
+}
+
+export const TriggerAnswer = z.looseObject({
+  message: z.string(),
+  data: z.array(z.looseObject({id: z.string(), type: z.string(), deliveries: z.number()})),
+})
+export type TriggerAnswer = z.infer<typeof TriggerAnswer>
+
+/** [ext] POST .../webhooks/{businessId}/trigger `{type, webhookId?}`: queues a sample event. */
+export async function triggerEvent(
+  client: ApiClient,
+  businessId: string,
+  body: {type: string; webhookId?: string},
+): Promise<TriggerAnswer> {
+  const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{businessId}/trigger`)}/trigger`
+  checkRequest(TriggerBody, body, 'POST', path, 'the trigger request')
+  const res = await client.request({method: 'POST', path, body})
+  return parseResponse(TriggerAnswer, res.body, 'POST', path, res.status)
 }

@@ -1,0 +1,143 @@
+import {
+  AddModelAnswer,
+  AddModelBody,
+  CreatePostBody,
+  PostRecord,
+  PostsPage,
+  UpdatePostBody,
+  UploadAnswer,
+  type PostSort,
+} from '../../schemas/posts.js'
+import type {z} from 'zod'
+
+import type {ApiClient} from '../http.js'
+import {checkRequest, parseResponse, segment} from '../parse.js'
+
+const BASE = '/api/v2/ms-post/post'
+const UPLOAD = `${BASE}/upload`
+
+export interface ListPostsQuery {
+  currentPage?: number
+  pageSize?: number
+  category?: string
+  service?: string
+  type?: string
+  free?: boolean
+  /** Sent comma-separated; a post matches any of them. */
+  tags?: string[]
+  formats?: string[]
+  sortBy?: PostSort
+}
+
+function listPath(businessId: string): string {
+  return `${BASE}/user-posts/${segment(businessId, 'businessId', 'GET', `${BASE}/user-posts/{userId}`)}`
+}
+
+/** GET /api/v2/ms-post/post/user-posts/{userId}: one page `{posts, currentPage, pageSize, total, totalPages}`. */
+export async function listPosts(
+  client: ApiClient,
+  businessId: string,
+  q: ListPostsQuery = {},
+  opts: {signal?: AbortSignal} = {},
+): Promise<PostsPage> {
+  const path = listPath(businessId)
+  const res = await client.request({
+    method: 'GET',
+    path,
+    query: {
+      currentPage: q.currentPage,
+      pageSize: q.pageSize,
+      category: q.category,
+      service: q.service,
+      type: q.type,
+      free: q.free,
+      tags: q.tags?.length ? q.tags.join(',') : undefined,
+      formats: q.formats?.length ? q.formats.join(',') : undefined,
+      sortBy: q.sortBy,
+    },
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(PostsPage, res.body, 'GET', path, res.status)
+}
+
+/** Every post of the list, page after page from `q.currentPage` (default 1), until `totalPages`. */
+export async function* iteratePosts(
+  client: ApiClient,
+  businessId: string,
+  q: ListPostsQuery = {},
+  opts: {signal?: AbortSignal} = {},
+): AsyncGenerator<PostRecord, void, undefined> {
+  let page = q.currentPage ?? 1
+  for (;;) {
+    const answer = await listPosts(client, businessId, {...q, currentPage: page}, opts)
+    yield* answer.posts
+    if (answer.posts.length === 0 || page >= answer.totalPages) return
+    page++
+  }
+}
+
+/** POST /api/v2/ms-post/post/{userId}: creates a product; the body is checked first. */
+export async function createPost(client: ApiClient, businessId: string, body: unknown): Promise<PostRecord> {
+  const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{userId}`)}`
+  checkRequest(CreatePostBody, body, 'POST', path, 'the product')
+  const res = await client.request({method: 'POST', path, body})
+  return parseResponse(PostRecord, res.body, 'POST', path, res.status)
+}
+
+export interface UploadOptions {
+  onProgress?: (progress: {transferred: number; total?: number}) => void
+  signal?: AbortSignal
+}
+
+/** POST /api/v2/ms-post/post/upload with multipart `files` parts: answers `[{url, originalName}]`. */
+export async function uploadFiles(
+  client: ApiClient,
+  form: FormData,
+  opts: UploadOptions = {},
+): Promise<z.infer<typeof UploadAnswer>> {
+  const res = await client.request({
+    method: 'POST',
+    path: UPLOAD,
+    body: form,
+    ...(opts.onProgress ? {onUploadProgress: opts.onProgress} : {}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
+  })
+  return parseResponse(UploadAnswer, res.body, 'POST', UPLOAD, res.status)
+}
+
+function postQuery(postId: string, method: string): {postId: string} {
+  segment(postId, 'postId', method, `${UPLOAD}?postId=`)
+  return {postId}
+}
+
+/** POST /api/v2/ms-post/post/upload?postId= with `{objects3D}`: adds models to a product. */
+export async function addModels(
+  client: ApiClient,
+  postId: string,
+  objects3D: unknown,
+): Promise<z.infer<typeof AddModelAnswer>> {
+  const query = postQuery(postId, 'POST')
+  const body = {objects3D}
+  checkRequest(AddModelBody, body, 'POST', UPLOAD, 'the add-model body')
+  const res = await client.request({method: 'POST', path: UPLOAD, query, body})
+  return parseResponse(AddModelAnswer, res.body, 'POST', UPLOAD, res.status)
+}
+
+/** PUT /api/v2/ms-post/post/upload?postId=: changes fields of a product; answers it. */
+export async function updatePost(
+  client: ApiClient,
+  postId: string,
+  body: Record<string, unknown>,
+): Promise<PostRecord> {
+  const query = postQuery(postId, 'PUT')
+  checkRequest(UpdatePostBody.partial(), body, 'PUT', UPLOAD, 'the update body')
+  const res = await client.request({method: 'PUT', path: UPLOAD, query, body})
+  return parseResponse(PostRecord, res.body, 'PUT', UPLOAD, res.status)
+}
+
+/** DELETE /api/v2/ms-post/post/upload?postId=: answers the product as it was. */
+export async function deletePost(client: ApiClient, postId: string): Promise<PostRecord> {
+  const query = postQuery(postId, 'DELETE')
+  const res = await client.request({method: 'DELETE', path: UPLOAD, query})
+  return parseResponse(PostRecord, res.body, 'DELETE', UPLOAD, res.status)
+}

@@ -1,0 +1,73 @@
+import {Flags} from '@oclif/core'
+
+import {InputError} from '../services/errors.js'
+import {parseMaterial, type PostFields} from '../services/posts/write.js'
+
+/** Flags shared by `post create` and `post update` for the product's fields (service and category are per command). */
+export function postFieldFlags() {
+  return {
+    'price-machine': Flags.string({description: 'Machine price (price.priceMachine), a number.', helpGroup: 'PRODUCT'}),
+    'price-conception': Flags.string({
+      description: 'Design fee (price.priceConception), a number.',
+      helpGroup: 'PRODUCT',
+    }),
+    'price-extra': Flags.string({description: 'Raw material cost (price.priceExtra), a number.', helpGroup: 'PRODUCT'}),
+    material: Flags.string({
+      description:
+        'A material as title:type:price:currency, for example PLA:plastic:25:EUR (repeatable; replaces the list).',
+      multiple: true,
+      helpGroup: 'PRODUCT',
+    }),
+    title: Flags.string({description: 'Title.', helpGroup: 'PRODUCT'}),
+    description: Flags.string({description: 'Description.', helpGroup: 'PRODUCT'}),
+    tags: Flags.string({description: 'Comma-separated tags (replaces the list).', helpGroup: 'PRODUCT'}),
+    formats: Flags.string({description: 'Comma-separated file formats such as stl,step.', helpGroup: 'PRODUCT'}),
+    free: Flags.boolean({description: 'Free product (--no-free: paid).', allowNo: true, helpGroup: 'PRODUCT'}),
+  }
+}
+
+interface PostFieldFlagValues {
+  service?: string
+  category?: string
+  'price-machine'?: string
+  'price-conception'?: string
+  'price-extra'?: string
+  material?: string[]
+  title?: string
+  description?: string
+  tags?: string
+  formats?: string
+  free?: boolean
+}
+
+function number(raw: string, flag: string): number {
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InputError(`${flag} must be a non-negative number, got ${JSON.stringify(raw)}.`)
+  }
+  return n
+}
+
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+
+/** The product fields the flags give. */
+export function postFieldsFrom(flags: PostFieldFlagValues): PostFields {
+  const out: PostFields = {}
+  if (flags.service !== undefined) out.service = flags.service
+  if (flags.category !== undefined) out.category = flags.category
+  if (flags['price-machine'] !== undefined) out.priceMachine = String(number(flags['price-machine'], '--price-machine'))
+  if (flags['price-conception'] !== undefined)
+    out.priceConception = number(flags['price-conception'], '--price-conception')
+  if (flags['price-extra'] !== undefined) out.priceExtra = number(flags['price-extra'], '--price-extra')
+  if (flags.material?.length) out.materials = flags.material.map(parseMaterial)
+  if (flags.title !== undefined) out.title = flags.title
+  if (flags.description !== undefined) out.description = flags.description
+  if (flags.tags !== undefined) out.tags = list(flags.tags)
+  if (flags.formats !== undefined) out.formats = list(flags.formats)
+  if (flags.free !== undefined) out.free = flags.free
+  return out
+}

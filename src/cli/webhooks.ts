@@ -1,0 +1,29 @@
+import {UsageError} from './errors.js'
+import {askSecret, canPrompt} from './prompt.js'
+
+/** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
+export const WEBHOOK_SECRET_ENV = 'MFG_WEBHOOK_SECRET'
+
+/**
+ * The webhook secret: `--secret`, else MFG_WEBHOOK_SECRET, else a hidden prompt
+ * in a terminal. `required: false` answers undefined instead of asking.
+ */
+export async function webhookSecret(opts: {
+  flag?: string
+  required: boolean
+  prompt?: boolean
+}): Promise<string | undefined> {
+  if (opts.flag !== undefined) {
+    if (opts.flag === '') throw new UsageError('--secret must not be empty.')
+    return opts.flag
+  }
+  const env = process.env[WEBHOOK_SECRET_ENV]
+  if (env) return env
+  if (!opts.required && !opts.prompt) return undefined
+  if (!canPrompt()) {
+    throw new UsageError(
+      `Missing webhook secret: pass --secret or set ${WEBHOOK_SECRET_ENV} (no terminal to prompt in).`,
+    )
+  }
+  return askSecret({flag: '--secret', message: 'Webhook secret (hidden):'})
+}

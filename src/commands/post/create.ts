@@ -1,0 +1,45 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {fileFlag} from '../../cli/flags.js'
+import {writeOut} from '../../cli/output.js'
+import {SERVICES} from '../../schemas/common.js'
+import {POST_CATEGORIES, type PostRecord} from '../../schemas/posts.js'
+import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
+
+export default class PostCreate extends BaseCommand {
+  static override summary = 'Create a product (legacy post).'
+  static override description = `Sends POST /api/v2/ms-post/post/{businessId}. Give the product as JSON with --file (the interface's fields: service, price {priceMachine, priceConception, priceExtra}, materials [{title, type, price, currency}], and optionally title, description, category, tags, formats, free, models, gallery; - reads stdin), or with flags; flags override the file's values.
+
+service, price.priceMachine and at least one material are required. --material takes title:type:price:currency and may be repeated. The body is checked before sending: problems exit 2 and nothing is sent.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --price-machine 12.5 --material PLA:plastic:25:EUR',
+    '<%= config.bin %> <%= command.id %> --service CNC_MACHINING --price-machine 40 --price-conception 15 --material "Aluminium 6061:metal:60:EUR" --material "Brass:metal:90:EUR" --title "Custom bracket" --tags bracket,aluminium',
+    '<%= config.bin %> <%= command.id %> --file product.json --json',
+  ]
+  static override flags = {
+    file: fileFlag('The product as one JSON object; - reads stdin.'),
+    ...postFieldFlags(),
+    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
+    category: Flags.string({description: 'Category (default: the service).', options: [...POST_CATEGORIES]}),
+  }
+
+  async run(): Promise<PostRecord> {
+    const {flags} = await this.parse(PostCreate)
+    let fromFile: Record<string, unknown> | undefined
+    if (flags.file !== undefined) {
+      const {parseObject, readTextInput} = await import('../../cli/input.js')
+      const {text, source} = await readTextInput(flags.file)
+      fromFile = parseObject(text, source)
+    }
+    const {buildPostBody, createPost} = await import('../../services/posts/write.js')
+    const body = buildPostBody(fromFile, postFieldsFrom(flags))
+    const ctx = await this.context(flags).service()
+    const post = await createPost(ctx, body)
+    if (!this.jsonEnabled()) {
+      writeOut(post._id)
+      this.note(`Created product ${post._id} (${post.service}, machine price ${post.price.priceMachine}).`)
+    }
+    return post
+  }
+}

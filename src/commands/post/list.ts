@@ -1,0 +1,96 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFlags} from '../../cli/flags.js'
+import {writeOut} from '../../cli/output.js'
+import {SERVICES} from '../../schemas/common.js'
+import {
+  POST_CATEGORIES,
+  POST_SORTS,
+  POST_TYPES,
+  POSTS_PAGE_SIZE_MAX,
+  type PostRecord,
+  type PostSort,
+} from '../../schemas/posts.js'
+import {listPostPage, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
+
+const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
+
+const splitList = (s: string | undefined) =>
+  s
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+
+/** A table row: counts for the materials and models lists. */
+function tableRow(post: PostRecord): Record<string, unknown> {
+  return {...post, materials: post.materials.length, models: Array.isArray(post.models) ? post.models.length : 0}
+}
+
+export default class PostList extends BaseCommand {
+  static override summary = "List the business's products (legacy posts)."
+  static override description = `Shows one page of products (5 by default, newest first), or every page with --all. Every filter of the service is a flag: --category, --service, --type, --free/--no-free, --tags and --formats (comma-separated; a product matches any of them), and --sort-by.
+
+The table shows the materials and models as counts; --json, --ndjson and --columns give the full records.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --free --sort-by viewsDec',
+    '<%= config.bin %> <%= command.id %> --tags enclosure,raspberry --formats stl --all --json',
+    '<%= config.bin %> <%= command.id %> --page 2 --page-size 20 --columns _id,title,price.priceMachine',
+  ]
+  static override flags = {
+    category: Flags.string({description: 'Only this category.', options: [...POST_CATEGORIES]}),
+    service: Flags.string({description: 'Only this service.', options: [...SERVICES]}),
+    type: Flags.string({description: 'Only this post type (products are PRODUCT).', options: [...POST_TYPES]}),
+    free: Flags.boolean({description: 'Only free products (--no-free: only paid ones).', allowNo: true}),
+    tags: Flags.string({description: 'Comma-separated tags; a product matches any.'}),
+    formats: Flags.string({description: 'Comma-separated file formats such as stl,step; a product matches any.'}),
+    'sort-by': Flags.string({description: 'Order (default createdAtDec).', options: [...POST_SORTS]}),
+    page: Flags.integer({description: 'Page to show (1-based).', min: 1, exclusive: ['all']}),
+    'page-size': Flags.integer({description: `Products a page (1 to ${POSTS_PAGE_SIZE_MAX}; default 5).`, min: 1}),
+    all: Flags.boolean({description: 'Follow every page.'}),
+    ...listFlags(POST_LIST_COLUMNS),
+  }
+
+  async run(): Promise<PostRecord[]> {
+    const {flags} = await this.parse(PostList)
+    const ctx = await this.context(flags).service()
+    const input: ListPostsInput = {
+      ...(flags.category ? {category: flags.category} : {}),
+      ...(flags.service ? {service: flags.service} : {}),
+      ...(flags.type ? {type: flags.type} : {}),
+      ...(flags.free === undefined ? {} : {free: flags.free}),
+      ...(flags.tags ? {tags: splitList(flags.tags)} : {}),
+      ...(flags.formats ? {formats: splitList(flags.formats)} : {}),
+      ...(flags['sort-by'] ? {sortBy: flags['sort-by'] as PostSort} : {}),
+      ...(flags.page === undefined ? {} : {currentPage: flags.page}),
+      ...(flags['page-size'] === undefined ? {} : {pageSize: flags['page-size']}),
+    }
+    const render = await import('../../cli/render.js')
+    let posts: PostRecord[] = []
+    let more: {currentPage: number; totalPages: number; total: number} | undefined
+    if (flags.all) {
+      const streaming = flags.ndjson && !flags.sort
+      for await (const post of streamPosts(ctx, input)) {
+        if (streaming) writeOut(render.ndjsonLine(post, flags, POST_LIST_COLUMNS))
+        else posts.push(post)
+      }
+      if (streaming) return posts
+    } else {
+      const page = await listPostPage(ctx, input)
+      posts = page.posts
+      if (page.totalPages > page.currentPage) more = page
+    }
+    posts = render.sortRows(posts, flags.sort)
+    if (!this.jsonEnabled()) {
+      const rows = flags.columns || flags.ndjson ? posts : posts.map(tableRow)
+      render.printList(rows, flags, POST_LIST_COLUMNS)
+    }
+    if (more) {
+      this.note(
+        `Page ${more.currentPage} of ${more.totalPages} (${more.total} products); --page ${more.currentPage + 1} or --all for more.`,
+      )
+    }
+    return posts
+  }
+}

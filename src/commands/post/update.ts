@@ -1,0 +1,45 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {fileFlag} from '../../cli/flags.js'
+import {writeOut} from '../../cli/output.js'
+import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
+import {SERVICES} from '../../schemas/common.js'
+import {POST_CATEGORIES, type PostRecord} from '../../schemas/posts.js'
+
+export default class PostUpdate extends BaseCommand {
+  static override summary = 'Change fields of a product.'
+  static override description = `Sends PUT /api/v2/ms-post/post/upload?postId=ID with the fields to change. Use flags such as --service, or --file with a JSON object of post fields (- reads stdin); flags override the file's values. price merges key by key, every other field replaces. The service refuses a type other than PRODUCT, changes to read-only fields and unknown fields (exit 1 naming each).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --service CNC_MACHINING',
+    '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --price-machine 18 --tags bracket,steel',
+    'echo \'{"title": "New title"}\' | <%= config.bin %> <%= command.id %> 65f000050000000000000001 --file -',
+  ]
+  static override args = {id: Args.string({description: 'Product id (postId).', required: true})}
+  static override flags = {
+    file: fileFlag('Fields to change as one JSON object; - reads stdin.'),
+    ...postFieldFlags(),
+    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
+    category: Flags.string({description: 'Category.', options: [...POST_CATEGORIES]}),
+  }
+
+  async run(): Promise<PostRecord> {
+    const {args, flags} = await this.parse(PostUpdate)
+    let fromFile: Record<string, unknown> | undefined
+    if (flags.file !== undefined) {
+      const {parseObject, readTextInput} = await import('../../cli/input.js')
+      const {text, source} = await readTextInput(flags.file)
+      fromFile = parseObject(text, source)
+    }
+    const {buildPostBody, updatePost} = await import('../../services/posts/write.js')
+    const body = buildPostBody(fromFile, postFieldsFrom(flags))
+    const {client} = await this.context(flags).session()
+    const post = await updatePost({client}, args.id, body)
+    if (!this.jsonEnabled()) {
+      const {toKeyValue} = await import('../../cli/render.js')
+      writeOut(toKeyValue(post))
+      this.note(`Updated ${Object.keys(body).join(', ')}.`)
+    }
+    return post
+  }
+}

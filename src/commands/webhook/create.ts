@@ -1,0 +1,56 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {writeOut} from '../../cli/output.js'
+import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
+import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
+
+export default class WebhookCreate extends BaseCommand {
+  static override summary = 'Subscribe a URL to events.'
+  static override description = `Sends POST /api/v2/integrations_ms/webhooks. --events takes a comma-separated list of ${WEBHOOK_EVENTS.join(', ')} (the documented spelling quote_request_recieved is accepted).
+
+The secret comes from --secret, else the MFG_WEBHOOK_SECRET environment variable, else a hidden prompt in a terminal. It is never printed: outputs, --json included, show it masked. With --use-secret the service sends it in the service-signature header of every delivery; every delivery is also signed with it in service-signature-sha256 (mfg webhook listen --secret checks both).
+
+The business needs webhook access, requested from the service first; without it the service answers 403.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --url https://example.com/hooks/mfg --events order_placed,order_updated',
+    'MFG_WEBHOOK_SECRET=s3cr3t <%= config.bin %> <%= command.id %> --url http://127.0.0.1:4848/ --events quote_request_received --use-secret --json',
+  ]
+  static override flags = {
+    url: Flags.string({description: 'Where events are sent (http or https).', required: true}),
+    events: Flags.string({description: `Comma-separated events: ${WEBHOOK_EVENTS.join(', ')}.`, required: true}),
+    secret: Flags.string({
+      description: 'The signing secret (prefer the hidden prompt or MFG_WEBHOOK_SECRET: flags show in process lists).',
+    }),
+    'use-secret': Flags.boolean({description: 'Send the secret in the service-signature header.'}),
+  }
+
+  private secretValue?: string
+
+  protected override secrets(): string[] {
+    return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
+  }
+
+  async run(): Promise<ShownWebhook> {
+    const {flags} = await this.parse(WebhookCreate)
+    this.secretValue = flags.secret
+    const {createWebhook, parseEvents} = await import('../../services/webhooks/subscriptions.js')
+    const events = parseEvents(flags.events)
+    const {webhookSecret} = await import('../../cli/webhooks.js')
+    this.secretValue = await webhookSecret({flag: flags.secret, required: true})
+    const ctx = await this.context(flags).service()
+    const hook = await createWebhook(ctx, {
+      url: flags.url,
+      secret: this.secretValue!,
+      events,
+      ...(flags['use-secret'] ? {useSecret: true} : {}),
+    })
+    if (!this.jsonEnabled()) {
+      writeOut(hook._id)
+      this.note(
+        `Subscribed ${hook.url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`,
+      )
+    }
+    return hook
+  }
+}

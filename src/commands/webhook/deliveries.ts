@@ -1,0 +1,47 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {listFlags} from '../../cli/flags.js'
+import type {Delivery} from '../../schemas/webhooks.js'
+
+const COLUMNS = ['eventId', 'type', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt'] as const
+
+export default class WebhookDeliveries extends BaseCommand {
+  static override summary = 'Show the delivery log of a webhook subscription (sandbox).'
+  static override description = `Reads the sandbox's log of deliveries to one subscription, newest first: each event, its status (pending, delivered, failed), and its attempts with status codes and times (--json has every attempt).
+
+The log is an extension of the mfg sandbox; against a service without it the command says so (exit 1).`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
+    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --limit 10 --json',
+  ]
+  static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
+  static override flags = {
+    limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
+    ...listFlags(COLUMNS),
+  }
+
+  async run(): Promise<Delivery[]> {
+    const {args, flags} = await this.parse(WebhookDeliveries)
+    const ctx = await this.context(flags).service()
+    const {listDeliveries} = await import('../../services/webhooks/subscriptions.js')
+    const render = await import('../../cli/render.js')
+    const deliveries = render.sortRows(await listDeliveries(ctx, args.id, flags.limit), flags.sort)
+    if (!this.jsonEnabled()) {
+      const rows =
+        flags.ndjson || flags.columns
+          ? deliveries
+          : deliveries.map((d) => {
+              const last = d.attempts.at(-1)
+              return {
+                ...d,
+                attempts: d.attempts.length,
+                lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : '',
+              }
+            })
+      render.printList(rows, flags, COLUMNS)
+      if (deliveries.length === 0) this.note(`No deliveries to webhook ${args.id} yet.`)
+    }
+    return deliveries
+  }
+}

@@ -1,0 +1,85 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../cli/errors.js'
+import {writeErr, writeOut} from '../../cli/output.js'
+import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
+
+export default class WebhookListen extends BaseCommand {
+  static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
+  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly.
+
+With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must be signed: the service-signature header must equal the secret (compared in constant time), and a service-signature-sha256 header (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">) must match the body and be at most 5 minutes old. A bad signature gets 401, a body over 1 MiB gets 413; both are reported on stderr. Without a secret nothing is checked.
+
+Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature), and sent on to --forward-to with its original headers and body, in order. A failed forward is reported on stderr; the sender still gets 200.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --port 4848 --secret s3cr3t --forward-to http://localhost:3000/webhooks',
+    '<%= config.bin %> <%= command.id %> --events order_placed,order_updated --json | jq .data.orderNumber',
+  ]
+  static override flags = {
+    port: Flags.integer({description: 'Port on 127.0.0.1; 0 picks a free one.', default: 4848, min: 0, max: 65_535}),
+    secret: Flags.string({description: 'Secret to check signatures with (default: MFG_WEBHOOK_SECRET).'}),
+    'forward-to': Flags.string({description: 'URL to send each accepted event on to.'}),
+    events: Flags.string({description: `Only these events (comma-separated): ${WEBHOOK_EVENTS.join(', ')}.`}),
+  }
+
+  protected override handlesInterrupt = false
+  private secretValue?: string
+
+  protected override secrets(): string[] {
+    return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(WebhookListen)
+    this.secretValue = flags.secret
+    const {parseEvents} = await import('../../services/webhooks/subscriptions.js')
+    const events = flags.events === undefined ? undefined : parseEvents(flags.events)
+    const forwardTo = flags['forward-to']
+    if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
+      throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}.`)
+    }
+    const {webhookSecret} = await import('../../cli/webhooks.js')
+    this.secretValue = await webhookSecret({flag: flags.secret, required: false})
+    const json = this.jsonEnabled()
+    const {startListener} = await import('../../services/webhooks/listen.js')
+    const {redact} = await import('../../schemas/secrets.js')
+    const listener = await startListener({
+      port: flags.port,
+      ...(this.secretValue === undefined ? {} : {secret: this.secretValue}),
+      ...(events ? {events} : {}),
+      ...(forwardTo ? {forwardTo} : {}),
+      onEvent: (e) => {
+        if (json) {
+          writeOut(JSON.stringify(e))
+          return
+        }
+        const data = e.data as {_id?: unknown; orderNumber?: unknown}
+        const subject =
+          data.orderNumber === undefined
+            ? (data._id ?? '')
+            : `order ${String(data.orderNumber)} ${String(data._id ?? '')}`
+        writeOut(`${e.receivedAt}  ${e.type.padEnd(22)}  ${e.id}  ${String(subject)}`)
+      },
+      onRejected: (r) => writeErr(redact(`Refused a delivery (${r.status}): ${r.reason}`, this.secrets())),
+      onForwardError: (e, message) => writeErr(`Forwarding ${e.id} failed: ${message}`),
+    })
+    const stopped = new Promise<NodeJS.Signals>((resolve) => {
+      const stop = (sig: NodeJS.Signals) => {
+        process.removeListener('SIGINT', stop)
+        process.removeListener('SIGTERM', stop)
+        resolve(sig)
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
+    writeErr(
+      `Listening for webhooks on ${listener.url} (${this.secretValue === undefined ? 'signatures NOT checked: pass --secret or set MFG_WEBHOOK_SECRET' : 'signatures checked'}${events ? `; events ${events.join(', ')}` : ''}${forwardTo ? `; forwarding to ${forwardTo}` : ''}).`,
+    )
+    if (!json) writeErr('Press Ctrl-C to stop.')
+    const signal = await stopped
+    await listener.close()
+    writeErr(`Stopped (${signal}).`)
+  }
+}

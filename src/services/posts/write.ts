@@ -1,0 +1,178 @@
+import {openAsBlob, statSync} from 'node:fs'
+import {basename} from 'node:path'
+
+import {
+  addModels as sendModels,
+  createPost as sendCreate,
+  deletePost as sendDelete,
+  updatePost as sendUpdate,
+  uploadFiles as sendUpload,
+} from '../../api/v2/posts.js'
+import {MAX_UPLOAD_BYTES, type PostRecord} from '../../schemas/posts.js'
+import type {ServiceContext} from '../context.js'
+import {InputError} from '../errors.js'
+
+type Ctx = Pick<ServiceContext, 'client'>
+
+export interface MaterialInput {
+  title: string
+  type: string
+  price: number
+  currency: string
+}
+
+/**
+ * Reads `title:type:price:currency`. Fields are taken from the right, so a
+ * title may hold colons (`Steel: brushed:sheet:12.5:EUR`).
+ */
+export function parseMaterial(spec: string): MaterialInput {
+  const parts = spec.split(':')
+  if (parts.length < 4) {
+    throw new InputError(
+      `--material ${JSON.stringify(spec)} must be title:type:price:currency, for example PLA:plastic:25:EUR.`,
+    )
+  }
+  const currency = parts.pop()!.trim()
+  const priceText = parts.pop()!.trim()
+  const type = parts.pop()!.trim()
+  const title = parts.join(':').trim()
+  const price = Number(priceText)
+  if (priceText === '' || !Number.isFinite(price) || price < 0) {
+    throw new InputError(
+      `--material ${JSON.stringify(spec)}: the price must be a non-negative number, got ${JSON.stringify(priceText)}.`,
+    )
+  }
+  return {title, type, price, currency}
+}
+
+export interface PostFields {
+  service?: string
+  priceMachine?: string
+  priceConception?: number
+  priceExtra?: number
+  materials?: MaterialInput[]
+  title?: string
+  description?: string
+  category?: string
+  tags?: string[]
+  formats?: string[]
+  free?: boolean
+}
+
+/** A create or update body: the file's fields, with the flags' values laid over them (price merges key by key). */
+export function buildPostBody(
+  fromFile: Record<string, unknown> | undefined,
+  fields: PostFields,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {...fromFile}
+  const price: Record<string, unknown> = {
+    ...(typeof body.price === 'object' && body.price !== null ? (body.price as Record<string, unknown>) : {}),
+  }
+  if (fields.priceMachine !== undefined) price.priceMachine = fields.priceMachine
+  if (fields.priceConception !== undefined) price.priceConception = fields.priceConception
+  if (fields.priceExtra !== undefined) price.priceExtra = fields.priceExtra
+  if (Object.keys(price).length > 0) body.price = price
+  const plain = ['service', 'materials', 'title', 'description', 'category', 'tags', 'formats', 'free'] as const
+  for (const key of plain) if (fields[key] !== undefined) body[key] = fields[key]
+  return body
+}
+
+export function createPost(ctx: ServiceContext, body: Record<string, unknown>): Promise<PostRecord> {
+  if (body.type === undefined) body = {...body, type: 'PRODUCT'}
+  return sendCreate(ctx.client, ctx.businessId, body)
+}
+
+export function updatePost(ctx: Ctx, id: string, body: Record<string, unknown>): Promise<PostRecord> {
+  if (Object.keys(body).length === 0) {
+    throw new InputError('Nothing to change: pass a flag such as --service, or --file with the fields to change.')
+  }
+  return sendUpdate(ctx.client, id, body)
+}
+
+export function deletePost(ctx: Ctx, id: string): Promise<PostRecord> {
+  return sendDelete(ctx.client, id)
+}
+
+export interface ModelFields {
+  name?: string
+  price?: number
+  free?: boolean
+  fileUrls?: string[]
+}
+
+/** One model from flags: its files named after the last path segment of each URL. */
+export function modelFromFlags(fields: ModelFields): Record<string, unknown> {
+  const urls = fields.fileUrls ?? []
+  if (urls.length === 0) throw new InputError('A model needs at least one --file-url (or pass --file with objects3D).')
+  const files = urls.map((url) => {
+    let name = url
+    try {
+      name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || url
+    } catch {
+      // Left to the schema check, which names the bad URL.
+    }
+    return {originalname: name, url}
+  })
+  return {
+    originalname: fields.name ?? files[0]!.originalname,
+    price: fields.price ?? 0,
+    free: fields.free ?? false,
+    files,
+  }
+}
+
+/** `objects3D` from a file: one model object, an array of them, or `{objects3D: ...}`. */
+export function modelsFromFile(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'objects3D' in value) {
+    return (value as {objects3D: unknown}).objects3D
+  }
+  return value
+}
+
+export function addModels(ctx: Ctx, id: string, objects3D: unknown) {
+  return sendModels(ctx.client, id, objects3D)
+}
+
+export interface UploadFile {
+  path: string
+  name: string
+  size: number
+}
+
+/** Checks the files before anything is sent: readable regular files of at most 50 MiB each. */
+export function checkUploadFiles(paths: readonly string[]): UploadFile[] {
+  if (paths.length === 0) throw new InputError('Name at least one file to upload.')
+  if (paths.length > 20) throw new InputError(`At most 20 files per upload, got ${paths.length}.`)
+  return paths.map((path) => {
+    let size: number
+    try {
+      const st = statSync(path)
+      if (!st.isFile()) throw new InputError(`${path} is not a regular file.`)
+      size = st.size
+    } catch (error) {
+      if (error instanceof InputError) throw error
+      const code = (error as NodeJS.ErrnoException).code
+      throw new InputError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`)
+    }
+    if (size > MAX_UPLOAD_BYTES) {
+      throw new InputError(
+        `${path} is ${size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (50 MiB) a file.`,
+      )
+    }
+    return {path, name: basename(path), size}
+  })
+}
+
+/**
+ * Uploads files as multipart `files` parts. Each file is read from disk as it
+ * is sent (a file-backed Blob), so memory stays flat however large it is.
+ */
+export async function uploadFiles(
+  ctx: Ctx,
+  files: readonly UploadFile[],
+  onProgress?: (p: {transferred: number; total?: number}) => void,
+) {
+  const form = new FormData()
+  for (const f of files) form.append('files', await openAsBlob(f.path), f.name)
+  return sendUpload(ctx.client, form, onProgress ? {onProgress} : {})
+}

@@ -1,0 +1,276 @@
+import {createHmac, timingSafeEqual} from 'node:crypto'
+import {createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {SIGNATURE_HEADER, SIGNATURE_SHA256_HEADER, WEBHOOK_EVENT_ALIASES, WebhookEvent} from '../../schemas/webhooks.js'
+
+/** Largest body the receiver reads; a longer one is a 413 and is not read further. */
+export const MAX_WEBHOOK_BODY = 1024 * 1024
+/** How old (or how far ahead) a `service-signature-sha256` timestamp may be. */
+export const SIGNATURE_TOLERANCE_S = 300
+/** How long one forward may take before it counts as failed. */
+const FORWARD_TIMEOUT_MS = 10_000
+
+export interface ReceivedEvent {
+  id: string
+  type: string
+  createdAt: string
+  data: Record<string, unknown>
+  /** When the receiver got it (ISO). */
+  receivedAt: string
+  /** `verified` when a secret checked it, `unchecked` without a secret. */
+  signature: 'verified' | 'unchecked'
+}
+
+export interface Rejection {
+  status: number
+  reason: string
+}
+
+export interface ListenOptions {
+  port?: number
+  /** Default 127.0.0.1: only this machine can send to it. */
+  host?: string
+  /** When given, every request must carry a valid signature. */
+  secret?: string
+  /** Only these event types are printed and forwarded (others are acknowledged and dropped). */
+  events?: readonly string[]
+  /** Where verified events are sent on, with their original headers and body. */
+  forwardTo?: string
+  maxBodyBytes?: number
+  toleranceSeconds?: number
+  /** Epoch ms; tests may pass a fixed clock. */
+  now?: () => number
+  onEvent: (event: ReceivedEvent) => void
+  onRejected?: (rejection: Rejection) => void
+  onForwardError?: (event: ReceivedEvent, message: string) => void
+  onForwarded?: (event: ReceivedEvent, status: number) => void
+}
+
+export interface Listener {
+  url: string
+  port: number
+  /** Stops accepting, waits for forwards in flight (bounded), then closes every connection. */
+  close(): Promise<void>
+}
+
+/** Compares two strings in time that does not depend on where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8')
+  const y = Buffer.from(b, 'utf8')
+  // Equal lengths for timingSafeEqual; the length itself is not secret.
+  if (x.length !== y.length) {
+    timingSafeEqual(x, x)
+    return false
+  }
+  return timingSafeEqual(x, y)
+}
+
+/** `t=<unix s>,v1=<hex>` for a body, as the service signs it. */
+export function signatureSha256(secret: string, body: Buffer | string, t: number): string {
+  const mac = createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')
+  return `t=${t},v1=${mac}`
+}
+
+/**
+ * Checks the signature headers of one delivery: `service-signature` (the secret
+ * itself) and `service-signature-sha256` (HMAC over "<t>.<body>", fresh within
+ * the tolerance). Each header present must be valid, and one must be present.
+ * Answers undefined when valid, else the reason.
+ */
+export function verifySignature(
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  secret: string,
+  nowMs: number,
+  toleranceSeconds = SIGNATURE_TOLERANCE_S,
+): string | undefined {
+  const plain = one(headers[SIGNATURE_HEADER])
+  const hmac = one(headers[SIGNATURE_SHA256_HEADER])
+  if (plain === undefined && hmac === undefined) {
+    return `no ${SIGNATURE_HEADER} or ${SIGNATURE_SHA256_HEADER} header`
+  }
+  if (plain !== undefined && !safeEqual(plain, secret)) return `${SIGNATURE_HEADER} does not match the secret`
+  if (hmac !== undefined) {
+    const parts = new Map(
+      hmac.split(',').map((p) => {
+        const i = p.indexOf('=')
+        return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const
+      }),
+    )
+    const t = Number(parts.get('t'))
+    const v1 = parts.get('v1') ?? ''
+    if (!parts.has('t') || !Number.isInteger(t) || !/^[0-9a-f]{64}$/i.test(v1)) {
+      return `${SIGNATURE_SHA256_HEADER} is malformed (want t=<unix s>,v1=<hex>)`
+    }
+    const now = Math.floor(nowMs / 1000)
+    if (t < now - toleranceSeconds) return `${SIGNATURE_SHA256_HEADER} timestamp is ${now - t} s old (stale)`
+    if (t > now + toleranceSeconds) return `${SIGNATURE_SHA256_HEADER} timestamp is ${t - now} s in the future`
+    const want = createHmac('sha256', secret).update(`${t}.`).update(body).digest()
+    const got = Buffer.from(v1, 'hex')
+    if (got.length !== want.length || !timingSafeEqual(got, want)) {
+      return `${SIGNATURE_SHA256_HEADER} does not match the body`
+    }
+  }
+  return undefined
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Headers that belong to one connection and are not forwarded. */
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+])
+
+/**
+ * A local webhook receiver (pure node:http): reads at most `maxBodyBytes`,
+ * checks signatures when a secret is given, filters by event type, reports each
+ * verified event and forwards it in order of arrival; answers 200, 401 to a bad
+ * signature, 413 to a body that is too large, 400 to a body that is no event.
+ */
+export async function startListener(opts: ListenOptions): Promise<Listener> {
+  const maxBody = opts.maxBodyBytes ?? MAX_WEBHOOK_BODY
+  const now = opts.now ?? Date.now
+  const wanted = opts.events?.length ? new Set(opts.events.map((e) => WEBHOOK_EVENT_ALIASES[e] ?? e)) : undefined
+  let forwarding: Promise<void> = Promise.resolve()
+  const inFlight = new Set<AbortController>()
+
+  const reject = (res: ServerResponse, status: number, reason: string, close = false): void => {
+    opts.onRejected?.({status, reason})
+    res.statusCode = status
+    res.setHeader('content-type', 'application/json')
+    if (close) res.setHeader('connection', 'close')
+    res.end(JSON.stringify({statusCode: status, message: reason}))
+  }
+
+  const forward = (event: ReceivedEvent, headers: IncomingHttpHeaders, body: Buffer): void => {
+    const target = opts.forwardTo
+    if (!target) return
+    const sendHeaders: Record<string, string> = {}
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      sendHeaders[name] = Array.isArray(value) ? value.join(', ') : value
+    }
+    // In order of arrival: the next forward starts when this one has an answer.
+    forwarding = forwarding.then(async () => {
+      const controller = new AbortController()
+      inFlight.add(controller)
+      const timer = setTimeout(() => controller.abort(), FORWARD_TIMEOUT_MS)
+      try {
+        const res = await fetch(target, {method: 'POST', headers: sendHeaders, body, signal: controller.signal})
+        await res.arrayBuffer().catch(() => undefined)
+        if (res.status >= 200 && res.status < 300) opts.onForwarded?.(event, res.status)
+        else opts.onForwardError?.(event, `${target} answered ${res.status}`)
+      } catch (error) {
+        const e = error as {cause?: {code?: string; message?: string}; message?: string; name?: string}
+        const why = controller.signal.aborted
+          ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+          : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(error))
+        opts.onForwardError?.(event, `${target} failed: ${why}`)
+      } finally {
+        clearTimeout(timer)
+        inFlight.delete(controller)
+      }
+    })
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    if (opts.secret !== undefined) {
+      const problem = verifySignature(req.headers, body, opts.secret, now(), opts.toleranceSeconds)
+      if (problem) return reject(res, 401, `invalid signature: ${problem}`)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.toString('utf8'))
+    } catch {
+      return reject(res, 400, 'the body is not JSON')
+    }
+    const event = WebhookEvent.safeParse(parsed)
+    if (!event.success) return reject(res, 400, 'the body is not an event {id, type, createdAt, data}')
+    const received: ReceivedEvent = {
+      id: event.data.id,
+      type: event.data.type,
+      createdAt: event.data.createdAt,
+      data: event.data.data,
+      receivedAt: new Date(now()).toISOString(),
+      signature: opts.secret === undefined ? 'unchecked' : 'verified',
+    }
+    res.statusCode = 200
+    res.setHeader('content-type', 'application/json')
+    res.end('{"received":true}')
+    if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return
+    opts.onEvent(received)
+    forward(received, req.headers, body)
+  }
+
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST')
+      return reject(res, 405, 'webhooks are delivered with POST')
+    }
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxBody) {
+      reject(res, 413, `the body is over ${maxBody} bytes`, true)
+      req.destroy()
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > maxBody) {
+        refused = true
+        chunks.length = 0
+        // Stop reading: answer, then drop the connection rather than drain the rest.
+        req.pause()
+        reject(res, 413, `the body is over ${maxBody} bytes`, true)
+        res.on('finish', () => req.destroy())
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (!refused) handle(req, res, Buffer.concat(chunks, size))
+    })
+    req.on('error', () => undefined)
+  })
+  server.on('clientError', (_err, socket) => socket.destroy())
+
+  await new Promise<void>((resolve, rejectListen) => {
+    server.once('error', rejectListen)
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', rejectListen)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${host}:${address.port}/`,
+    port: address.port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      // Forwards in flight get a moment, then are cut off.
+      const drained = await Promise.race([
+        forwarding.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
+      ])
+      if (!drained) for (const c of inFlight) c.abort()
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}

@@ -1,0 +1,136 @@
+import {ApiError} from '../../api/errors.js'
+import {
+  createWebhook as sendCreate,
+  listDeliveries as fetchDeliveries,
+  listWebhooks as fetchList,
+  triggerEvent as sendTrigger,
+  updateWebhook as sendUpdate,
+  type TriggerAnswer,
+} from '../../api/v2/webhooks.js'
+import {maskSecret} from '../../schemas/secrets.js'
+import {
+  WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_ALIASES,
+  type Delivery,
+  type WebhookEventType,
+  type WebhookRecord,
+} from '../../schemas/webhooks.js'
+import type {ServiceContext} from '../context.js'
+import {InputError} from '../errors.js'
+
+/** A subscription as shown: the secret masked (the service answers it in full). */
+export type ShownWebhook = WebhookRecord
+
+export function maskWebhook(record: Record<string, unknown>): ShownWebhook {
+  const secret = typeof record.secret === 'string' ? record.secret : ''
+  return {...(record as WebhookRecord), secret: maskSecret(secret)}
+}
+
+/** `a,b` into event names: the five of the interface, the documented misspelling accepted. */
+export function parseEvents(spec: string, flag = '--events'): WebhookEventType[] {
+  const names = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (names.length === 0) throw new InputError(`${flag} needs at least one event: ${WEBHOOK_EVENTS.join(', ')}.`)
+  const out: WebhookEventType[] = []
+  for (const name of names) {
+    const event = WEBHOOK_EVENT_ALIASES[name] ?? name
+    if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
+      throw new InputError(`${flag}: unknown event ${JSON.stringify(name)}; events are ${WEBHOOK_EVENTS.join(', ')}.`)
+    }
+    if (!out.includes(event as WebhookEventType)) out.push(event as WebhookEventType)
+  }
+  return out
+}
+
+export interface CreateWebhookInput {
+  url: string
+  secret: string
+  events: WebhookEventType[]
+  useSecret?: boolean
+}
+
+export async function createWebhook(ctx: ServiceContext, input: CreateWebhookInput): Promise<ShownWebhook> {
+  const answer = await sendCreate(ctx.client, {businessId: ctx.businessId, ...input})
+  const record = answer.data[0]
+  if (!record) throw new Error('the service answered no subscription')
+  return maskWebhook(record)
+}
+
+export async function listWebhooks(ctx: ServiceContext): Promise<ShownWebhook[]> {
+  const answer = await fetchList(ctx.client, ctx.businessId)
+  return answer.data.map((r) => maskWebhook(r))
+}
+
+export interface UpdateWebhookInput {
+  url?: string
+  secret?: string
+  events?: WebhookEventType[]
+  useSecret?: boolean
+}
+
+export async function updateWebhook(ctx: ServiceContext, id: string, input: UpdateWebhookInput): Promise<ShownWebhook> {
+  if (Object.keys(input).length === 0) {
+    throw new InputError(
+      'Nothing to change: pass --url, --secret (or --prompt-secret), --events or --use-secret/--no-use-secret.',
+    )
+  }
+  const answer = await sendUpdate(ctx.client, ctx.businessId, id, input)
+  const record = answer.data[0]
+  if (!record) throw new Error('the service answered no subscription')
+  return maskWebhook(record)
+}
+
+/** The service has no such [ext] route (the real service, or an older sandbox). */
+export class UnsupportedError extends Error {
+  readonly exitCode = 1
+  readonly code = 'unsupported'
+  constructor(message: string) {
+    super(message)
+    this.name = 'UnsupportedError'
+  }
+}
+
+const MISSING_ROUTE = new Set([404, 405, 501])
+
+/** Whether a 404 means the route is missing: it does when the subscription exists (or none was named). */
+async function routeMissing(ctx: ServiceContext, error: unknown, webhookId: string | undefined): Promise<boolean> {
+  if (!(error instanceof ApiError) || error.status === undefined || !MISSING_ROUTE.has(error.status)) return false
+  if (error.status !== 404 || webhookId === undefined) return true
+  const list = await fetchList(ctx.client, ctx.businessId)
+  return list.data.some((w) => w._id === webhookId)
+}
+
+/** [ext] The sandbox's delivery log of one subscription, newest first. */
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, limit?: number): Promise<Delivery[]> {
+  try {
+    const answer = await fetchDeliveries(ctx.client, ctx.businessId, webhookId, limit === undefined ? {} : {limit})
+    return answer.data
+  } catch (error) {
+    if (await routeMissing(ctx, error, webhookId)) {
+      throw new UnsupportedError(
+        'This service keeps no delivery log that the CLI can read (it is an extension of the mfg sandbox); check deliveries on your receiver, for example with `mfg webhook listen`.',
+      )
+    }
+    throw error
+  }
+}
+
+/** [ext] Makes the sandbox send a sample event of a type to the business's subscriptions (or one). */
+export async function triggerEvent(
+  ctx: ServiceContext,
+  type: WebhookEventType,
+  webhookId?: string,
+): Promise<TriggerAnswer> {
+  try {
+    return await sendTrigger(ctx.client, ctx.businessId, {type, ...(webhookId ? {webhookId} : {})})
+  } catch (error) {
+    if (await routeMissing(ctx, error, webhookId)) {
+      throw new UnsupportedError(
+        'This service cannot send sample events (webhook trigger is an extension of the mfg sandbox); cause a real event instead, for example by creating a quote.',
+      )
+    }
+    throw error
+  }
+}

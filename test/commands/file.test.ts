@@ -1,0 +1,252 @@
+import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {createClient, type ApiClient} from '../../src/api/http.js'
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {downloadFile} from '../../src/services/files/download.js'
+import {demandFileLink} from '../../src/services/files/link.js'
+import {json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+
+/** The seeded quote with sensor-bracket.stl (found by its draftId). */
+let SEEDED = ''
+const meshes = resolve(import.meta.dirname, '../../../shared/meshes')
+
+let sandbox: RunningSandbox
+let home: string
+let client: ApiClient
+/** The sandbox's clock runs `skewMs` ahead of the real one; tests move it to expire links. */
+let skewMs = 0
+const outputs: CliResult[] = []
+
+const env = (): Record<string, string> => {
+  const b = sandbox.businesses[0]!
+  return {
+    MFG_HOME: home,
+    MFG_BASE_URL: sandbox.url,
+    MFG_API_KEY: b.apiKey,
+    MFG_AUTH_TOKEN: b.authToken,
+    MFG_BUSINESS_ID: b.id,
+  }
+}
+const run = async (argv: string[], opts: RunOptions = {}) => {
+  const r = await runCli(argv, {...opts, env: {...env(), ...opts.env}})
+  outputs.push(r)
+  return r
+}
+/** The bytes the file host serves for a demand's file, through a fresh link. */
+const served = async (demandId: string, pick: string[] = []) => {
+  const r = await run(['file', 'link', demandId, '--json', ...pick])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return Buffer.from(await (await fetch(json<{url: string}>(r).url)).arrayBuffer())
+}
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({clock: () => Date.now() + skewMs})
+  home = mkdtempSync(join(tmpdir(), 'mfg-file-'))
+  const b = sandbox.businesses[0]!
+  client = createClient({baseUrl: sandbox.url, apiKey: b.apiKey, authToken: b.authToken})
+  const list = await run(['demand', 'list', '--all', '--json'])
+  SEEDED = json<{_id: string; draftId?: string}[]>(list).find((d) => d.draftId === 'seed-quote-sent')!._id
+})
+afterAll(async () => {
+  client.close?.()
+  await sandbox.close()
+  rmSync(home, {recursive: true, force: true})
+  // No output of any run showed a link's signature.
+  for (const r of outputs.filter((o) => !o.stdout.startsWith('{') && !o.stdout.startsWith('http'))) {
+    expect(r.stdout + r.stderr).not.toMatch(/signature=[0-9a-f]{8}/)
+  }
+})
+
+describe('mfg file link', () => {
+  it('hides the signed URL unless --show-url or --json asks for it', async () => {
+    const plain = await run(['file', 'link', SEEDED])
+    expect(plain.exitCode, plain.stderr).toBe(0)
+    expect(plain.stdout + plain.stderr).not.toContain('signature=')
+    expect(plain.stdout).toMatch(
+      /Link issued for sensor-bracket\.stl at http:\/\/127\.0\.0\.1:\d+\/files\/seed\/demands\/sensor-bracket\.stl, expires \d{4}-/,
+    )
+
+    const shown = await run(['file', 'link', SEEDED, '--show-url'])
+    expect(shown.stdout.trim()).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/files\/seed\/demands\/sensor-bracket\.stl\?expires=\d+&signature=[0-9a-f]+$/,
+    )
+
+    const asJson = json<{url: string; token: string; fileName: string; expiresAt: string}>(
+      await run(['file', 'link', SEEDED, '--json']),
+    )
+    expect(asJson.url).toContain(asJson.token)
+    expect(asJson.fileName).toBe('sensor-bracket.stl')
+    expect(Date.parse(asJson.expiresAt) - Date.now()).toBeGreaterThan(29 * 60_000)
+
+    const legacy = await run([
+      'file',
+      'link',
+      '--file-link',
+      'https://files.mfg-sandbox.test/seed/demands/sensor-bracket.stl',
+    ])
+    expect(legacy.exitCode, legacy.stderr).toBe(0)
+    expect(legacy.stdout).not.toContain('signature=')
+    expect(legacy.stdout).toMatch(/Link issued for sensor-bracket\.stl/)
+    // A signed link passed back is re-signed, and its old signature is not sent or shown.
+    const resigned = await run(['file', 'link', '--file-link', asJson.url, '--verbose'])
+    expect(resigned.exitCode, resigned.stderr).toBe(0)
+    expect(resigned.stdout + resigned.stderr).not.toContain('signature=')
+
+    const unknown = await run(['file', 'link', SEEDED, '--file-name', 'nope.stl'])
+    expect(unknown.exitCode).toBe(1)
+    expect(unknown.stderr).toMatch(/no file named "nope\.stl"/)
+    const neither = await run(['file', 'link'])
+    expect(neither.exitCode).toBe(2)
+  })
+
+  it('tells a tampered link (403) from a good one', async () => {
+    const {url} = json<{url: string}>(await run(['file', 'link', SEEDED, '--json']))
+    const tampered = url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)
+    const res = await fetch(tampered)
+    expect(res.status).toBe(403)
+    expect(((await res.json()) as {message: string}).message).toMatch(/signature/)
+  })
+})
+
+describe('mfg file download', () => {
+  it('writes each file under its name with the served bytes and sizes, and refuses to overwrite', async () => {
+    const out = join(home, 'one')
+    const r = await run(['file', 'download', SEEDED, '--out', out, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const [file] = json<{fileName: string; path: string; bytes: number; expectedBytes: number; links: number}[]>(r)
+    expect(file).toMatchObject({fileName: 'sensor-bracket.stl', path: join(out, 'sensor-bracket.stl'), links: 1})
+    const bytes = readFileSync(join(out, 'sensor-bracket.stl'))
+    expect(bytes.equals(await served(SEEDED))).toBe(true)
+    expect(file!.bytes).toBe(bytes.length)
+    expect(file!.expectedBytes).toBe(bytes.length)
+    expect(readdirSync(out)).toEqual(['sensor-bracket.stl'])
+    expect(r.stdout + r.stderr).not.toContain('signature=')
+
+    const again = await run(['file', 'download', SEEDED, '--out', out])
+    expect(again.exitCode).toBe(2)
+    expect(again.stderr).toMatch(/--force/)
+    const forced = await run(['file', 'download', SEEDED, '--out', out, '--force'])
+    expect(forced.exitCode, forced.stderr).toBe(0)
+    expect(forced.stdout).toMatch(/sensor-bracket\.stl\s+\d+ bytes/)
+  })
+
+  it('downloads every file of a demand, names made safe (no path traversal)', async () => {
+    const stl = join(meshes, 'cube20.stl')
+    const uploaded = json<{url: string}[]>(await run(['post', 'upload', stl, '--json']))
+    const demandFile = join(home, 'demand.json')
+    writeFileSync(
+      demandFile,
+      JSON.stringify([
+        {
+          technique: '3D_PRINTING',
+          material: 'PLA',
+          email: 'files@example.com',
+          quoteModel: [
+            {fileName: '../../escape.stl', fileLink: uploaded[0]!.url, quantity: 1},
+            {fileName: 'bracket.stl', fileLink: 'https://files.mfg-sandbox.test/seed/demands/sensor-bracket.stl'},
+          ],
+        },
+      ]),
+    )
+    const created = await run(['demand', 'create', '--file', demandFile, '--json'])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const id = json<{id: string}[]>(created)[0]!.id
+    const out = join(home, 'many')
+    const r = await run(['file', 'download', id, '--out', out, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readdirSync(out).sort()).toEqual(['bracket.stl', 'escape.stl'])
+    expect(existsSync(join(home, 'escape.stl'))).toBe(false)
+    expect(readFileSync(join(out, 'escape.stl')).equals(readFileSync(stl))).toBe(true)
+    expect(readFileSync(join(out, 'bracket.stl')).equals(await served(SEEDED))).toBe(true)
+    expect(statSync(join(out, 'escape.stl')).size).toBe(statSync(stl).size)
+  })
+
+  it('asks for a new link when one has expired, and resumes with a Range request', async () => {
+    const link = await demandFileLink({client}, SEEDED)
+    const expected = await served(SEEDED)
+    // The link is now 31 minutes old by the sandbox's clock.
+    skewMs += 31 * 60_000
+    const stale = await fetch(link.url)
+    expect(stale.status).toBe(403)
+    expect(((await stale.json()) as {message: string}).message).toMatch(/expired/)
+
+    const dir = join(home, 'expiry')
+    mkdirSync(dir)
+    const path = join(dir, 'sensor-bracket.stl')
+    // Half the file is already on disk from an earlier attempt.
+    writeFileSync(`${path}.part`, expected.subarray(0, 100))
+    let issued = 0
+    const file = await downloadFile(
+      {fileName: 'sensor-bracket.stl', path},
+      async () => {
+        issued++
+        return (await demandFileLink({client}, SEEDED)).url
+      },
+      {url: link.url, resume: true},
+    )
+    expect(issued).toBe(1)
+    expect(file).toMatchObject({links: 2, resumed: true, bytes: expected.length, expectedBytes: expected.length})
+    expect(readFileSync(path).equals(expected)).toBe(true)
+    expect(existsSync(`${path}.part`)).toBe(false)
+
+    // A changed (not expired) link is not re-issued: the 403 is reported, signature masked.
+    const fresh = await demandFileLink({client}, SEEDED)
+    const tampered = fresh.url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)
+    const refused = downloadFile({fileName: 'x', path: join(dir, 'x.stl')}, () => Promise.resolve(fresh.url), {
+      url: tampered,
+    })
+    await expect(refused).rejects.toThrow(/403.*signature/)
+    await refused.catch((error: Error) => expect(error.message).not.toMatch(/signature=[0-9a-f]{8}/))
+  })
+
+  it('a transfer cut off mid-way, whose link expired meanwhile, resumes through a new link with Range', async () => {
+    const expected = await served(SEEDED)
+    // A file host in front of the sandbox's that cuts the first transfer after 300 bytes.
+    const seen: {range?: string; status: number}[] = []
+    const proxy: Server = createServer((req, res) => {
+      void (async () => {
+        const upstream = await fetch(sandbox.url + req.url!, {
+          headers: req.headers.range ? {range: req.headers.range} : {},
+        })
+        seen.push({...(req.headers.range ? {range: req.headers.range} : {}), status: upstream.status})
+        const body = Buffer.from(await upstream.arrayBuffer())
+        const headers: Record<string, string> = {}
+        upstream.headers.forEach((v, k) => (headers[k] = v))
+        res.writeHead(upstream.status, headers)
+        if (seen.length === 1) {
+          // The link expires while the transfer is under way; then the connection drops.
+          skewMs += 31 * 60_000
+          res.write(body.subarray(0, 300), () => res.destroy())
+        } else res.end(body)
+      })()
+    })
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done))
+    const port = (proxy.address() as {port: number}).port
+    const viaProxy = async () =>
+      (await demandFileLink({client}, SEEDED)).url.replace(sandbox.url, `http://127.0.0.1:${port}`)
+    try {
+      const dir = mkdtempSync(join(home, 'cut-'))
+      const file = await downloadFile({fileName: 'sensor-bracket.stl', path: join(dir, 'sensor-bracket.stl')}, viaProxy)
+      expect(readFileSync(join(dir, 'sensor-bracket.stl')).equals(expected)).toBe(true)
+      expect(file).toMatchObject({links: 2, resumed: true, bytes: expected.length})
+      expect(seen).toEqual([{status: 200}, {range: 'bytes=300-', status: 403}, {range: 'bytes=300-', status: 206}])
+    } finally {
+      proxy.closeAllConnections()
+      await new Promise((done) => proxy.close(done))
+    }
+  })
+
+  it('survives an expiry through the CLI: links issued by a clock that moved on are re-issued', async () => {
+    const out = join(home, 'cli-expiry')
+    const r = await run(['file', 'download', SEEDED, '--out', out, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readFileSync(join(out, 'sensor-bracket.stl')).equals(await served(SEEDED))).toBe(true)
+  })
+})

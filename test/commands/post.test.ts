@@ -1,0 +1,254 @@
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join, resolve} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {json, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
+
+interface Post {
+  _id: string
+  service: string
+  category?: string
+  tags?: string[]
+  formats?: string[]
+  free?: boolean
+  views?: number
+  title?: string
+  price: {priceMachine: string; priceConception: number; priceExtra: number}
+  materials: {title: string; type: string; price: number; currency: string}[]
+  models: {originalname: string; price: number; free: boolean; files: {originalname: string; url: string}[]}[]
+}
+
+const meshes = resolve(import.meta.dirname, '../../../shared/meshes')
+let sb: CliSandbox
+const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
+const all = async (...filters: string[]) => {
+  const r = await run(['post', 'list', '--all', '--json', ...filters])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return json<Post[]>(r)
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+})
+afterAll(async () => {
+  await sb.close()
+})
+
+describe('mfg post list', () => {
+  it('shows one page of 5 with a hint, and --all follows every page', async () => {
+    const page = await run(['post', 'list'])
+    expect(page.exitCode, page.stderr).toBe(0)
+    const lines = page.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/_id\s+service\s+price\.priceMachine\s+materials\s+models\s+createdAt/)
+    expect(lines).toHaveLength(6)
+    expect(page.stderr).toMatch(/Page 1 of 3 \(12 products\); --page 2 or --all/)
+
+    const every = await all()
+    expect(every).toHaveLength(12)
+    expect(new Set(every.map((p) => p._id)).size).toBe(12)
+    const small = await all('--page-size', '2')
+    expect(small.map((p) => p._id)).toEqual(every.map((p) => p._id))
+
+    const second = await run(['post', 'list', '--page', '3', '--json'])
+    expect(json<Post[]>(second).map((p) => p._id)).toEqual(every.slice(10).map((p) => p._id))
+  })
+
+  it('passes every filter and the sort to the service', async () => {
+    const every = await all()
+    const service = await all('--service', 'CNC_MACHINING')
+    expect(service.length).toBeGreaterThan(0)
+    expect(service.length).toBe(every.filter((p) => p.service === 'CNC_MACHINING').length)
+
+    const category = await all('--category', 'Electronics')
+    expect(category.length).toBe(every.filter((p) => p.category === 'Electronics').length)
+    expect(category.length).toBeGreaterThan(0)
+
+    const tags = await all('--tags', 'desk,rc')
+    expect(tags.map((p) => p._id).sort()).toEqual(
+      every
+        .filter((p) => p.tags?.some((t) => t === 'desk' || t === 'rc'))
+        .map((p) => p._id)
+        .sort(),
+    )
+    const formats = await all('--formats', 'step,dxf')
+    expect(formats.length).toBeGreaterThan(0)
+    expect(formats.every((p) => p.formats?.some((f) => f === 'step' || f === 'dxf'))).toBe(true)
+
+    expect(await all('--type', 'PRODUCT')).toHaveLength(12)
+    expect(await all('--type', 'STORY')).toHaveLength(0)
+    expect(await all('--free')).toHaveLength(0)
+    expect(await all('--no-free')).toHaveLength(12)
+
+    const views = await all('--sort-by', 'viewsDec')
+    const counts = views.map((p) => p.views ?? 0)
+    expect(counts).toEqual([...counts].sort((a, b) => b - a))
+    const oldest = await all('--sort-by', 'createdAtInc')
+    expect(oldest.map((p) => p._id)).toEqual([...every.map((p) => p._id)].reverse())
+
+    const bad = await run(['post', 'list', '--service', 'WELDING'])
+    expect(bad.exitCode).toBe(2)
+  })
+})
+
+describe('mfg post create, upload, add-model, update, delete', () => {
+  it('creates from flags, uploads a real STL, adds it as a model, updates and deletes', async () => {
+    const created = await run([
+      'post',
+      'create',
+      '--service',
+      '3D_PRINTING',
+      '--price-machine',
+      '12.5',
+      '--price-extra',
+      '2',
+      '--material',
+      'PLA:plastic:25:eur',
+      '--material',
+      'PETG:plastic:30:EUR',
+      '--title',
+      'Test bracket',
+      '--tags',
+      'bracket,test',
+      '--json',
+    ])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const post = json<Post>(created)
+    expect(post.price).toEqual({priceMachine: '12.50', priceConception: 0, priceExtra: 2})
+    expect(post.materials.map((m) => [m.title, m.currency])).toEqual([
+      ['PLA', 'EUR'],
+      ['PETG', 'EUR'],
+    ])
+    expect((await all()).map((p) => p._id)).toContain(post._id)
+
+    const stl = join(meshes, 'cube20.stl')
+    const uploaded = await run(['post', 'upload', stl, '--json'])
+    expect(uploaded.exitCode, uploaded.stderr).toBe(0)
+    const files = json<{url: string; originalName: string}[]>(uploaded)
+    expect(files).toEqual([{url: expect.stringMatching(/\/uploads\/.+\/cube20\.stl$/), originalName: 'cube20.stl'}])
+
+    const added = await run([
+      'post',
+      'add-model',
+      post._id,
+      '--name',
+      'cube',
+      '--price',
+      '3',
+      '--file-url',
+      files[0]!.url,
+      '--json',
+    ])
+    expect(added.exitCode, added.stderr).toBe(0)
+    expect(json<{models: Post['models']}>(added).models).toEqual([
+      {price: 3, free: false, originalname: 'cube', files: [{originalname: 'cube20.stl', url: files[0]!.url}]},
+    ])
+
+    // The upload is stored byte for byte: a signed link to it serves the same bytes.
+    const link = await run(['file', 'link', '--file-link', files[0]!.url, '--json'])
+    expect(link.exitCode, link.stderr).toBe(0)
+    const served = Buffer.from(await (await fetch(json<{url: string}>(link).url)).arrayBuffer())
+    expect(served.equals(readFileSync(stl))).toBe(true)
+    expect(served.length).toBe(statSync(stl).size)
+
+    const updated = await run([
+      'post',
+      'update',
+      post._id,
+      '--service',
+      'CNC_MACHINING',
+      '--price-machine',
+      '20',
+      '--json',
+    ])
+    expect(updated.exitCode, updated.stderr).toBe(0)
+    const after = json<Post>(updated)
+    expect(after.service).toBe('CNC_MACHINING')
+    expect(after.price).toEqual({priceMachine: '20.00', priceConception: 0, priceExtra: 2})
+    expect(after.models).toHaveLength(1)
+
+    const body = join(sb.home, 'update.json')
+    writeFileSync(body, JSON.stringify({title: 'From a file', tags: ['x']}))
+    const fromFile = await run(['post', 'update', post._id, '--file', body, '--json'])
+    expect(fromFile.exitCode, fromFile.stderr).toBe(0)
+    expect(json<Post>(fromFile)).toMatchObject({title: 'From a file', tags: ['x'], service: 'CNC_MACHINING'})
+
+    const refused = await run(['post', 'update', post._id, '--file', '-'], {stdin: '{"type": "STORY"}'})
+    expect(refused.exitCode).not.toBe(0)
+    expect(refused.stderr).toMatch(/type/)
+
+    const nothing = await run(['post', 'update', post._id])
+    expect(nothing.exitCode).toBe(2)
+
+    const unconfirmed = await run(['post', 'delete', post._id])
+    expect(unconfirmed.exitCode).toBe(2)
+    expect(unconfirmed.stderr).toMatch(/--yes/)
+    expect((await all()).map((p) => p._id)).toContain(post._id)
+
+    const deleted = await run(['post', 'delete', post._id, '--yes', '--json'])
+    expect(deleted.exitCode, deleted.stderr).toBe(0)
+    expect(json<Post>(deleted)._id).toBe(post._id)
+    expect((await all()).map((p) => p._id)).not.toContain(post._id)
+    const again = await run(['post', 'update', post._id, '--title', 'gone'])
+    expect(again.exitCode).toBe(1)
+    expect(again.stderr).toMatch(/404|not found/i)
+  })
+
+  it('creates from a --file with the interface fields, and refuses bad input before sending', async () => {
+    const path = join(sb.home, 'product.json')
+    writeFileSync(
+      path,
+      JSON.stringify({
+        service: 'SHEET_METAL',
+        price: {priceMachine: '7', priceConception: 1, priceExtra: 0.5},
+        materials: [{title: 'Steel S235', type: 'metal', price: 40, currency: 'EUR'}],
+        category: 'Mechanics',
+        formats: ['dxf'],
+      }),
+    )
+    const r = await run(['post', 'create', '--file', path, '--price-conception', '4', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<Post>(r)).toMatchObject({
+      service: 'SHEET_METAL',
+      category: 'Mechanics',
+      price: {priceMachine: '7.00', priceConception: 4, priceExtra: 0.5},
+    })
+
+    const before = (await all()).length
+    const noMaterial = await run(['post', 'create', '--service', '3D_PRINTING', '--price-machine', '3'])
+    expect(noMaterial.exitCode).toBe(2)
+    expect(noMaterial.stderr).toMatch(/materials/)
+    const badMaterial = await run([
+      'post',
+      'create',
+      '--service',
+      '3D_PRINTING',
+      '--price-machine',
+      '3',
+      '--material',
+      'PLA:25',
+    ])
+    expect(badMaterial.exitCode).toBe(2)
+    expect(badMaterial.stderr).toMatch(/title:type:price:currency/)
+    expect((await all()).length).toBe(before)
+  })
+
+  it('adds models from a --file, and refuses a missing upload file', async () => {
+    const [first] = await all()
+    const path = join(sb.home, 'models.json')
+    const url = 'https://files.mfg-sandbox.test/seed/products/cable-clip.stl'
+    writeFileSync(
+      path,
+      JSON.stringify({
+        objects3D: [{price: 1, free: true, originalname: 'clip', files: [{originalname: 'clip.stl', url}]}],
+      }),
+    )
+    const r = await run(['post', 'add-model', first!._id, '--file', path, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<{models: Post['models']}>(r).models.at(-1)).toMatchObject({originalname: 'clip', free: true})
+
+    const missing = await run(['post', 'upload', join(sb.home, 'nope.stl')])
+    expect(missing.exitCode).toBe(2)
+    expect(missing.stderr).toMatch(/no such file/)
+  })
+})

@@ -1,0 +1,276 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {request} from 'node:http'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {
+  signatureSha256,
+  startListener,
+  type Listener,
+  type ListenOptions,
+  type ReceivedEvent,
+  type Rejection,
+} from '../../src/services/webhooks/listen.js'
+import {json, runCli, type RunOptions} from '../helpers/cli.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+import {startReceiver, waitFor, type Receiver} from '../sandbox/receiver.js'
+
+const SECRET = 'whsec_listen_test_0123456789'
+const root = resolve(import.meta.dirname, '../..')
+
+/** One POST from a real node:http client; answers the status (or the connection error). */
+function post(url: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<number | string> {
+  return new Promise((done) => {
+    const req = request(
+      url,
+      {method: 'POST', headers: {'content-type': 'application/json', ...headers}, agent: false},
+      (res) => {
+        res.resume()
+        res.on('end', () => done(res.statusCode ?? 0))
+      },
+    )
+    req.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? 'error'))
+    req.end(body)
+  })
+}
+
+const event = (type = 'order_placed', id = `evt_${Math.random().toString(16).slice(2)}`) =>
+  JSON.stringify({id, type, createdAt: new Date().toISOString(), data: {_id: 'd1', orderNumber: 7}})
+const signed = (body: string, t = Math.floor(Date.now() / 1000), secret = SECRET) => ({
+  'service-signature': secret,
+  'service-signature-sha256': signatureSha256(secret, body, t),
+})
+
+describe('the webhook receiver (services/webhooks/listen)', () => {
+  let listener: Listener | undefined
+  let receiver: Receiver | undefined
+  const events: ReceivedEvent[] = []
+  const rejected: Rejection[] = []
+  const forwardErrors: string[] = []
+  const start = async (opts: Partial<ListenOptions> = {}) => {
+    events.length = 0
+    rejected.length = 0
+    forwardErrors.length = 0
+    listener = await startListener({
+      port: 0,
+      secret: SECRET,
+      onEvent: (e) => events.push(e),
+      onRejected: (r) => rejected.push(r),
+      onForwardError: (_e, m) => forwardErrors.push(m),
+      ...opts,
+    })
+    return listener
+  }
+  afterEach(async () => {
+    await listener?.close()
+    await receiver?.close()
+    listener = undefined
+    receiver = undefined
+  })
+
+  it('accepts a valid signature and rejects a bad one, a stale or future timestamp (401)', async () => {
+    const {url} = await start()
+    const body = event('order_placed', 'evt_ok')
+    expect(await post(url, body, signed(body))).toBe(200)
+    expect(events.map((e) => [e.id, e.type, e.signature])).toEqual([['evt_ok', 'order_placed', 'verified']])
+    expect(events[0]).toMatchObject({createdAt: expect.any(String), data: {_id: 'd1', orderNumber: 7}})
+
+    // Either header alone is enough when it is valid.
+    expect(
+      await post(url, body, {'service-signature-sha256': signatureSha256(SECRET, body, Math.floor(Date.now() / 1000))}),
+    ).toBe(200)
+    expect(await post(url, body, {'service-signature': SECRET})).toBe(200)
+
+    expect(await post(url, body)).toBe(401)
+    expect(await post(url, body, {'service-signature': 'wrong'})).toBe(401)
+    expect(await post(url, body, {...signed(body), 'service-signature': `${SECRET.slice(0, -1)}X`})).toBe(401)
+    expect(await post(url, body, signed(body, undefined, 'another-secret'))).toBe(401)
+    const tampered = body.replace('7', '8')
+    expect(await post(url, tampered, signed(body))).toBe(401)
+    const now = Math.floor(Date.now() / 1000)
+    expect(await post(url, body, signed(body, now - 301))).toBe(401)
+    expect(await post(url, body, signed(body, now + 301))).toBe(401)
+    expect(await post(url, body, {'service-signature-sha256': 't=abc,v1=00'})).toBe(401)
+    expect(rejected.every((r) => r.status === 401)).toBe(true)
+    expect(rejected.some((r) => /stale|old/.test(r.reason))).toBe(true)
+    expect(events).toHaveLength(3)
+  })
+
+  it('answers 413 to a body over 1 MiB without reading it, announced or streamed', async () => {
+    const {url} = await start()
+    const big = Buffer.alloc(1024 * 1024 + 1, 0x20)
+    expect(await post(url, big, signed(big.toString()))).toBe(413)
+    // Streamed in chunks without a Content-Length.
+    const status = await new Promise<number | string>((done) => {
+      const req = request(url, {method: 'POST', headers: {'content-type': 'application/json'}, agent: false}, (res) => {
+        res.resume()
+        done(res.statusCode ?? 0)
+      })
+      req.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? 'error'))
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      let sent = 0
+      const pump = () => {
+        while (sent < 2 * 1024 * 1024) {
+          sent += chunk.length
+          if (!req.write(chunk)) return void req.once('drain', pump)
+        }
+        req.end()
+      }
+      pump()
+    })
+    expect(status).toBe(413)
+    expect(rejected.map((r) => r.status)).toEqual([413, 413])
+    expect(events).toHaveLength(0)
+    // Still serving afterwards.
+    const body = event()
+    expect(await post(url, body, signed(body))).toBe(200)
+  })
+
+  it('filters by --events (others acknowledged, not shown) and forwards with the original headers', async () => {
+    receiver = await startReceiver()
+    const {url} = await start({events: ['quote_request_recieved', 'order_updated'], forwardTo: receiver.url})
+    const kept = event('quote_request_received', 'evt_kept')
+    const dropped = event('order_placed', 'evt_dropped')
+    const also = event('order_updated', 'evt_also')
+    expect(await post(url, kept, {...signed(kept), 'x-custom': 'yes'})).toBe(200)
+    expect(await post(url, dropped, signed(dropped))).toBe(200)
+    expect(await post(url, also, signed(also))).toBe(200)
+    expect(events.map((e) => e.id)).toEqual(['evt_kept', 'evt_also'])
+    await waitFor(() => receiver!.received.length === 2, 'two forwards')
+    const [first, second] = receiver.received
+    expect(first!.body).toBe(kept)
+    expect(second!.body).toBe(also)
+    expect(first!.headers['x-custom']).toBe('yes')
+    expect(first!.headers['service-signature']).toBe(SECRET)
+    expect(first!.headers['service-signature-sha256']).toBe(signed(kept)['service-signature-sha256'])
+    expect(first!.headers['content-type']).toBe('application/json')
+  })
+
+  it('reports a failing forward target and still answers 200', async () => {
+    receiver = await startReceiver(() => 500)
+    const {url} = await start({forwardTo: receiver.url})
+    const body = event('order_placed', 'evt_fwd')
+    expect(await post(url, body, signed(body))).toBe(200)
+    await waitFor(() => forwardErrors.length === 1, 'the forward failure')
+    expect(forwardErrors[0]).toMatch(/answered 500/)
+    await receiver.close()
+    const gone = event('order_placed', 'evt_gone')
+    expect(await post(url, gone, signed(gone))).toBe(200)
+    await waitFor(() => forwardErrors.length === 2, 'the second forward failure')
+    expect(forwardErrors[1]).toMatch(/failed/)
+  })
+
+  it('checks nothing without a secret', async () => {
+    const {url} = await start({secret: undefined})
+    const body = event()
+    expect(await post(url, body)).toBe(200)
+    expect(events[0]!.signature).toBe('unchecked')
+    expect(await post(url, 'not json')).toBe(400)
+  })
+})
+
+describe('mfg webhook listen, end to end', () => {
+  let sandbox: RunningSandbox
+  let home: string
+  let child: ChildProcess | undefined
+  const env = (): Record<string, string> => {
+    const b = sandbox.businesses[0]!
+    return {
+      MFG_HOME: home,
+      MFG_BASE_URL: sandbox.url,
+      MFG_API_KEY: b.apiKey,
+      MFG_AUTH_TOKEN: b.authToken,
+      MFG_BUSINESS_ID: b.id,
+    }
+  }
+  const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, env: {...env(), ...opts.env}})
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({webhooks: {retryBaseMs: 50}})
+    home = mkdtempSync(join(tmpdir(), 'mfg-listen-'))
+  })
+  afterAll(async () => {
+    child?.kill('SIGKILL')
+    await sandbox.close()
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('receives the events of demands created through the CLI, signed, then stops on SIGINT with 0', async () => {
+    const bin = join(root, 'bin/run.js')
+    if (!existsSync(join(root, 'dist/commands/webhook/listen.js'))) throw new Error('run `npm run build` first')
+    const proc = spawn(process.execPath, [bin, 'webhook', 'listen', '--port', '0', '--json'], {
+      env: {...process.env, ...env(), MFG_WEBHOOK_SECRET: SECRET, NO_COLOR: '1'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child = proc
+    let stderr = ''
+    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+    const lines: ReceivedEvent[] = []
+    createInterface({input: proc.stdout!}).on('line', (line) => lines.push(JSON.parse(line) as ReceivedEvent))
+    await waitFor(() => /Listening for webhooks on (http:\S+) /.test(stderr), 'the listener URL')
+    const url = /Listening for webhooks on (http:\S+) /.exec(stderr)![1]!
+    expect(stderr).toMatch(/signatures checked/)
+
+    const created = await run(
+      ['webhook', 'create', '--url', url, '--events', 'quote_request_received,order_placed', '--use-secret', '--json'],
+      {env: {MFG_WEBHOOK_SECRET: SECRET}},
+    )
+    expect(created.exitCode, created.stderr).toBe(0)
+    expect(created.stdout + created.stderr).not.toContain(SECRET)
+
+    const quote = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
+    expect(quote.exitCode, quote.stderr).toBe(0)
+    const quoteId = json<{id: string}[]>(quote)[0]!.id
+    const order = await run([
+      'demand',
+      'create',
+      '--technique',
+      'CNC_MACHINING',
+      '--material',
+      'Brass',
+      '--taken-as',
+      'ORDER',
+      '--json',
+    ])
+    expect(order.exitCode, order.stderr).toBe(0)
+    const orderId = json<{id: string}[]>(order)[0]!.id
+    // An update emits quote_request_updated, which this subscription does not listen to.
+    const updated = await run(['demand', 'update', quoteId, '--status', 'special_verified'])
+    expect(updated.exitCode, updated.stderr).toBe(0)
+    const trigger = await run(['webhook', 'trigger', 'order_placed', '--json'])
+    expect(trigger.exitCode, trigger.stderr).toBe(0)
+
+    await waitFor(() => lines.length >= 3, 'three events on stdout')
+    const hookId = json<{_id: string}>(created)._id
+    await waitFor(async () => {
+      const r = await run(['webhook', 'deliveries', hookId, '--json'])
+      return json<{status: string}[]>(r).every((d) => d.status === 'delivered')
+    }, 'every delivery acknowledged')
+    expect(lines.map((e) => [e.type, (e.data as {_id: string})._id])).toEqual([
+      ['quote_request_received', quoteId],
+      ['order_placed', orderId],
+      ['order_placed', expect.any(String)],
+    ])
+    for (const e of lines) {
+      expect(e).toMatchObject({
+        id: expect.stringMatching(/^evt_/),
+        createdAt: expect.any(String),
+        signature: 'verified',
+      })
+    }
+    expect(new Set(lines.map((e) => e.id)).size).toBe(3)
+    expect(stderr).not.toMatch(/Refused/)
+    expect(stderr).not.toContain(SECRET)
+
+    const exit = new Promise<number | null>((done) => proc.on('exit', (code) => done(code)))
+    proc.kill('SIGINT')
+    expect(await exit).toBe(0)
+    expect(stderr).toMatch(/Stopped \(SIGINT\)/)
+    child = undefined
+  })
+})

@@ -1,0 +1,355 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+import {startReceiver, waitFor, type Receiver} from '../sandbox/receiver.js'
+
+interface Hook {
+  _id: string
+  url: string
+  secret: string
+  events: string[]
+  useSecret: boolean
+}
+interface Delivery {
+  eventId: string
+  type: string
+  status: string
+  attempts: {statusCode: number | null}[]
+}
+
+const SECRET = 'whsec_cli_test_secret_A1B2C3'
+const NEW_SECRET = 'whsec_cli_rotated_Z9Y8X7W6'
+
+let sandbox: RunningSandbox
+let home: string
+const outputs: CliResult[] = []
+const env = (business = 0, sb = sandbox): Record<string, string> => {
+  const b = sb.businesses[business]!
+  return {
+    MFG_HOME: home,
+    MFG_BASE_URL: sb.url,
+    MFG_API_KEY: b.apiKey,
+    MFG_AUTH_TOKEN: b.authToken,
+    MFG_BUSINESS_ID: b.id,
+  }
+}
+const run = async (argv: string[], opts: RunOptions & {business?: number; sb?: RunningSandbox} = {}) => {
+  const r = await runCli(argv, {...opts, env: {...env(opts.business, opts.sb), ...opts.env}})
+  outputs.push(r)
+  return r
+}
+const deliveries = async (id: string, sb?: RunningSandbox) => {
+  const r = await run(['webhook', 'deliveries', id, '--json'], sb ? {sb} : {})
+  expect(r.exitCode, r.stderr).toBe(0)
+  return json<Delivery[]>(r)
+}
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({webhooks: {retryBaseMs: 50}})
+  home = mkdtempSync(join(tmpdir(), 'mfg-webhook-'))
+})
+afterAll(async () => {
+  await sandbox.close()
+  rmSync(home, {recursive: true, force: true})
+  // The secrets never appeared in any output, --json included.
+  for (const r of outputs) {
+    expect(r.stdout + r.stderr).not.toContain(SECRET)
+    expect(r.stdout + r.stderr).not.toContain(NEW_SECRET)
+  }
+})
+
+describe('mfg webhook create, list, update', () => {
+  let receiver: Receiver
+  beforeAll(async () => {
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await receiver.close()
+  })
+
+  it('creates with the secret from --secret or MFG_WEBHOOK_SECRET, masked in every output', async () => {
+    const flag = await run([
+      'webhook',
+      'create',
+      '--url',
+      receiver.url,
+      '--events',
+      'quote_request_recieved,order_placed',
+      '--secret',
+      SECRET,
+      '--use-secret',
+      '--json',
+    ])
+    expect(flag.exitCode, flag.stderr).toBe(0)
+    const hook = json<Hook>(flag)
+    expect(hook).toMatchObject({url: receiver.url, events: ['quote_request_received', 'order_placed'], useSecret: true})
+    expect(hook.secret).toMatch(/^\*{4}/)
+
+    const fromEnv = await run(['webhook', 'create', '--url', receiver.url, '--events', 'order_updated'], {
+      env: {MFG_WEBHOOK_SECRET: SECRET},
+    })
+    expect(fromEnv.exitCode, fromEnv.stderr).toBe(0)
+    expect(fromEnv.stdout.trim()).toMatch(/^[0-9a-f]{24}$/)
+
+    const none = await run(['webhook', 'create', '--url', receiver.url, '--events', 'order_updated'])
+    expect(none.exitCode).toBe(2)
+    expect(none.stderr).toMatch(/--secret.*MFG_WEBHOOK_SECRET/)
+
+    const typo = await run([
+      'webhook',
+      'create',
+      '--url',
+      receiver.url,
+      '--events',
+      'order_shipped',
+      '--secret',
+      SECRET,
+    ])
+    expect(typo.exitCode).toBe(2)
+    expect(typo.stderr).toMatch(/unknown event "order_shipped"/)
+
+    const list = await run(['webhook', 'list'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    expect(list.stdout).toContain(hook._id)
+    expect(list.stdout).toContain('quote_request_received,order_placed')
+    const listed = json<Hook[]>(await run(['webhook', 'list', '--json']))
+    expect(listed.map((h) => h._id)).toContain(hook._id)
+    expect(listed.every((h) => h.secret.startsWith('****'))).toBe(true)
+  })
+
+  it('updates url, events, useSecret and the secret; deliveries then carry the new secret', async () => {
+    const created = json<Hook>(
+      await run([
+        'webhook',
+        'create',
+        '--url',
+        'https://example.com/old',
+        '--events',
+        'order_placed',
+        '--secret',
+        SECRET,
+        '--json',
+      ]),
+    )
+    const updated = await run([
+      'webhook',
+      'update',
+      created._id,
+      '--url',
+      receiver.url,
+      '--events',
+      'quote_request_updated',
+      '--use-secret',
+      '--secret',
+      NEW_SECRET,
+      '--json',
+    ])
+    expect(updated.exitCode, updated.stderr).toBe(0)
+    expect(json<Hook>(updated)).toMatchObject({url: receiver.url, events: ['quote_request_updated'], useSecret: true})
+
+    const fromEnv = await run(['webhook', 'update', created._id, '--prompt-secret', '--no-use-secret'], {
+      env: {MFG_WEBHOOK_SECRET: NEW_SECRET},
+    })
+    expect(fromEnv.exitCode, fromEnv.stderr).toBe(0)
+    expect(fromEnv.stdout).toMatch(/useSecret=false/)
+    await run(['webhook', 'update', created._id, '--use-secret'])
+
+    const triggered = await run(['webhook', 'trigger', 'quote_request_updated', '--webhook', created._id, '--json'])
+    expect(triggered.exitCode, triggered.stderr).toBe(0)
+    const [sent] = json<{data: {id: string; deliveries: number}[]}>(triggered).data
+    expect(sent!.deliveries).toBe(1)
+    await waitFor(() => receiver.received.some((r) => r.json.id === sent!.id), 'the triggered event')
+    const got = receiver.received.find((r) => r.json.id === sent!.id)!
+    expect(got.headers['service-signature']).toBe(NEW_SECRET)
+
+    const nothing = await run(['webhook', 'update', created._id])
+    expect(nothing.exitCode).toBe(2)
+    const unknown = await run(['webhook', 'update', '65f0ffff0000000000000001', '--url', receiver.url])
+    expect(unknown.exitCode).toBe(1)
+    expect(unknown.stderr).toMatch(/not found/)
+  })
+
+  it('keeps the access rule: a business without webhook access gets the 403 message', async () => {
+    const r = await run(['webhook', 'create', '--url', receiver.url, '--events', 'order_placed', '--secret', SECRET], {
+      business: 1,
+    })
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/no webhook access/)
+    expect(r.stderr).toMatch(/403/)
+    const trigger = await run(['webhook', 'trigger', 'order_placed'], {business: 1})
+    expect(trigger.exitCode).toBe(1)
+    expect(trigger.stderr).toMatch(/webhook access/)
+  })
+})
+
+describe('mfg webhook deliveries and trigger', () => {
+  it('a receiver that fails for a while gets every event once it recovers, in order, ids deduplicable', async () => {
+    let failing = true
+    const receiver = await startReceiver(() => (failing ? 503 : 200))
+    try {
+      const hook = json<Hook>(
+        await run([
+          'webhook',
+          'create',
+          '--url',
+          receiver.url,
+          '--events',
+          'quote_request_received',
+          '--secret',
+          SECRET,
+          '--json',
+        ]),
+      )
+      const ids: string[] = []
+      for (let i = 0; i < 3; i++) {
+        const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
+        expect(r.exitCode, r.stderr).toBe(0)
+        ids.push(json<{id: string}[]>(r)[0]!.id)
+      }
+      await waitFor(() => receiver.received.length >= 3, 'failed attempts')
+      const pending = await deliveries(hook._id)
+      expect(pending).toHaveLength(3)
+      expect(pending.some((d) => d.status === 'pending')).toBe(true)
+      failing = false
+      await waitFor(async () => (await deliveries(hook._id)).every((d) => d.status === 'delivered'), 'recovery')
+
+      const log = await deliveries(hook._id)
+      expect(log.every((d) => d.attempts.at(-1)!.statusCode === 200)).toBe(true)
+      expect(log.some((d) => d.attempts.some((a) => a.statusCode === 503))).toBe(true)
+      // At least once: the failed attempts came again; by id, each event once, in creation order.
+      expect(receiver.received.length).toBeGreaterThan(3)
+      const unique = [...new Map(receiver.received.map((r) => [r.json.id, r.json])).values()]
+      expect(unique.map((e) => (e.data as {_id: string})._id)).toEqual(ids)
+      expect(new Set(log.map((d) => d.eventId))).toEqual(new Set(unique.map((e) => e.id)))
+
+      const table = await run(['webhook', 'deliveries', hook._id])
+      expect(table.stdout).toMatch(/eventId\s+type\s+status\s+attempts/)
+      expect(table.stdout).toMatch(/quote_request_received\s+delivered/)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('trigger sends a sample event; a type nobody listens to says so', async () => {
+    const receiver = await startReceiver()
+    try {
+      const hook = json<Hook>(
+        await run([
+          'webhook',
+          'create',
+          '--url',
+          receiver.url,
+          '--events',
+          'product_purchased',
+          '--secret',
+          SECRET,
+          '--json',
+        ]),
+      )
+      const r = await run(['webhook', 'trigger', 'product_purchased', '--webhook', hook._id])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/^evt_[0-9a-f]+\s+product_purchased\s+1 delivery/)
+      await waitFor(() => receiver.received.length === 1, 'the sample event')
+      expect(receiver.received[0]!.json.type).toBe('product_purchased')
+      expect(receiver.received[0]!.json.data).toHaveProperty('productId')
+
+      const nobody = await run(['webhook', 'trigger', 'order_updated', '--webhook', hook._id])
+      expect(nobody.exitCode, nobody.stderr).toBe(0)
+      expect(nobody.stderr).toMatch(/nothing will be delivered/)
+      const bad = await run(['webhook', 'trigger', 'order_shipped'])
+      expect(bad.exitCode).toBe(2)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('a sandbox restarted with undelivered events delivers them (to the URL set after the restart)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mfg-webhook-data-'))
+    let first: RunningSandbox | undefined = await startTestSandbox({dataDir, webhooks: {retryBaseMs: 60_000}})
+    let second: RunningSandbox | undefined
+    const receiver = await startReceiver()
+    try {
+      // Nothing listens on the first URL: the delivery fails and waits a minute for its retry.
+      const hook = json<Hook>(
+        await run(
+          [
+            'webhook',
+            'create',
+            '--url',
+            'http://127.0.0.1:9/nothing',
+            '--events',
+            'quote_request_received',
+            '--secret',
+            SECRET,
+            '--json',
+          ],
+          {sb: first},
+        ),
+      )
+      const created = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'], {
+        sb: first,
+      })
+      const id = json<{id: string}[]>(created)[0]!.id
+      await waitFor(
+        async () => (await deliveries(hook._id, first)).some((d) => d.attempts.length > 0),
+        'a failed attempt',
+      )
+      await first.close()
+      first = undefined
+
+      second = await startTestSandbox({dataDir, webhooks: {retryBaseMs: 50}})
+      const moved = await run(['webhook', 'update', hook._id, '--url', receiver.url], {sb: second})
+      expect(moved.exitCode, moved.stderr).toBe(0)
+      await waitFor(() => receiver.received.length > 0, 'the delivery after the restart')
+      expect((receiver.received[0]!.json.data as {_id: string})._id).toBe(id)
+    } finally {
+      await first?.close()
+      await second?.close()
+      await receiver.close()
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+
+  it('says clearly when the service has no delivery log or trigger', async () => {
+    const b = sandbox.businesses[0]!
+    // A service with the interface's webhook routes only.
+    const server: Server = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json')
+      if (req.method === 'GET' && req.url === `/api/v2/integrations_ms/webhooks/${b.id}`) {
+        res.end(
+          JSON.stringify({
+            message: 'ok',
+            data: [{_id: 'w1', url: 'https://x.test', secret: 's', events: ['order_placed'], useSecret: false}],
+          }),
+        )
+        return
+      }
+      res.statusCode = 404
+      res.end(JSON.stringify({statusCode: 404, error: 'Not Found', message: 'Cannot find that'}))
+    })
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    const port = (server.address() as {port: number}).port
+    try {
+      const over = {env: {MFG_BASE_URL: `http://127.0.0.1:${port}`}}
+      const log = await run(['webhook', 'deliveries', 'w1'], over)
+      expect(log.exitCode).toBe(1)
+      expect(log.stderr).toMatch(/keeps no delivery log/)
+      const trigger = await run(['webhook', 'trigger', 'order_placed'], over)
+      expect(trigger.exitCode).toBe(1)
+      expect(trigger.stderr).toMatch(/cannot send sample events/)
+      const unknown = await run(['webhook', 'deliveries', 'w2'], over)
+      expect(unknown.exitCode).toBe(1)
+      expect(unknown.stderr).toMatch(/404/)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+    }
+  })
+})
