@@ -2,32 +2,11 @@ import {mkdtempSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {
-  json,
-  runCli,
-  secretsOf,
-  startCliSandbox,
-  type CliResult,
-  type CliSandbox,
-  type RunOptions,
-} from '../helpers/cli.js'
+import {json, runCli, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
-let sb: CliSandbox
-const outputs: CliResult[] = []
-const run = async (argv: string[], opts: RunOptions = {}) => {
-  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
-  outputs.push(r)
-  return r
-}
-
-beforeAll(async () => {
-  sb = await startCliSandbox()
-})
-afterAll(async () => {
-  await sb.close()
-})
+const {sb, outputs, run} = useCliSandbox()
 
 describe('mfg auth status', () => {
   it('reports profile, business, base URL, masked key and both generations', async () => {

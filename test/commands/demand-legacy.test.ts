@@ -2,37 +2,16 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {
-  json,
-  runCli,
-  secretsOf,
-  startCliSandbox,
-  type CliResult,
-  type CliSandbox,
-  type RunOptions,
-} from '../helpers/cli.js'
+import {json, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
-let sb: CliSandbox
-const outputs: CliResult[] = []
-const run = async (argv: string[], opts: RunOptions = {}) => {
-  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
-  outputs.push(r)
-  return r
-}
+const {sb, outputs, run} = useCliSandbox()
 const newQuote = async (material = 'PLA'): Promise<string> => {
   const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', material, '--json'])
   expect(r.exitCode, r.stderr).toBe(0)
   return json<{id: string}[]>(r)[0]!.id
 }
-
-beforeAll(async () => {
-  sb = await startCliSandbox()
-})
-afterAll(async () => {
-  await sb.close()
-})
 
 describe('legacy demands', () => {
   let ids: string[]

@@ -1,17 +1,9 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
-import {
-  json,
-  runCli,
-  secretsOf,
-  startCliSandbox,
-  type CliResult,
-  type CliSandbox,
-  type RunOptions,
-} from '../helpers/cli.js'
+import {json, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
 interface Demand {
   _id: string
@@ -34,13 +26,7 @@ interface Result {
   status: string
 }
 
-let sb: CliSandbox
-const outputs: CliResult[] = []
-const run = async (argv: string[], opts: RunOptions = {}) => {
-  const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
-  outputs.push(r)
-  return r
-}
+const {sb, outputs, run} = useCliSandbox()
 const count = async () => {
   const r = await run(['demand', 'list', '--all', '--json'])
   expect(r.exitCode, r.stderr).toBe(0)
@@ -59,13 +45,6 @@ const quotes = (n: number, extra: (i: number) => object = () => ({})) =>
     email: `b${i}@example.com`,
     ...extra(i),
   }))
-
-beforeAll(async () => {
-  sb = await startCliSandbox()
-})
-afterAll(async () => {
-  await sb.close()
-})
 
 describe('mfg demand create', () => {
   it('creates 100 quotes from a file: the list grows by exactly 100, and again by 0 when re-run', async () => {

@@ -6,6 +6,8 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {Readable} from 'node:stream'
 
+import {afterAll, beforeAll} from 'vitest'
+
 import {Config, Errors} from '@oclif/core'
 
 import {startTestSandbox} from './sandbox.js'
@@ -151,4 +153,47 @@ export async function startCliSandbox(): Promise<CliSandbox> {
 /** Every secret string of a sandbox, to check that no output shows one. */
 export function secretsOf(sb: CliSandbox): string[] {
   return sb.businesses.flatMap((b) => [b.apiKey, b.authToken])
+}
+
+/**
+ * Starts a CLI sandbox before the file's tests and closes it after them, and
+ * returns `run`, which runs the CLI against it and keeps every result in
+ * `outputs` (for the secrets scan). `sb` may be used once the tests run.
+ */
+export function useCliSandbox(): {
+  sb: CliSandbox
+  outputs: CliResult[]
+  run: (argv: string[], opts?: RunOptions) => Promise<CliResult>
+} {
+  let current: CliSandbox | undefined
+  const started = (): CliSandbox => {
+    if (!current) throw new Error('the sandbox starts in beforeAll; use it inside tests')
+    return current
+  }
+  const sb: CliSandbox = {
+    get url() {
+      return started().url
+    },
+    get businesses() {
+      return started().businesses
+    },
+    get home() {
+      return started().home
+    },
+    env: (business?: number) => started().env(business),
+    close: () => started().close(),
+  }
+  const outputs: CliResult[] = []
+  const run = async (argv: string[], opts: RunOptions = {}): Promise<CliResult> => {
+    const r = await runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
+    outputs.push(r)
+    return r
+  }
+  beforeAll(async () => {
+    current = await startCliSandbox()
+  })
+  afterAll(async () => {
+    await current?.close()
+  })
+  return {sb, outputs, run}
 }
