@@ -57,7 +57,8 @@ export function issuesToDetails(error: z.ZodError, prefix: (string | number)[] =
   }))
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** One zod issue as the service words it: what is allowed, in one short phrase. */
+export function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`

@@ -1,6 +1,6 @@
 import type {z} from 'zod'
 
-import type {ErrorDetail} from '../schemas/common.js'
+import {describeIssue, type ErrorDetail} from '../schemas/common.js'
 import {InputError} from './errors.js'
 
 /** At most this many problems are listed; the rest are counted. */
@@ -84,16 +84,9 @@ export function describe(issue: z.core.$ZodIssue): string {
       if (input === undefined) return `is required (${issue.expected})`
       return `expected ${issue.expected}, got ${typeName(input)} ${truncate(JSON.stringify(input))}`
     }
-    case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
-    case 'too_small':
-      return issue.origin === 'array'
-        ? `must have at least ${issue.minimum} item(s)`
-        : `must be at least ${issue.minimum}`
-    case 'too_big':
-      return issue.origin === 'array' ? `must have at most ${issue.maximum} items` : `must be at most ${issue.maximum}`
     default:
-      return issue.message
+      // The other codes read the same on both sides of the wire.
+      return describeIssue(issue)
   }
 }
 
