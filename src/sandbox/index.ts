@@ -1,4 +1,5 @@
 import {rmSync} from 'node:fs'
+import type {FastifyInstance} from 'fastify'
 import {join} from 'node:path'
 
 import type {SandboxBusiness} from '../schemas/business.js'
@@ -111,9 +112,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     businesses: sandboxBusinesses(store),
     faultStats: () => faults.stats(),
     close() {
-      closing ??= app.close().then(() => store.close())
+      closing ??= closeApp(app).then(() => store.close())
       return closing
     },
+  }
+}
+
+/** How long close() lets requests in flight finish before it drops their connections. */
+const CLOSE_GRACE_MS = 2000
+
+/**
+ * Closes the server. Idle keep-alive connections close at once; a request still
+ * in flight gets CLOSE_GRACE_MS to finish, then its connection is dropped, so a
+ * client that stopped reading a response (a cut download) cannot hold close() open.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS)
+  try {
+    await app.close()
+  } finally {
+    clearTimeout(timer)
   }
 }
 
