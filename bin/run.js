@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 const args = process.argv.slice(2)
+const root = fileURLToPath(new URL('..', import.meta.url))
 
-// `mfg --version` answers without loading oclif: it is what scripts call most often.
+// The two fast paths answer without loading oclif: `--version` is what scripts
+// call most, and help is read from the manifest the build writes.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   process.stdout.write(`mfg/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
-} else {
+} else if (!(await import('../dist/help/fast.js')).answerHelp(args, root)) {
   // MFG_HOME relocates every file mfg writes, oclif's own cache and data included.
   if (process.env.MFG_HOME) {
     for (const dir of ['CACHE', 'DATA', 'CONFIG']) {
       process.env[`MFG_${dir}_DIR`] ??= join(process.env.MFG_HOME, 'oclif', dir.toLowerCase())
     }
   }
-  const {execute} = await import('@oclif/core')
+  const {execute} = await import('../dist/main.js')
   await execute({dir: import.meta.url})
 }

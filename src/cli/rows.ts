@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {extname, join} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
 
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'

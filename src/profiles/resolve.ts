@@ -1,5 +1,5 @@
 import {extractApiKey} from '../schemas/secrets.js'
-import {LOCAL_PROFILE, ProfileStore, normalizeBaseUrl, unknownProfile, type Profile} from './store.js'
+import {LOCAL_PROFILE, ProfileReader, normalizeBaseUrl, unknownProfile, type Profile} from './config-file.js'
 
 export {LOCAL_PROFILE}
 
@@ -26,10 +26,10 @@ export interface ResolvedProfile extends Profile {
  * the sandbox's demo values), MFG_BASE_URL does not.
  */
 export function resolveProfile(
-  opts: {flag?: string; env?: NodeJS.ProcessEnv; store?: ProfileStore} = {},
+  opts: {flag?: string; env?: NodeJS.ProcessEnv; store?: ProfileReader} = {},
 ): ResolvedProfile {
   const env = opts.env ?? process.env
-  const store = opts.store ?? new ProfileStore(env)
+  const store = opts.store ?? new ProfileReader(env)
   const set = (name: string): string | undefined => {
     const v = env[name]
     return v !== undefined && v.trim() !== '' ? v.trim() : undefined

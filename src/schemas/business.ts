@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 /** Seeded credentials a sandbox reports (`mfg sandbox serve --json`). */
 export const SandboxBusiness = z.object({

@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 /** The 22 currency codes the service prices in (interface, legacy price estimation). */
 export const CURRENCIES = [

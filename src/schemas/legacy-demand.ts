@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {Technique} from './common.js'
 import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireModelOrMaterial} from './demand.js'

@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {Currency, SERVICES, Service} from './common.js'
 

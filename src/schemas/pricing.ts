@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {CURRENCIES, Service} from './common.js'
 

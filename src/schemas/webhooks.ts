@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 /** Webhook subscriptions and events: wire shapes shared by the client and the sandbox. */
 

@@ -8,7 +8,7 @@ import {
   UploadAnswer,
   type PostSort,
 } from '../../schemas/posts.js'
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'

@@ -56,7 +56,8 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       ...(flags.page === undefined ? {} : {page: flags.page}),
       ...(flags.limit === undefined ? {} : {limit: flags.limit}),
     }
-    const render = await import('../../cli/render.js')
+    // The table renderer is only loaded when a table, CSV, NDJSON or a sort is asked for.
+    const render = this.jsonEnabled() && !flags.sort ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
     let more: {page: number; totalPages: number; total: number} | undefined
     if (flags.all) {
@@ -66,7 +67,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       for await (const record of streamDemands(ctx, input)) {
         const shown = displayRecord(record)
         // Streamed items are not kept, so memory stays flat however long the list.
-        if (streaming) writeOut(render.ndjsonLine(shown, flags, DEMAND_LIST_COLUMNS))
+        if (streaming && render) writeOut(render.ndjsonLine(shown, flags, DEMAND_LIST_COLUMNS))
         else records.push(shown)
       }
       if (streaming) return records
@@ -75,8 +76,10 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       records = page.records.map(displayRecord)
       if (page.totalPages > page.page) more = page
     }
-    records = render.sortRows(records, flags.sort)
-    if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS)
+    if (render) {
+      records = render.sortRows(records, flags.sort)
+      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS)
+    }
     if (more)
       this.note(
         `Page ${more.page} of ${more.totalPages} (${more.total} demands); --page ${more.page + 1} or --all for more.`,

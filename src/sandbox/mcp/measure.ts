@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {measureMesh, readMesh} from '../../mesh/index.js'
 import {badRequest, notFound} from '../errors.js'

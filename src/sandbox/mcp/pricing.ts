@@ -1,5 +1,5 @@
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {CURRENCIES, SERVICES, issuesToDetails} from '../../schemas/common.js'
 import {QuoteModelPublicDto} from '../../schemas/pricing.js'

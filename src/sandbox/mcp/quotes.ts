@@ -1,5 +1,5 @@
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {TECHNIQUES} from '../../schemas/common.js'
 import {MAX_BATCH, STAGES, V1_PAGE_SIZE_DEFAULT, V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'

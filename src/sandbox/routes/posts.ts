@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart'
 import type {FastifyInstance, FastifyRequest} from 'fastify'
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {issuesToDetails, type ErrorDetail} from '../../schemas/common.js'
 import {

@@ -1,5 +1,5 @@
 import type {FastifyInstance} from 'fastify'
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {issuesToDetails} from '../../schemas/common.js'
 import {STAGES, V1_PAGE_SIZE_DEFAULT, V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'

@@ -1,5 +1,5 @@
 import type {FastifyInstance} from 'fastify'
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import {issuesToDetails} from '../../schemas/common.js'
 import {CreateWebhookBody, TriggerBody, UpdateWebhookBody, WEBHOOK_EVENTS} from '../../schemas/webhooks.js'

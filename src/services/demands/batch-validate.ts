@@ -1,6 +1,6 @@
 import {closeSync, openSync, writeSync} from 'node:fs'
 
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../schemas/legacy-demand.js'

@@ -1,0 +1,113 @@
+// Start-up: whole `mfg` processes against `node -e 0` in the same run.
+// Targets (ratios of medians): `mfg --version` ≤ 2.0, `mfg demand list --help`
+// ≤ 3.5, `mfg demand list --json` against a standalone sandbox ≤ 6.0.
+// The commands run round-robin so that load on the machine hits them alike;
+// NODE_EXTRA_CA_CERTS is unset because a CA bundle slows every Node start.
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {loadavg, tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {cli, machine, median, serveSandbox, writeSection} from './lib.js'
+import {writeTorus} from './mesh-lib.js'
+
+const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 21))
+
+interface Case {
+  label: string
+  argv: string[]
+  target?: number
+}
+
+function time(argv: string[], env: NodeJS.ProcessEnv): number {
+  const started = process.hrtime.bigint()
+  const r = spawnSync(argv[0]!, argv.slice(1), {env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024})
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  if (r.status !== 0) {
+    throw new Error(`${argv.slice(1).join(' ')} exited with ${r.status}: ${r.stderr.toString().slice(0, 500)}`)
+  }
+  return ms
+}
+
+const sandbox = await serveSandbox()
+const home = mkdtempSync(join(tmpdir(), 'mfg-bench-startup-'))
+try {
+  const demo = sandbox.businesses[0]!
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_EXTRA_CA_CERTS: '',
+    CI: 'true',
+    MFG_HOME: home,
+    MFG_BASE_URL: sandbox.url,
+    MFG_API_KEY: demo.apiKey,
+    MFG_AUTH_TOKEN: demo.authToken,
+    MFG_BUSINESS_ID: demo.id,
+  }
+  delete env.NODE_EXTRA_CA_CERTS
+  // A small part (a 24 × 12 torus, 576 triangles): the command's start-up, not the mesh work.
+  const part = join(home, 'part.stl')
+  writeTorus(part, 24, 12)
+  const node = process.execPath
+  const cases: Case[] = [
+    {label: '`node -e 0` (baseline)', argv: [node, '-e', '0']},
+    {label: '`mfg --version`', argv: [node, cli, '--version'], target: 2.0},
+    {label: '`mfg demand list --help`', argv: [node, cli, 'demand', 'list', '--help'], target: 3.5},
+    {
+      label: '`mfg demand list --json` (standalone sandbox)',
+      argv: [node, cli, 'demand', 'list', '--json'],
+      target: 6.0,
+    },
+    {label: '`mfg --help`', argv: [node, cli, '--help']},
+    {
+      label: '`mfg price measure part.stl --no-hull --json` (576 triangles)',
+      argv: [node, cli, 'price', 'measure', part, '--no-hull', '--json'],
+    },
+  ]
+  // Warm the file cache and the sandbox once; these runs are not counted.
+  for (const c of cases) time(c.argv, env)
+  const samples = cases.map(() => [] as number[])
+  for (let run = 0; run < RUNS; run++) {
+    cases.forEach((c, i) => samples[i]!.push(time(c.argv, env)))
+  }
+  const base = median(samples[0]!)
+  const rows = cases.map((c, i) => {
+    const m = median(samples[i]!)
+    const ratio = m / base
+    const verdict = c.target === undefined ? '' : ratio <= c.target ? `≤ ${c.target}: met` : `≤ ${c.target}: NOT met`
+    return {c, m, ratio, verdict, min: Math.min(...samples[i]!), max: Math.max(...samples[i]!)}
+  })
+  const table = [
+    '| command | median ms | min–max ms | ratio to `node -e 0` | target |',
+    '| --- | ---: | ---: | ---: | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${r.c.label} | ${r.m.toFixed(1)} | ${r.min.toFixed(0)}–${r.max.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.verdict} |`,
+    ),
+  ].join('\n')
+  const load = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')
+  writeSection(
+    'startup',
+    `## Start-up
+
+Whole processes, spawned one after another round-robin (${RUNS} runs each after one warm-up run, medians), with \`NODE_EXTRA_CA_CERTS\` unset. Baseline: \`node -e 0\` in the same run. \`demand list --json\` reads the first page of the demo business from a standalone \`mfg sandbox serve --memory\` started by the script.
+
+${table}
+
+What got there:
+- \`--version\` is answered by \`bin/run.js\` from package.json without loading oclif.
+- Help (\`mfg\`, \`mfg help …\`, \`mfg TOPIC\`, \`… --help\`) is rendered by \`src/help/fast.ts\` from oclif.manifest.json and package.json, with nothing but \`node:fs\` loaded.
+- Every command is an entry of one esbuild build with code splitting (\`scripts/build.mjs\`): the CLI loads a few larger chunks instead of hundreds of files, and what a command needs only inside \`run()\` (HTTP client, sandbox, mesh, prompts, tables, MCP) sits in chunks loaded when imported.
+- zod is imported as a namespace so the bundle leaves out its translated error messages (about 360 KB of locales).
+- got's optional HTTP/2 wrapper, which builds a TLS context when loaded, is replaced in the build by a stand-in that fails loudly if HTTP/2 were ever asked for (mfg uses HTTP/1.1).
+- Profiles are read straight from config.json; conf (with its JSON-schema validator) is loaded only by the commands that write profiles.
+- One oclif plugin fewer: help is ours, so \`@oclif/plugin-help\` is not loaded.
+
+${machine()}; load average at the end ${load}.`,
+  )
+  for (const r of rows) console.log(`${r.c.label}: ${r.m.toFixed(1)} ms, ratio ${r.ratio.toFixed(2)} ${r.verdict}`)
+} finally {
+  await sandbox.stop()
+  rmSync(home, {recursive: true, force: true})
+}

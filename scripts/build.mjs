@@ -1,0 +1,178 @@
+// Builds dist/: one ES module per command plus the entry points, code-split
+// by esbuild so that commands share chunks and every module a command only
+// needs inside run() (the HTTP client, the sandbox, the mesh readers, prompts,
+// tables) stays in a chunk of its own, loaded when it is imported.
+//
+// Start-up cost of a Node CLI is mostly resolving and compiling many small
+// files; a few larger chunks load faster. Packages that cannot be bundled (a
+// native addon, the server framework with its worker-based logger) or that
+// oclif loads by path (its plugins) stay in node_modules.
+import {readdirSync, rmSync, statSync} from 'node:fs'
+import {join, relative, resolve} from 'node:path'
+
+import {build} from 'esbuild'
+
+const root = resolve(import.meta.dirname, '..')
+const src = join(root, 'src')
+const out = join(root, 'dist')
+
+/** Packages left to node_modules; everything else is bundled. */
+const EXTERNAL = [
+  'better-sqlite3',
+  'fastify',
+  '@fastify/multipart',
+  '@oclif/plugin-help',
+  '@oclif/plugin-autocomplete',
+  '@oclif/plugin-not-found',
+  // Optional development-time requires inside @oclif/core.
+  'typescript',
+  'ts-node',
+  'tsx',
+  'pnpapi',
+]
+
+function packageName(spec) {
+  const parts = spec.split('/')
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
+}
+
+// got loads http2-wrapper eagerly for its optional HTTP/2 mode, which mfg does
+// not use; the stand-in fails loudly if it ever is.
+const noHttp2 = {
+  name: 'no-http2',
+  setup(b) {
+    b.onResolve({filter: /^http2-wrapper$/}, () => ({path: join(src, 'api/no-http2.ts')}))
+  },
+}
+
+const externals = {
+  name: 'mfg-externals',
+  setup(b) {
+    b.onResolve({filter: /^[^./]/}, (args) => {
+      if (args.path.startsWith('node:')) return {path: args.path, external: true}
+      if (EXTERNAL.includes(packageName(args.path))) return {path: args.path, external: true}
+      return undefined
+    })
+  },
+}
+
+// @oclif/core reads its own version from `__dirname/../package.json`, which a
+// bundle does not have; point it at the installed package instead.
+const oclifPackageJson = {
+  name: 'oclif-package-json',
+  setup(b) {
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]cache\.js$/}, async (args) => {
+      const {readFile} = await import('node:fs/promises')
+      const text = await readFile(args.path, 'utf8')
+      const patched = text.replace(
+        "(0, node_path_1.join)(__dirname, '..', 'package.json')",
+        "require.resolve('@oclif/core/package.json')",
+      )
+      if (patched === text) throw new Error(`@oclif/core cache.js changed shape: ${args.path}`)
+      return {contents: patched, loader: 'js'}
+    })
+  },
+}
+
+// @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
+// it loads, which initialises ICU: about 25 ms of every command's start, for
+// an error message it rarely formats. Build them on first use instead.
+const lazyListFormat = {
+  name: 'lazy-list-format',
+  setup(b) {
+    b.onLoad({filter: /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/}, async (args) => {
+      const {readFile} = await import('node:fs/promises')
+      const text = await readFile(args.path, 'utf8')
+      let patched = text
+      for (const name of ['andFormatter', 'orFormatter']) {
+        patched = patched.replace(
+          new RegExp(`const ${name} = new Intl\\.ListFormat\\(([^;]*)\\);`),
+          (_m, options) =>
+            `let ${name}Made; const ${name} = {format: (items) => (${name}Made ??= new Intl.ListFormat(${options})).format(items)};`,
+        )
+      }
+      if (patched === text || /const (and|or)Formatter = new Intl/.test(patched)) {
+        throw new Error(`@sindresorhus/is changed shape: ${args.path}`)
+      }
+      return {contents: patched, loader: 'js'}
+    })
+  },
+}
+
+function commandEntries(dir) {
+  const entries = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) entries.push(...commandEntries(path))
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) entries.push(path)
+  }
+  return entries
+}
+
+const entryPoints = Object.fromEntries(
+  [join(src, 'main.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
+    relative(src, file).replace(/\.ts$/, ''),
+    file,
+  ]),
+)
+
+rmSync(out, {recursive: true, force: true})
+const result = await build({
+  entryPoints,
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [noHttp2, externals, oclifPackageJson, lazyListFormat],
+  // Bundled CommonJS modules call require() and read __dirname; give every
+  // output file its own.
+  banner: {
+    js: [
+      "import {createRequire as __mfgCreateRequire} from 'node:module'",
+      "import {fileURLToPath as __mfgFileURLToPath} from 'node:url'",
+      "import {dirname as __mfgDirname} from 'node:path'",
+      'const require = __mfgCreateRequire(import.meta.url)',
+      'const __filename = __mfgFileURLToPath(import.meta.url)',
+      'const __dirname = __mfgDirname(__filename)',
+    ].join(';'),
+  },
+})
+
+// The help renderer is built on its own, without shared chunks: help loads
+// this one file and nothing else.
+await build({
+  entryPoints: {'help/fast': join(src, 'help/fast.ts')},
+  outdir: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'builtins-only',
+      setup(b) {
+        b.onResolve({filter: /^[^./]/}, (args) => {
+          if (args.path.startsWith('node:')) return {path: args.path, external: true}
+          throw new Error(`src/help/fast.ts may import node: modules only, not ${args.path}`)
+        })
+      },
+    },
+  ],
+})
+
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0)
+if (process.env.MFG_BUILD_META)
+  (await import('node:fs')).writeFileSync(process.env.MFG_BUILD_META, JSON.stringify(result.metafile))
+process.stderr.write(`build: ${outputs.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in dist/\n`)

@@ -1,0 +1,184 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import * as z from 'zod'
+
+import {CURRENCIES} from '../schemas/common.js'
+import {maskSecret} from '../schemas/secrets.js'
+import {ProfileError} from './errors.js'
+import {mfgPaths} from './paths.js'
+
+export interface Profile {
+  name: string
+  baseUrl: string
+  apiKey?: string
+  authToken?: string
+  businessId?: string
+  currency?: string
+}
+
+/** The reserved name of the embedded sandbox profile. */
+export const LOCAL_PROFILE = 'local'
+export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+export const CONFIG_FILE_NAME = 'config.json'
+
+export const StoredProfile = z.looseObject({
+  baseUrl: z.string(),
+  apiKey: z.string().optional(),
+  authToken: z.string().optional(),
+  businessId: z.string().optional(),
+  currency: z.string().optional(),
+})
+/** The whole config file. Unknown top-level keys are kept for later versions. */
+export const ConfigData = z.looseObject({
+  current: z.string().optional(),
+  profiles: z.record(z.string(), StoredProfile).optional(),
+})
+export type ConfigData = z.infer<typeof ConfigData>
+
+/**
+ * Reads profiles from `<configDir>/config.json`, afresh on every call so
+ * concurrent commands see each other's changes. Reading goes straight to the
+ * file (no conf), so a command that only resolves its profile stays light;
+ * ProfileStore adds the writes. Reading never creates files.
+ */
+export class ProfileReader {
+  readonly path: string
+  protected readonly dir: string
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.dir = mfgPaths(env).configDir
+    this.path = path.join(this.dir, CONFIG_FILE_NAME)
+  }
+
+  list(): Profile[] {
+    const data = this.read()
+    return Object.entries(data.profiles ?? {})
+      .map(([name, p]) => toProfile(name, p))
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  get(name: string): Profile | undefined {
+    const profiles = this.read().profiles ?? {}
+    const stored = Object.hasOwn(profiles, name) ? profiles[name] : undefined
+    return stored ? toProfile(name, stored) : undefined
+  }
+
+  current(): string | undefined {
+    return this.read().current
+  }
+
+  protected read(): ConfigData {
+    let text: string
+    try {
+      text = fs.readFileSync(this.path, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      throw this.broken(error)
+    }
+    let raw: unknown
+    try {
+      // An empty file is an empty config, as conf treats it.
+      raw = text.trim() === '' ? {} : JSON.parse(text)
+    } catch (error) {
+      throw this.broken(error)
+    }
+    const parsed = ConfigData.safeParse(raw)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const where = issue ? issue.path.map(String).join('.') : ''
+      throw new ProfileError(
+        `the config file ${this.path} is not a valid mfg config: ${where ? `${where}: ` : ''}${issue?.message ?? 'wrong shape'}. Fix it or delete it to start over.`,
+        {code: 'config_invalid', exitCode: 1},
+      )
+    }
+    return parsed.data
+  }
+
+  protected broken(error: unknown): ProfileError {
+    if (error instanceof ProfileError) return error
+    const reason =
+      error instanceof SyntaxError
+        ? `is not valid JSON (${error.message})`
+        : `cannot be used (${error instanceof Error ? error.message : String(error)})`
+    return new ProfileError(`the config file ${this.path} ${reason}. Fix it or delete it to start over.`, {
+      code: 'config_invalid',
+      exitCode: 1,
+      cause: error,
+    })
+  }
+}
+
+export function toProfile(name: string, p: z.infer<typeof StoredProfile>): Profile {
+  const out: Profile = {name, baseUrl: p.baseUrl}
+  if (p.apiKey !== undefined) out.apiKey = p.apiKey
+  if (p.authToken !== undefined) out.authToken = p.authToken
+  if (p.businessId !== undefined) out.businessId = p.businessId
+  if (p.currency !== undefined) out.currency = p.currency
+  return out
+}
+
+export function checkName(name: string): void {
+  if (!PROFILE_NAME_PATTERN.test(name)) {
+    throw new ProfileError(
+      `invalid profile name ${JSON.stringify(name)}: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      {code: 'invalid_name'},
+    )
+  }
+}
+
+export function checkCurrency(raw: string): string {
+  const code = raw.trim().toUpperCase()
+  if (!(CURRENCIES as readonly string[]).includes(code)) {
+    throw new ProfileError(`--currency must be one of ${CURRENCIES.join(', ')}; got ${JSON.stringify(raw)}`, {
+      code: 'invalid_currency',
+    })
+  }
+  return code
+}
+
+/**
+ * A base URL without trailing slashes; anything but an http(s) URL is a
+ * ProfileError naming where the value came from (`--base-url`, `MFG_BASE_URL`).
+ */
+export function normalizeBaseUrl(raw: string, source: string): string {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new ProfileError(
+      `${source} must be an http(s) URL such as https://api.example.com; got ${JSON.stringify(raw)}`,
+      {code: 'invalid_base_url'},
+    )
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProfileError(
+      `${source} must be an http(s) URL such as https://api.example.com; got ${JSON.stringify(raw)}`,
+      {code: 'invalid_base_url'},
+    )
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ProfileError(
+      `${source} must not carry credentials, a query or a fragment; got ${url.origin}${url.pathname}…`,
+      {code: 'invalid_base_url'},
+    )
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+/** The error for a profile name that is not stored, listing the names that are. */
+export function unknownProfile(name: string, source: string, existing: Profile[]): ProfileError {
+  const names = [...existing.map((p) => p.name), `${LOCAL_PROFILE} (embedded sandbox)`]
+  return new ProfileError(
+    `no profile named ${JSON.stringify(name)} (from ${source}); existing profiles: ${names.join(', ')}. Add it with mfg profile add ${name} --base-url <url> --api-key <key>`,
+    {code: 'unknown_profile'},
+  )
+}
+
+/** A display copy: the API key and auth token masked (last 4 characters kept). */
+export function maskedProfile<P extends Profile>(p: P): P {
+  const copy = {...p}
+  if (copy.apiKey) copy.apiKey = maskSecret(copy.apiKey)
+  if (copy.authToken) copy.authToken = maskSecret(copy.authToken)
+  return copy
+}

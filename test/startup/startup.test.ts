@@ -1,0 +1,109 @@
+// What the built CLI loads to start: --version and every help page must load
+// nothing but bin/run.js and the help renderer (no HTTP client, prompts,
+// tables, sandbox, MCP or mesh code, and not oclif), and a command loads its
+// heavy modules only when it runs. Nothing here is timed; bench/startup.ts
+// measures the speed.
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const bin = join(root, 'bin/run.js')
+const tracer = pathToFileURL(join(import.meta.dirname, 'trace-loads.mjs')).href
+const dir = mkdtempSync(join(tmpdir(), 'mfg-startup-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+let n = 0
+/** Runs the built CLI and returns what it printed and every module it loaded (node: builtins left out). */
+function traced(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): {code: number | null; stdout: string; stderr: string; loaded: string[]} {
+  const out = join(dir, `trace-${n++}.txt`)
+  const r = spawnSync(process.execPath, ['--import', tracer, bin, ...args], {
+    env: {...process.env, MFG_HOME: join(dir, 'home'), MFG_TRACE_LOADS: out, NO_COLOR: '1', ...env},
+    encoding: 'utf8',
+    input: '',
+    timeout: 60_000,
+  })
+  let lines: string[] = []
+  try {
+    lines = readFileSync(out, 'utf8').split('\n')
+  } catch {
+    // Nothing was loaded through a hook.
+  }
+  const loaded = [...new Set(lines.filter((l) => l !== '' && !l.startsWith('node:')))]
+    .map((l) => (l.startsWith('file:') ? new URL(l).pathname : l))
+    .filter((l) => !l.startsWith(import.meta.dirname))
+    .map((l) => (l.startsWith(root) ? l.slice(root.length + 1) : l))
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr, loaded}
+}
+
+const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, {flags: Record<string, unknown>}>
+}
+const FAST = ['bin/run.js', 'dist/help/fast.js']
+
+describe('start-up: what the built CLI loads', () => {
+  it('--version loads bin/run.js alone', () => {
+    const r = traced(['--version'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^mfg\/\d+\.\d+\.\d+ /)
+    expect(r.loaded).toEqual(['bin/run.js'])
+  })
+
+  it.each([[[]], [['--help']], [['help']], [['demand']], [['help', 'demand', 'list']], [['demand', 'list', '-h']]])(
+    'help (%j) loads only the help renderer',
+    (args) => {
+      const r = traced(args)
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain('USAGE')
+      expect(r.loaded.sort()).toEqual(FAST)
+    },
+  )
+
+  it('every command answers --help from the manifest, loading only the help renderer', () => {
+    const ids = Object.keys(manifest.commands)
+    expect(ids.length).toBeGreaterThan(30)
+    for (const id of ids) {
+      const r = traced([...id.split(':'), '--help'])
+      expect(r.code, id).toBe(0)
+      expect(r.stdout, id).toContain(`$ mfg ${id.replaceAll(':', ' ')}`)
+      for (const flag of Object.keys(manifest.commands[id]!.flags)) {
+        expect(r.stdout, `${id} --${flag}`).toMatch(new RegExp(`--(\\[no-\\])?${flag}\\b`))
+      }
+      expect(r.loaded.sort(), id).toEqual(FAST)
+    }
+  })
+
+  it('an unknown command goes to oclif, which says so and exits non-zero', () => {
+    const r = traced(['demand', 'lst'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/demand lst|not a mfg command/)
+    expect(r.loaded).toContain('dist/main.js')
+  })
+
+  it('a command loads its heavy modules only when it runs: profile list loads no HTTP client, sandbox or mesh', () => {
+    const r = traced(['profile', 'list', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.loaded).toContain('dist/commands/profile/list.js')
+    const packages = r.loaded.filter((l) => l.includes('node_modules/'))
+    for (const heavy of ['better-sqlite3', 'fastify', '@fastify/multipart']) {
+      expect(
+        packages.some((p) => p.includes(`node_modules/${heavy}/`)),
+        heavy,
+      ).toBe(false)
+    }
+  })
+
+  it('the embedded sandbox is loaded from node_modules only by a command that needs it', () => {
+    const r = traced(['demand', 'list', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.loaded.some((l) => l.includes('node_modules/better-sqlite3/'))).toBe(true)
+    expect(r.loaded.some((l) => l.includes('node_modules/fastify/'))).toBe(true)
+  })
+})

@@ -1,0 +1,18 @@
+// Preloaded with `node --import` by test/startup/startup.test.ts: records
+// every module the process loads in the file named by MFG_TRACE_LOADS, one
+// URL or path per line, so the test can say what a command loaded without
+// timing anything. ES modules are seen by a resolve hook; CommonJS modules
+// (which the bundle loads through require) are read from the require cache
+// at exit.
+import {appendFileSync} from 'node:fs'
+import {createRequire, register} from 'node:module'
+
+const out = process.env.MFG_TRACE_LOADS
+if (out) {
+  register(new URL('./trace-hooks.mjs', import.meta.url), {data: {out}})
+  const cache = createRequire(import.meta.url).cache
+  process.on('exit', () => {
+    const files = Object.keys(cache)
+    if (files.length > 0) appendFileSync(out, `${files.join('\n')}\n`)
+  })
+}
