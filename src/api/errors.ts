@@ -123,6 +123,19 @@ export class ServerError extends ApiError {
 }
 
 /**
+ * A request refused before anything was sent because it would carry the API key
+ * (and the v2 auth token) over plain http to a host that is not this machine.
+ * A usage problem (exit 2): the fix is an https:// base URL, or an explicit opt-in.
+ */
+export class InsecureTransportError extends ApiError {
+  readonly host: string
+  constructor(init: ApiErrorInit & {host: string}) {
+    super(init, 'insecure_transport')
+    this.host = init.host
+  }
+}
+
+/**
  * No response: connection refused or reset, DNS failure, time-out, abort.
  * `mayHaveBeenSent` tells whether the server may have received (and acted on) the request.
  */
@@ -193,11 +206,13 @@ export function errorFromResponse(init: {
 
 /**
  * Process exit code for an error: 3 for authentication, 2 for invalid input
- * found before sending, 1 for any other API or network failure. Errors that
- * carry their own numeric `exitCode` (for example a profile error) keep it.
+ * found before sending or a request refused as insecure, 1 for any other API
+ * or network failure. Errors that carry their own numeric `exitCode` (for
+ * example a profile error) keep it.
  */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof AuthenticationError) return 3
+  if (err instanceof InsecureTransportError) return 2
   if (err instanceof ValidationError) return err.clientSide ? 2 : 1
   if (err instanceof ApiError) return 1
   if (isRecord(err) && typeof err.exitCode === 'number' && Number.isInteger(err.exitCode) && err.exitCode > 0) {

@@ -1,11 +1,19 @@
 import http from 'node:http'
 import https from 'node:https'
+import {BlockList, isIP} from 'node:net'
 import {performance} from 'node:perf_hooks'
 
 import got, {type Response} from 'got'
 
 import {redact} from '../schemas/secrets.js'
-import {ApiError, AuthenticationError, NetworkError, ValidationError, errorFromResponse} from './errors.js'
+import {
+  ApiError,
+  AuthenticationError,
+  InsecureTransportError,
+  NetworkError,
+  ValidationError,
+  errorFromResponse,
+} from './errors.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
@@ -27,6 +35,12 @@ export interface ClientOptions {
    * RateLimitError/ServerError is thrown at once with `retryAfterSeconds`. Default 8000.
    */
   maxRetryWaitMs?: number
+  /**
+   * Send credentials over plain http to a host that is not this machine. Off by
+   * default: such a request is refused (InsecureTransportError) before anything
+   * is sent, since the key and token would cross the network in clear.
+   */
+  insecure?: boolean
 }
 
 export interface RequestOptions {
@@ -148,6 +162,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     }
     const shownPath = url.pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length) + url.search
     const headers = buildHeaders(method, req, shownPath)
+    if (!opts.insecure) refuseCleartext(url, headers, method, shownPath)
 
     let body: string | Buffer | FormData | undefined
     if (req.body !== undefined) {
@@ -281,6 +296,24 @@ export function createClient(opts: ClientOptions): ApiClient {
     return headers
   }
 
+  /** Credentials never leave over plain http for another machine unless `insecure` says so. */
+  function refuseCleartext(url: URL, headers: Record<string, string>, method: HttpMethod, shownPath: string): void {
+    if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return
+    const carried = [
+      ...(headers.authorization !== undefined ? ['API key'] : []),
+      ...(headers['x-auth-token'] !== undefined ? ['auth token'] : []),
+    ]
+    if (carried.length === 0) return
+    const host = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`
+    throw new InsecureTransportError({
+      method,
+      path: shownPath,
+      host,
+      secrets,
+      serverMessage: `refusing to send the ${carried.join(' and the ')} over plain http to ${host}: ${carried.length > 1 ? 'they' : 'it'} would travel in clear. Use an https:// base URL, or pass --insecure (or set MFG_INSECURE=1) to send anyway on a network you trust; nothing was sent`,
+    })
+  }
+
   function backoff(retry: number): number {
     const exp = Math.min(maxRetryWaitMs, retryBaseMs * 2 ** (retry - 1))
     return Math.round(exp / 2 + Math.random() * (exp / 2))
@@ -302,6 +335,25 @@ export function createClient(opts: ClientOptions): ApiClient {
       agents.https.destroy()
     },
   }
+}
+
+const LOOPBACK = new BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+
+/**
+ * Whether a URL's hostname is this machine: `localhost`, 127.0.0.0/8 or ::1
+ * (IPv4-mapped forms included). Any other name counts as remote, even one that
+ * happens to resolve to a loopback address: the check is made before any lookup.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (name === 'localhost') return true
+  const bare = name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name
+  const family = isIP(bare)
+  if (family === 4) return LOOPBACK.check(bare, 'ipv4')
+  if (family === 6) return LOOPBACK.check(bare, 'ipv6')
+  return false
 }
 
 /** Strips trailing slashes; throws a client-side ValidationError for a non-http(s) URL. */

@@ -27,6 +27,11 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     debug: Flags.boolean({description: 'Show stack traces on errors.', helpGroup: 'GLOBAL'}),
+    insecure: Flags.boolean({
+      description:
+        'Send the API key and auth token over plain http to a host other than this machine (refused by default: use https). Also MFG_INSECURE=1.',
+      helpGroup: 'GLOBAL',
+    }),
     'no-color': Flags.boolean({
       description: 'Disable colours (also off with NO_COLOR or when stdout is not a terminal).',
       helpGroup: 'GLOBAL',
@@ -52,10 +57,11 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */
-  protected context(flags: {profile?: string; verbose?: boolean}): CommandContext {
+  protected context(flags: {profile?: string; verbose?: boolean; insecure?: boolean}): CommandContext {
     this.ctxInstance ??= new CommandContext({
       profileFlag: flags.profile,
       verbose: flags.verbose,
+      insecure: flags.insecure,
       log: (line) => writeErr(line),
     })
     return this.ctxInstance

@@ -9,6 +9,8 @@ export interface ContextOptions {
   profileFlag?: string
   /** `--verbose`: one line per request to stderr, secrets masked. */
   verbose?: boolean
+  /** `--insecure`: allow credentials over plain http to another machine (also MFG_INSECURE). */
+  insecure?: boolean
   env?: NodeJS.ProcessEnv
   /** Where `--verbose` lines go (stderr). */
   log?: (line: string) => void
@@ -26,6 +28,20 @@ interface EmbeddedSandbox {
   url: string
   businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]
   close(): Promise<void>
+}
+
+/** The variable that does what `--insecure` does, for scripts. */
+export const INSECURE_ENV = 'MFG_INSECURE'
+
+/** MFG_INSECURE as a boolean: 1/true/yes or 0/false/no (any case); unset or empty is false. */
+export function insecureFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const raw = env[INSECURE_ENV]?.trim().toLowerCase()
+  if (raw === undefined || raw === '') return false
+  if (['1', 'true', 'yes'].includes(raw)) return true
+  if (['0', 'false', 'no'].includes(raw)) return false
+  throw new UsageError(
+    `${INSECURE_ENV} must be 1, true or yes (or 0, false, no to leave it off); got ${JSON.stringify(env[INSECURE_ENV])}.`,
+  )
 }
 
 /**
@@ -137,6 +153,7 @@ export class CommandContext {
       baseUrl: profile.baseUrl,
       apiKey: profile.apiKey,
       authToken: profile.authToken,
+      insecure: this.opts.insecure === true || insecureFromEnv(this.env),
       ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
     })
     return {profile, client: this.client, target}

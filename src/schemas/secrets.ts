@@ -35,3 +35,19 @@ export function redact(text: string, secrets: readonly (string | undefined | nul
   out = out.replace(/(signature=)([0-9a-fA-F]{8,})/g, (_m, head: string, sig: string) => head + maskSecret(sig))
   return out
 }
+
+/**
+ * A copy of a JSON value for display, with what a service answer can hold of
+ * secrets masked: the value of every `secret` field (webhook subscriptions
+ * answer theirs in full), link signatures and the given secrets in any string.
+ */
+export function redactJson(value: unknown, secrets: readonly (string | undefined | null)[] = []): unknown {
+  if (typeof value === 'string') return redact(value, secrets)
+  if (Array.isArray(value)) return value.map((v) => redactJson(v, secrets))
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === 'secret' && typeof v === 'string' ? maskSecret(v) : redactJson(v, secrets)
+  }
+  return out
+}

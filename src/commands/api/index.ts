@@ -12,7 +12,9 @@ export default class Api extends BaseCommand {
 
 Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items.
 
-Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.`
+Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.
+
+Secrets in the answer are masked: webhook secrets (every "secret" field) and the signatures of signed file links. --show-secrets prints the body exactly as the service sent it.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
@@ -43,6 +45,9 @@ Like gh api, a non-2xx answer still prints the service's error body on stdout, a
     header: Flags.string({char: 'H', description: 'Extra header, "Name: value".', multiple: true}),
     paginate: Flags.boolean({description: 'Follow every page of a v1 list and print one array of the items.'}),
     include: Flags.boolean({char: 'i', description: 'Print the status line and response headers to stderr.'}),
+    'show-secrets': Flags.boolean({
+      description: 'Print webhook secrets and signed file links in the answer in full (masked by default).',
+    }),
   }
 
   async run(): Promise<RawResponse> {
@@ -73,7 +78,10 @@ Like gh api, a non-2xx answer still prints the service's error body on stdout, a
       writeErr('')
     }
     if (res.body !== undefined && res.body !== '') {
-      writeOut(typeof res.body === 'string' ? res.body : formatJson(res.body))
+      const {redact, redactJson} = await import('../../schemas/secrets.js')
+      const secrets = this.secrets()
+      if (typeof res.body === 'string') writeOut(flags['show-secrets'] ? res.body : redact(res.body, secrets))
+      else writeOut(formatJson(flags['show-secrets'] ? res.body : redactJson(res.body, secrets)))
     }
     if (!res.ok && res.error) {
       const {describeError} = await import('../../cli/errors.js')
