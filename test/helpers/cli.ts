@@ -42,11 +42,22 @@ async function findCommand(argv: string[]): Promise<{id: string; mod: CommandMod
   if (a && existsSync(join(commandsDir, a, 'index.ts'))) {
     return {id: a, mod: (await import(join(commandsDir, a, 'index.ts'))) as CommandModule, rest: argv.slice(1)}
   }
+  if (a && existsSync(join(commandsDir, `${a}.ts`))) {
+    return {id: a, mod: (await import(join(commandsDir, `${a}.ts`))) as CommandModule, rest: argv.slice(1)}
+  }
   throw new Error(`no command for ${argv.join(' ')}`)
 }
 
 /** The variables a test controls; cleared for every run unless given. */
-const MFG_VARS = ['MFG_HOME', 'MFG_PROFILE', 'MFG_API_KEY', 'MFG_AUTH_TOKEN', 'MFG_BASE_URL', 'MFG_BUSINESS_ID']
+const MFG_VARS = [
+  'MFG_HOME',
+  'MFG_PROFILE',
+  'MFG_API_KEY',
+  'MFG_AUTH_TOKEN',
+  'MFG_BASE_URL',
+  'MFG_BUSINESS_ID',
+  'MFG_INSECURE',
+]
 
 /** Runs one command line in this process. */
 export async function runCli(argv: string[], opts: RunOptions = {}): Promise<CliResult> {

@@ -1,0 +1,76 @@
+import {existsSync} from 'node:fs'
+
+import type {CheckResult} from './types.js'
+
+/** What the sandbox's store reports about its database file (src/sandbox/store/integrity.ts). */
+export interface DatabaseInspection {
+  quickCheck: string[]
+  integrityCheck: string[]
+  schemaVersion: number
+  expectedSchemaVersion: number
+}
+
+/** Reads a database file without changing it; throws when SQLite cannot read it at all. */
+export type InspectDatabase = (file: string) => Promise<DatabaseInspection>
+
+const RESET_FIX = 'mfg sandbox reset --yes (wipes the sandbox data and seeds it afresh)'
+
+/**
+ * The embedded sandbox's database: SQLite's quick and full integrity checks,
+ * and its schema version against the migrations this mfg knows. A file that is
+ * not there yet is fine: the sandbox creates it on first use.
+ */
+export async function checkSandboxDatabase(file: string, inspect: InspectDatabase): Promise<CheckResult[]> {
+  const base = {check: 'sandbox-db', target: file}
+  if (!existsSync(file)) {
+    return [{...base, status: 'ok', message: 'not created yet; the embedded sandbox creates it on first use'}]
+  }
+  let report: DatabaseInspection
+  try {
+    report = await inspect(file)
+  } catch (error) {
+    const e = error as {code?: unknown; message?: unknown}
+    const code = typeof e.code === 'string' ? e.code : ''
+    const text = typeof e.message === 'string' ? e.message : String(error)
+    const corrupt = code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB'
+    return [
+      {
+        ...base,
+        status: 'fail',
+        message: corrupt ? `the database is damaged: ${text}` : `cannot open the database: ${text}`,
+        fix: corrupt
+          ? RESET_FIX
+          : `check that ${file} is readable by you, then run mfg doctor again; else ${RESET_FIX}`,
+      },
+    ]
+  }
+  const problems = [...report.quickCheck, ...report.integrityCheck].filter((line) => line !== 'ok')
+  if (problems.length > 0) {
+    const unique = [...new Set(problems)]
+    const shown = unique.slice(0, 3).join('; ')
+    return [
+      {
+        ...base,
+        status: 'fail',
+        message: `integrity check failed: ${shown}${unique.length > 3 ? ` (and ${unique.length - 3} more)` : ''}`,
+        fix: RESET_FIX,
+      },
+    ]
+  }
+  const {schemaVersion: have, expectedSchemaVersion: want} = report
+  if (have > want) {
+    return [
+      {
+        ...base,
+        status: 'fail',
+        message: `schema version ${have} is newer than this mfg's ${want}: a newer mfg wrote it`,
+        fix: `upgrade mfg, or ${RESET_FIX}`,
+      },
+    ]
+  }
+  const version =
+    have === want
+      ? `schema version ${have} (current)`
+      : `schema version ${have} of ${want}; it is brought up to date the next time the sandbox starts`
+  return [{...base, status: 'ok', message: `integrity ok; ${version}`}]
+}
