@@ -7,11 +7,11 @@ const args = process.argv.slice(2)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 // The two fast paths answer without loading oclif: `--version` is what scripts
-// call most, and help is read from the manifest the build writes.
+// call most; help and unknown commands are answered from the manifest the build writes.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   process.stdout.write(`mfg/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
-} else if (!(await import('../dist/help/fast.js')).answerHelp(args, root)) {
+} else if (!(await import('../dist/help/fast.js')).answerFast(args, root)) {
   // MFG_HOME relocates every file mfg writes, oclif's own cache and data included.
   if (process.env.MFG_HOME) {
     for (const dir of ['CACHE', 'DATA', 'CONFIG']) {

@@ -21,9 +21,7 @@ const EXTERNAL = [
   'better-sqlite3',
   'fastify',
   '@fastify/multipart',
-  '@oclif/plugin-help',
   '@oclif/plugin-autocomplete',
-  '@oclif/plugin-not-found',
   // Optional development-time requires inside @oclif/core.
   'typescript',
   'ts-node',

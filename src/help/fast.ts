@@ -392,15 +392,77 @@ export function helpWidth(): number {
 }
 
 /**
- * Writes help and returns true when argv asks for it and the manifest can
- * answer; otherwise false, and oclif takes over (an unknown command gets its
- * suggestions there).
+ * The words of argv when they name no command and no topic (a typo), else
+ * undefined. `mfg demand lst` is unknown; `mfg api GET /x` is not (the
+ * command `api` takes the rest as arguments).
  */
-export function answerHelp(argv: string[], root: string): boolean {
+export function unknownCommand(argv: string[], data: Pick<HelpData, 'commands' | 'topics'>): string[] | undefined {
+  const end = argv.indexOf('--')
+  const words = leadingWords(end === -1 ? argv : argv.slice(0, end))
+  if (words.length === 0) return undefined
+  for (let n = words.length; n > 0; n--) if (data.commands[words.slice(0, n).join(':')]) return undefined
+  if (isTopic(words.join(':'), data)) return undefined
+  // Only the words up to the first unknown one: `demand lst ID` is about `demand lst`.
+  let known = 0
+  while (known < words.length && isTopic(words.slice(0, known + 1).join(':'), data)) known++
+  return words.slice(0, known + 1)
+}
+
+/** Edit distance between two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({length: b.length + 1}, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    prev = row
+  }
+  return prev[b.length]!
+}
+
+/** The closest visible command or topic to the words typed, when one is close enough. */
+export function suggestion(words: string[], data: Pick<HelpData, 'commands' | 'topics'>): string | undefined {
+  const typed = words.join(':')
+  const names = new Set<string>()
+  for (const c of Object.values(data.commands)) {
+    if (c.hidden) continue
+    names.add(c.id)
+    const parts = c.id.split(':')
+    for (let n = 1; n < parts.length; n++) names.add(parts.slice(0, n).join(':'))
+  }
+  let best: {name: string; d: number} | undefined
+  for (const name of names) {
+    if (name.split(':').length !== words.length) continue
+    const d = distance(typed, name)
+    if (!best || d < best.d || (d === best.d && name < best.name)) best = {name, d}
+  }
+  return best && best.d <= Math.max(2, Math.floor(typed.length / 3)) ? best.name : undefined
+}
+
+/**
+ * Answers what needs no oclif: help (written to stdout), and a command that
+ * does not exist (one message on stderr naming the closest command, exit 2).
+ * Returns false when argv is for a real command, which oclif then runs.
+ */
+export function answerFast(argv: string[], root: string): boolean {
   const data = loadHelpData(root)
   if (!data) return false
   const request = helpRequest(argv, data)
-  if (!request) return false
-  process.stdout.write(`${renderHelp(request, data, helpWidth())}\n`)
+  if (request) {
+    process.stdout.write(`${renderHelp(request, data, helpWidth())}\n`)
+    return true
+  }
+  const unknown = unknownCommand(argv, data)
+  if (!unknown) return false
+  const typed = unknown.join(' ')
+  const near = suggestion(unknown, data)
+  const message =
+    `${data.bin} has no command "${typed}".` +
+    (near ? ` Did you mean "${spaced(near)}"?` : '') +
+    ` Run \`${data.bin} help\` for the list.`
+  if (argv.includes('--json')) process.stderr.write(`${JSON.stringify({error: {code: 'unknown_command', message}})}\n`)
+  else process.stderr.write(`Error: ${message}\n`)
+  process.exitCode = 2
   return true
 }

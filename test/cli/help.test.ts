@@ -2,7 +2,7 @@
 // and what the pages say. The built CLI's use of it is in test/startup.
 import {describe, expect, it} from 'vitest'
 
-import {helpRequest, renderHelp, type HelpData} from '../../src/help/fast.js'
+import {helpRequest, renderHelp, suggestion, unknownCommand, type HelpData} from '../../src/help/fast.js'
 
 const data: HelpData = {
   bin: 'mfg',
@@ -109,5 +109,28 @@ describe('renderHelp', () => {
     for (const line of narrow.split('\n')) {
       if (!line.includes('$ mfg') && !line.includes('<options')) expect(line.length, line).toBeLessThanOrEqual(40)
     }
+  })
+})
+
+describe('unknown commands', () => {
+  it.each([
+    [['demand', 'lst'], ['demand', 'lst'], 'demand:list'],
+    [['demand', 'lst', '65f0', '--all'], ['demand', 'lst'], 'demand:list'],
+    [['demnd', 'list'], ['demnd'], 'demand'],
+    [['xyzzy'], ['xyzzy'], undefined],
+  ])('%j: unknown %j, closest %s', (argv, words, near) => {
+    expect(unknownCommand(argv, data)).toEqual(words)
+    expect(suggestion(words, data)).toBe(near)
+  })
+
+  it.each([[['demand', 'list']], [['api', 'GET', '/x']], [['demand']], [['--json']], [[]]])(
+    '%j is not unknown',
+    (argv) => {
+      expect(unknownCommand(argv, data)).toBeUndefined()
+    },
+  )
+
+  it('hidden commands are never suggested', () => {
+    expect(suggestion(['hiddn'], data)).toBeUndefined()
   })
 })

@@ -80,11 +80,22 @@ describe('start-up: what the built CLI loads', () => {
     }
   })
 
-  it('an unknown command goes to oclif, which says so and exits non-zero', () => {
-    const r = traced(['demand', 'lst'])
-    expect(r.code).not.toBe(0)
-    expect(r.stderr).toMatch(/demand lst|not a mfg command/)
-    expect(r.loaded).toContain('dist/main.js')
+  it('an unknown command is answered without oclif: the closest command named, exit 2', () => {
+    const r = traced(['demand', 'lst', '--all'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toBe(
+      'Error: mfg has no command "demand lst". Did you mean "demand list"? Run `mfg help` for the list.',
+    )
+    expect(r.loaded.sort()).toEqual(FAST)
+    const json = traced(['prise', '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: {
+        code: 'unknown_command',
+        message: 'mfg has no command "prise". Did you mean "price"? Run `mfg help` for the list.',
+      },
+    })
   })
 
   it('a command loads its heavy modules only when it runs: profile list loads no HTTP client, sandbox or mesh', () => {
