@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 
 import type {FieldProblem} from '../services/demands/batch-validate.js'
+import {MAX_JSON_DEPTH, nestedDeeperThan} from './json-locate.js'
 
 /** One CSV record: its cells and the line it starts on. */
 export interface CsvRecord {
@@ -264,7 +265,10 @@ function convert(cell: string, leaf: Leaf): {value: unknown} | {error: string} {
     case 'json':
       if (/^[[{]/.test(text)) {
         try {
-          return {value: JSON.parse(text) as unknown}
+          const value = JSON.parse(text) as unknown
+          return nestedDeeperThan(value)
+            ? {error: `expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`}
+            : {value}
         } catch {
           return {error: `expected JSON, got ${JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell)}`}
         }

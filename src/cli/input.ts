@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
 import {InputError} from '../services/errors.js'
-import {jsonErrorOffset, lineColumn} from './json-locate.js'
+import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export interface InputDocument {
   /** The rows: a JSON array's items, one single object, or NDJSON lines. */
@@ -65,8 +65,15 @@ export function parseRows(text: string, source: string): InputDocument {
   } catch (error) {
     throw new InputError(`${source}: invalid JSON at ${locate(body, error as Error)}`)
   }
-  if (Array.isArray(value)) return {rows: value, format: 'array', source, contentHash}
-  if (value !== null && typeof value === 'object') return {rows: [value], format: 'object', source, contentHash}
+  if (Array.isArray(value)) {
+    const deep = value.findIndex((row) => nestedDeeperThan(row))
+    if (deep !== -1) throw new InputError(`${source}: row ${deep + 1} ${TOO_DEEP}.`)
+    return {rows: value, format: 'array', source, contentHash}
+  }
+  if (value !== null && typeof value === 'object') {
+    if (nestedDeeperThan(value)) throw new InputError(`${source}: the object ${TOO_DEEP}.`)
+    return {rows: [value], format: 'object', source, contentHash}
+  }
   throw new InputError(`${source}: expected a JSON array or object, got ${value === null ? 'null' : typeof value}.`)
 }
 
@@ -85,6 +92,7 @@ export function parseObject(text: string, source: string): Record<string, unknow
       `${source}: expected one JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}.`,
     )
   }
+  if (nestedDeeperThan(value)) throw new InputError(`${source}: the object ${TOO_DEEP}.`)
   return value as Record<string, unknown>
 }
 
@@ -118,6 +126,7 @@ function parseNdjson(text: string, source: string, contentHash: string): InputDo
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new InputError(`${source}: line ${i + 1} is not a JSON object.`)
     }
+    if (nestedDeeperThan(value)) throw new InputError(`${source}: line ${i + 1} ${TOO_DEEP}.`)
     rows.push(value)
     lines.push(i + 1)
   })

@@ -9,7 +9,7 @@ import type * as z from 'zod'
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
 import {CsvRowBuilder, CsvTokenizer} from './csv.js'
-import {jsonErrorOffset, lineColumn} from './json-locate.js'
+import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
 export const ROW_FORMATS = ['json', 'ndjson', 'csv'] as const
@@ -207,7 +207,9 @@ export async function* ndjsonRows(chunks: AsyncIterable<string>, label: string):
     if (body.trim() === '') return undefined
     row++
     try {
-      return {row, line, value: JSON.parse(body) as unknown}
+      const value = JSON.parse(body) as unknown
+      if (nestedDeeperThan(value)) return {row, line, raw: body, problems: [{path: '', reason: TOO_DEEP}]}
+      return {row, line, value}
     } catch (error) {
       const found = jsonErrorOffset(body)
       const where = found
@@ -272,7 +274,10 @@ export async function* jsonValues(
     const own = startLine !== previousLine
     previousLine = startLine
     try {
-      return {row, ...(own ? {line: startLine} : {}), value: JSON.parse(text) as unknown}
+      const value = JSON.parse(text) as unknown
+      if (nestedDeeperThan(value))
+        return {row, ...(own ? {line: startLine} : {}), raw: text, problems: [{path: '', reason: TOO_DEEP}]}
+      return {row, ...(own ? {line: startLine} : {}), value}
     } catch (error) {
       const found = jsonErrorOffset(text)
       if (!found)

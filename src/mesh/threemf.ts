@@ -19,6 +19,14 @@ const UNITS: Record<string, number> = {
 
 const MODEL_REL = 'http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel'
 
+/**
+ * The most triangles a build may expand to. Components can repeat an object many
+ * times (each level of a chain doubling it, say), so a small file can stand for
+ * 2^40 triangles; the expansion is counted before any of it is built. No single
+ * model part can hold this many triangles of its own (its XML would be too long).
+ */
+export const MAX_BUILD_TRIANGLES = 20_000_000
+
 /** Row-vector affine transform: p' = [x y z 1] · M, stored as the 12 numbers of the spec. */
 type Transform = Float64Array
 
@@ -63,7 +71,11 @@ function localName(qname: string): string {
 function decodeEntities(s: string): string {
   if (s.indexOf('&') === -1) return s
   return s.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
-    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10))
+    if (e[0] === '#') {
+      const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)
+      // A reference past Unicode (&#x110000;) is no character: the replacement character stands in.
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd'
+    }
     return ({amp: '&', lt: '<', gt: '>', quot: '"', apos: "'"} as Record<string, string>)[e] ?? ''
   })
 }
@@ -399,6 +411,36 @@ export function read3mf(bytes: Uint8Array): Mesh {
   }
 
   if (root.items.length === 0) throw new MeshError(`3MF ${root.path}: the build has no items`)
+  const expanded = new Map<string, number>()
+  const counting = new Set<string>()
+  /** Triangles an object stands for with its components, capped just above the limit. */
+  const count = (model: Model, objectId: string, depth: number): number => {
+    const key = `${model.path}#${objectId}`
+    const known = expanded.get(key)
+    if (known !== undefined) return known
+    const obj = model.objects.get(objectId)
+    if (!obj) throw new MeshError(`3MF ${model.path}: object ${objectId} is referenced but not defined`)
+    if (counting.has(key) || depth > 64)
+      throw new MeshError(`3MF ${model.path}: object ${objectId} contains itself through its components`)
+    counting.add(key)
+    let n = obj.triangleCount
+    for (const c of obj.components) {
+      if (n > MAX_BUILD_TRIANGLES) break
+      n += count(c.path !== undefined ? load(c.path) : model, c.objectId, depth + 1)
+    }
+    counting.delete(key)
+    n = Math.min(n, MAX_BUILD_TRIANGLES + 1)
+    expanded.set(key, n)
+    return n
+  }
+  let total = 0
+  for (const item of root.items) {
+    total += count(item.path !== undefined ? load(item.path) : root, item.objectId, 0)
+    if (total > MAX_BUILD_TRIANGLES)
+      throw new MeshError(
+        `3MF ${root.path}: the build expands to more than ${MAX_BUILD_TRIANGLES} triangles through repeated components; this reader stops there`,
+      )
+  }
   for (const item of root.items) {
     const first = out.length / 3
     const model = item.path !== undefined ? load(item.path) : root

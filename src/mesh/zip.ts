@@ -1,3 +1,4 @@
+import {constants} from 'node:buffer'
 import * as zlib from 'node:zlib'
 import {MeshError} from './errors.js'
 
@@ -13,6 +14,13 @@ export interface ZipEntry {
   size: number
   localOffset: number
 }
+
+/**
+ * The largest entry this reader unpacks: the longest string V8 can hold, as 3MF parts
+ * are XML text. A bigger size is refused before any inflating, so a zip bomb cannot
+ * fill memory.
+ */
+export const MAX_ENTRY_BYTES = constants.MAX_STRING_LENGTH
 
 const EOCD = 0x06054b50
 const EOCD64 = 0x06064b50
@@ -78,16 +86,18 @@ export function readZipDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
       const id = view.getUint16(e, true)
       const sz = view.getUint16(e + 2, true)
       if (id === 1) {
+        // A field's data ends where its size says, but never past the extra block.
+        const end = Math.min(e + 4 + sz, extraEnd)
         let f = e + 4
-        if (size === 0xffffffff && f + 8 <= e + 4 + sz) {
+        if (size === 0xffffffff && f + 8 <= end) {
           size = u64(view, f)
           f += 8
         }
-        if (compressedSize === 0xffffffff && f + 8 <= e + 4 + sz) {
+        if (compressedSize === 0xffffffff && f + 8 <= end) {
           compressedSize = u64(view, f)
           f += 8
         }
-        if (localOffset === 0xffffffff && f + 8 <= e + 4 + sz) localOffset = u64(view, f)
+        if (localOffset === 0xffffffff && f + 8 <= end) localOffset = u64(view, f)
       }
       e += 4 + sz
     }
@@ -99,6 +109,11 @@ export function readZipDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
 
 /** The uncompressed bytes of an entry; checks sizes and, where node:zlib has it, the CRC. */
 export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
+  if (entry.size > MAX_ENTRY_BYTES) {
+    throw new MeshError(
+      `3MF entry ${entry.name} is ${entry.size} bytes uncompressed; this reader takes entries of at most ${MAX_ENTRY_BYTES} bytes`,
+    )
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const at = entry.localOffset
   if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL) {

@@ -1,6 +1,8 @@
 import Fastify, {type FastifyInstance} from 'fastify'
 
-import {errorHandler, notFoundHandler} from './errors.js'
+import {MAX_JSON_DEPTH, nestedDeeperThan} from '../schemas/depth.js'
+
+import {badRequest, errorHandler, notFoundHandler, sendError} from './errors.js'
 import {DeliveryWorker, type DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultStats} from './faults.js'
 import {randomSecret} from './ids.js'
@@ -14,6 +16,9 @@ import type {Store} from './store/index.js'
 
 /** JSON bodies up to 10 MiB (contract, Limits). */
 export const BODY_LIMIT = 10 * 1024 * 1024
+
+/** Request bodies nest at most this many levels (schemas/depth.ts). */
+export const MAX_BODY_DEPTH = MAX_JSON_DEPTH
 
 export interface AppOptions {
   logger?: boolean
@@ -67,6 +72,12 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
+    // Errors raised before routing (a malformed percent-escape in the path) get the contract body too.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL')
+        return sendError(reply, 400, 'The request path is not valid: it holds a malformed %-escape.')
+      return errorHandler(BODY_LIMIT)(error, request, reply)
+    },
   })
   const ctx: SandboxContext = {
     store,
@@ -84,6 +95,10 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
   app.setNotFoundHandler(notFoundHandler)
   // First, so a fault is drawn before authentication and applies to every write route.
   faults.register(app)
+  app.addHook('preValidation', async (request) => {
+    if (nestedDeeperThan(request.body, MAX_BODY_DEPTH))
+      throw badRequest(`The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`)
+  })
   app.get(`${SANDBOX_ROUTES_PREFIX}/stats`, async (): Promise<SandboxStats> => ({
     replay: ctx.replay,
     faults: faults.stats(),

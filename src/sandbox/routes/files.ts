@@ -4,7 +4,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
 import {businessOf, v1Auth, v2Auth} from '../auth.js'
 import {getDemand} from '../demands.js'
-import {badRequest, notFound} from '../errors.js'
+import {badRequest, notFound, sendError} from '../errors.js'
 import {
   FILE_ROUTE_PREFIX,
   blobExists,
@@ -150,7 +150,8 @@ export async function fileHostRoutes(app: FastifyInstance, ctx: SandboxContext):
       start = Math.max(0, start)
       end = Math.min(end, file.size - 1)
       if (start > end || start >= file.size) {
-        return reply.code(416).header('content-range', `bytes */${file.size}`).send()
+        reply.header('content-range', `bytes */${file.size}`)
+        return sendError(reply, 416, `The requested range lies outside the file (${file.size} bytes).`)
       }
       reply
         .code(206)

@@ -42,10 +42,12 @@ export async function mcpRoutes(app: FastifyInstance, ctx: SandboxContext): Prom
   app.delete(MCP_ROUTE, notAllowed)
 
   app.post(MCP_ROUTE, async (request, reply) => {
-    const [{StreamableHTTPServerTransport}, {createMcpServer}] = await Promise.all([
+    const [{StreamableHTTPServerTransport}, {createMcpServer}, refused] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
       import('../mcp/server.js'),
+      invalidParams(request.body),
     ])
+    if (refused) return reply.code(refused.status).send(refused.answer)
     const server = createMcpServer({ctx, business: businessOf(request), fileHost: fileHostOf(ctx, request)})
     const transport = new StreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
     reply.hijack()
@@ -66,4 +68,40 @@ export async function mcpRoutes(app: FastifyInstance, ctx: SandboxContext): Prom
       }
     }
   })
+}
+
+interface ParamsSchema {
+  safeParse(value: unknown): {success: boolean; error?: {issues: {path: PropertyKey[]; message: string}[]}}
+}
+
+/**
+ * The SDK answers a known request whose params do not fit its schema (tools/call
+ * without a string name, arguments that are not an object...) with -32603 "Internal
+ * error" and a dump of the schema issues. Such a request is the caller's mistake:
+ * it gets -32602 "Invalid params" naming the field instead (a batch holding one is
+ * refused whole, with 400). Envelopes that are not JSON-RPC requests are left to the SDK.
+ */
+async function invalidParams(body: unknown): Promise<{status: number; answer: Record<string, unknown>} | undefined> {
+  const types = await import('@modelcontextprotocol/sdk/types.js')
+  const schemas: Record<string, ParamsSchema> = {
+    initialize: types.InitializeRequestSchema,
+    ping: types.PingRequestSchema,
+    'tools/list': types.ListToolsRequestSchema,
+    'tools/call': types.CallToolRequestSchema,
+  }
+  const messages = Array.isArray(body) ? body : [body]
+  for (const [i, message] of messages.entries()) {
+    if (!types.JSONRPCRequestSchema.safeParse(message).success) continue
+    const {id, method} = message as {id: string | number; method: string}
+    const schema = Object.hasOwn(schemas, method) ? schemas[method] : undefined
+    const parsed = schema?.safeParse(message)
+    if (!parsed || parsed.success) continue
+    const issues = (parsed.error?.issues ?? []).map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`)
+    const text = `Invalid params for ${method}: ${issues.join('; ') || 'they do not fit the method'}`
+    const error = {code: -32602, message: Array.isArray(body) ? `Message ${i} of the batch: ${text}` : text}
+    return Array.isArray(body)
+      ? {status: 400, answer: {jsonrpc: '2.0', id: null, error}}
+      : {status: 200, answer: {jsonrpc: '2.0', id, error}}
+  }
+  return undefined
 }
