@@ -4,6 +4,15 @@ import {issuesToDetails} from '../schemas/common.js'
 import {ApiError, ValidationError} from './errors.js'
 
 /**
+ * zod compiles a fast parser for an object schema (with `new Function`) the
+ * first time it parses with it; that pays off over many answers, not over the
+ * one or two a typical command reads. The first answers of a process are
+ * parsed without it, later ones (a long `--all` listing) with it.
+ */
+const COMPILE_AFTER = 4
+let parses = 0
+
+/**
  * Parses a response body with a shared schema. A mismatch is an ApiError with
  * code `bad_response` whose message names the first offending field.
  */
@@ -14,7 +23,7 @@ export function parseResponse<S extends z.ZodType>(
   path: string,
   status?: number,
 ): z.output<S> {
-  const result = schema.safeParse(body)
+  const result = schema.safeParse(body, parses++ < COMPILE_AFTER ? {jitless: true} : undefined)
   if (result.success) return result.data
   const details = issuesToDetails(result.error)
   const first = details[0]
