@@ -1,6 +1,8 @@
 // Baseline for bench/demand-create.ts: the least a client can do to create the same demands.
-// Reads prepared chunks (a JSON array of arrays) and posts them to create-quotes over
-// N keep-alive connections, N requests in flight, with no validation, journal or output.
+// Reads prepared chunks (a JSON array whose elements are arrays of items, or
+// {idempotencyKey, items} to send the same Idempotency-Key header as the CLI) and
+// posts them to create-quotes over N keep-alive connections, N requests in
+// flight, with no validation, journal or output.
 import {readFileSync} from 'node:fs'
 import http from 'node:http'
 
@@ -9,7 +11,9 @@ const chunks = JSON.parse(readFileSync(file, 'utf8'))
 const agent = new http.Agent({keepAlive: true, maxSockets: Number(concurrency)})
 const target = new URL(`/api/public/v1/demand/create-quotes/${businessId}`, url)
 
-function post(body) {
+function post(chunk) {
+  const body = Array.isArray(chunk) ? chunk : chunk.items
+  const key = Array.isArray(chunk) ? undefined : chunk.idempotencyKey
   return new Promise((ok, fail) => {
     const data = Buffer.from(JSON.stringify(body))
     const req = http.request(
@@ -17,7 +21,12 @@ function post(body) {
       {
         method: 'POST',
         agent,
-        headers: {'content-type': 'application/json', 'content-length': data.length, authorization: `Bearer ${apiKey}`},
+        headers: {
+          'content-type': 'application/json',
+          'content-length': data.length,
+          authorization: `Bearer ${apiKey}`,
+          ...(key === undefined ? {} : {'idempotency-key': key}),
+        },
       },
       (res) => {
         const parts = []

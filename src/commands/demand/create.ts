@@ -127,6 +127,15 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     const collected: RowOutcome[] = []
     const sink = await this.resultSink(flags.out)
     const json = this.jsonEnabled()
+    // Result lines are written a chunk at a time (runBatch reports progress after
+    // each chunk's rows): one write per chunk rather than one per row.
+    let lines = ''
+    const flush = () => {
+      if (lines === '') return
+      if (sink) sink.write(lines)
+      else process.stdout.write(lines)
+      lines = ''
+    }
     try {
       const {mfgPaths} = await import('../../profiles/paths.js')
       const summary = await runBatch(() => this.context(flags).service(), source, {
@@ -153,12 +162,15 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
           }
         },
         onResult: (outcome) => {
-          if (sink) sink.write(outcome)
-          else if (json) collected.push(outcome)
-          else process.stdout.write(`${JSON.stringify(outcome)}\n`)
+          if (json && !sink) collected.push(outcome)
+          else lines += `${JSON.stringify(outcome)}\n`
         },
-        onProgress: (p) => bar.update(p),
+        onProgress: (p) => {
+          flush()
+          bar.update(p)
+        },
       })
+      flush()
       bar.done()
       this.summarize(summary, flags, stop.received() !== undefined)
       if (summary.interrupted) process.exitCode = stop.exitCode()
@@ -166,6 +178,7 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
       if (flags['dry-run'] || sink) return summary
       return collected.sort((a, b) => a.row - b.row)
     } finally {
+      flush()
       bar.done()
       stop.dispose()
       sink?.close()
@@ -199,7 +212,7 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     }
   }
 
-  private async resultSink(out: string | undefined): Promise<{write(o: RowOutcome): void; close(): void} | undefined> {
+  private async resultSink(out: string | undefined): Promise<{write(lines: string): void; close(): void} | undefined> {
     if (out === undefined) return undefined
     const {closeSync, openSync, writeSync} = await import('node:fs')
     let fd: number
@@ -209,7 +222,7 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
       throw new UsageError(`cannot write --out ${out}: ${(error as Error).message}`)
     }
     return {
-      write: (o) => writeSync(fd, `${JSON.stringify(o)}\n`),
+      write: (lines) => writeSync(fd, lines),
       close: () => closeSync(fd),
     }
   }

@@ -4,6 +4,7 @@ import {
   closeSync,
   existsSync,
   fchmodSync,
+  fdatasync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -83,13 +84,20 @@ export function journalFileName(key: JournalKey): string {
 /**
  * Append-only NDJSON journal of one batch (directory 0700, file 0600). Every
  * event is written at once, so a crash of the process loses nothing; `start` and
- * `sent` are also fsynced, because a request must not leave before the journal
- * says it may have. The outcomes (`done`, `failed`, ...) are not: if the machine
- * itself goes down before they reach the disk, the next run finds the chunk
- * `sent` without an outcome and looks its draftIds up, as for a lost answer.
+ * `sent` are also synced to the disk, because a request must not leave before
+ * the journal says it may have (`sent` goes through `appendDurable`, whose
+ * promise the sender awaits). The outcomes (`done`, `failed`, ...) are not: if
+ * the machine itself goes down before they reach the disk, the next run finds
+ * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
  */
 export class BatchJournal {
   private nextChunk: number
+  /** Disk syncs under way. */
+  private readonly syncs = new Set<Promise<void>>()
+  /** The sync started last, while it runs. */
+  private latest: Promise<void> | undefined
+  /** The sync that will start when `latest` ends, shared by everyone who asked meanwhile. */
+  private queued: Promise<void> | undefined
 
   private constructor(
     readonly path: string,
@@ -124,13 +132,57 @@ export class BatchJournal {
     return this.nextChunk++
   }
 
+  /** Writes an event (and syncs a `start` at once). */
   append(event: JournalEvent): void {
     if (this.fd === undefined) return
     writeSync(this.fd, `${JSON.stringify(event)}\n`)
-    if (event.t === 'start' || event.t === 'sent') fsyncSync(this.fd)
+    if (event.t === 'start') fsyncSync(this.fd)
   }
 
-  close(): void {
+  /**
+   * Writes an event and resolves once it is on the disk. The sync runs off the
+   * event loop, so other chunks' requests and answers go on meanwhile; writes
+   * that arrive while a sync runs share the next one (a group commit).
+   */
+  appendDurable(event: JournalEvent): Promise<void> {
+    this.append(event)
+    return this.sync()
+  }
+
+  /** Resolves once everything written so far is on the disk. */
+  private sync(): Promise<void> {
+    if (this.fd === undefined) return Promise.resolve()
+    // The sync running may have started before the last write: wait for the next one.
+    if (this.latest) {
+      const next = () => {
+        this.queued = undefined
+        return this.startSync()
+      }
+      this.queued ??= this.latest.then(next, next)
+      return this.queued
+    }
+    return this.startSync()
+  }
+
+  private startSync(): Promise<void> {
+    const fd = this.fd
+    if (fd === undefined) return Promise.resolve()
+    const running: Promise<void> = new Promise((resolve, reject) => {
+      fdatasync(fd, (error) => {
+        this.syncs.delete(running)
+        if (this.latest === running) this.latest = undefined
+        if (error) reject(error)
+        else resolve()
+      })
+    })
+    this.syncs.add(running)
+    this.latest = running
+    return running
+  }
+
+  /** Closes the file once the syncs under way are over. */
+  async close(): Promise<void> {
+    while (this.syncs.size > 0 || this.queued) await Promise.allSettled([...this.syncs, this.queued])
     if (this.fd === undefined) return
     closeSync(this.fd)
     this.fd = undefined

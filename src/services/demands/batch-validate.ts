@@ -1,4 +1,6 @@
-import {closeSync, openSync, writeSync} from 'node:fs'
+import {closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import type * as z from 'zod'
 
@@ -6,7 +8,7 @@ import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../schemas/legacy-demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
-import {describe} from '../validate.js'
+import {NOT_VOUCHED, describe, fastParser} from '../validate.js'
 
 /** One row as an input reader yields it. */
 export interface InputRow {
@@ -37,6 +39,12 @@ export interface RowSource {
   /** For messages: the path, or "stdin". */
   label: string
   read(): AsyncIterable<InputRow>
+  /**
+   * The same rows as `read`, a piece of the input at a time: one await per
+   * piece rather than per row, which a big input notices. Optional; the first
+   * pass uses it when present.
+   */
+  readBatches?(): AsyncIterable<InputRow[]>
   /** sha256 of the input bytes; known once one read has finished. */
   contentHash(): string
 }
@@ -80,24 +88,42 @@ export interface CheckedRow {
   unknownFields: string[]
 }
 
-/** Validates one row against the create schema of the chosen generation. */
+/**
+ * Validates one row against the create schema of the chosen generation. A
+ * compiled fast path settles the rows it can vouch for (what zod would accept,
+ * with the same output); zod parses the others, so every message comes from it.
+ */
 export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>): CheckedRow {
-  const base = {row: input.row, ...(input.line === undefined ? {} : {line: input.line})}
-  if (input.problems && input.problems.length > 0)
-    return {...base, ok: false, problems: input.problems, unknownFields: []}
+  const checked: CheckedRow = {row: input.row, ok: false, problems: [], unknownFields: []}
+  if (input.line !== undefined) checked.line = input.line
+  if (input.problems && input.problems.length > 0) {
+    checked.problems = input.problems
+    return checked
+  }
   const value = input.value
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return {...base, ok: false, problems: [{path: '', reason: 'is not a JSON object'}], unknownFields: []}
+    checked.problems.push({path: '', reason: 'is not a JSON object'})
+    return checked
   }
-  const unknownFields = Object.keys(value).filter((k) => !known.has(k))
+  for (const key of Object.keys(value)) if (!known.has(key)) checked.unknownFields.push(key)
+  const fast = fastParser(schema)
+  const out = fast ? fast(value) : NOT_VOUCHED
+  if (out !== NOT_VOUCHED) {
+    checked.ok = true
+    checked.item = out as Record<string, unknown>
+    return checked
+  }
   const result = schema.safeParse(value, {reportInput: true})
-  if (result.success)
-    return {...base, ok: true, item: result.data as Record<string, unknown>, problems: [], unknownFields}
-  const problems = result.error.issues.map((issue) => ({
+  if (result.success) {
+    checked.ok = true
+    checked.item = result.data as Record<string, unknown>
+    return checked
+  }
+  checked.problems = result.error.issues.map((issue) => ({
     path: issue.path.map(String).join('.'),
     reason: describe(issue),
   }))
-  return {...base, ok: false, problems, unknownFields}
+  return checked
 }
 
 /**
@@ -105,10 +131,109 @@ export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>)
  * second time: the fields the schema does not know are left out, as zod would.
  */
 export function knownFields(input: InputRow, known: Set<string>): Record<string, unknown> {
+  const value = input.value as Record<string, unknown>
   const item: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(input.value as Record<string, unknown>))
-    if (known.has(key)) item[key] = value
+  for (const key in value) if (Object.hasOwn(value, key) && known.has(key)) item[key] = value[key]
   return item
+}
+
+/**
+ * The valid rows of the first pass, kept for the second so the input is read
+ * (and CSV converted) once: each row as the object that will be sent, in memory
+ * up to a budget (counted in characters of its JSON, estimated without building
+ * it), then as JSON lines in a private temporary file (0600 in a 0700
+ * directory, removed by `close`). Memory therefore stays bounded whatever the
+ * number of rows.
+ */
+export class RowSpool {
+  private readonly rows: number[] = []
+  private readonly items: Record<string, unknown>[] = []
+  private chars = 0
+  private dir: string | undefined
+  private fd: number | undefined
+  private pending = ''
+  /** Rows held. */
+  size = 0
+
+  constructor(
+    private readonly memoryBudget = 4 * 1024 * 1024,
+    private readonly tmp = tmpdir(),
+  ) {}
+
+  add(row: number, item: Record<string, unknown>): void {
+    this.size++
+    if (this.fd === undefined) {
+      const chars = jsonLength(item)
+      if (this.chars + chars <= this.memoryBudget) {
+        this.rows.push(row)
+        this.items.push(item)
+        this.chars += chars
+        return
+      }
+      this.dir = mkdtempSync(join(this.tmp, 'mfg-rows-'))
+      this.fd = openSync(join(this.dir, 'rows'), 'w', 0o600)
+    }
+    // JSON text holds no raw line break: one row per line, its number first.
+    this.pending += `${row} ${JSON.stringify(item)}\n`
+    if (this.pending.length >= 256 * 1024) this.flush()
+  }
+
+  /** The rows in the order they were added (the objects kept in memory are handed out as they are). */
+  async *read(): AsyncGenerator<{row: number; item: Record<string, unknown>}> {
+    for (let i = 0; i < this.rows.length; i++) yield {row: this.rows[i]!, item: this.items[i]!}
+    if (this.fd === undefined || this.dir === undefined) return
+    this.flush()
+    let rest = ''
+    for await (const piece of createReadStream(join(this.dir, 'rows'), {encoding: 'utf8', highWaterMark: 256 * 1024})) {
+      const text = rest + (piece as string)
+      let start = 0
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        const space = text.indexOf(' ', start)
+        yield {
+          row: Number(text.slice(start, space)),
+          item: JSON.parse(text.slice(space + 1, nl)) as Record<string, unknown>,
+        }
+        start = nl + 1
+      }
+      rest = text.slice(start)
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+    if (this.dir !== undefined) rmSync(this.dir, {recursive: true, force: true})
+    this.dir = undefined
+  }
+
+  private flush(): void {
+    if (this.fd !== undefined && this.pending.length > 0) writeSync(this.fd, this.pending)
+    this.pending = ''
+  }
+}
+
+/** About the length of a value's JSON text, without building it. */
+function jsonLength(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2
+    case 'number':
+      return 8
+    case 'boolean':
+      return 5
+    case 'object': {
+      if (value === null) return 4
+      let n = 2
+      if (Array.isArray(value)) {
+        for (const v of value as unknown[]) n += jsonLength(v) + 1
+        return n
+      }
+      for (const key in value) n += key.length + 4 + jsonLength((value as Record<string, unknown>)[key])
+      return n
+    }
+    default:
+      return 0
+  }
 }
 
 export const rowLabel = (r: {row: number; line?: number}): string =>
@@ -147,6 +272,8 @@ export interface ValidateOptions {
   maxListed?: number
   /** Filled with the numbers of the invalid rows, so a second pass can skip them without validating again. */
   invalidRows?: Set<number>
+  /** Called with each valid row of the shard (after the draftId check), in input order. */
+  onValid?: (input: InputRow, checked: CheckedRow) => void
 }
 
 /**
@@ -178,48 +305,10 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   const draftIds = new Map<string, number>()
   const errorsFd = opts.skipInvalid && opts.errorsFile ? openSync(opts.errorsFile, 'w', 0o600) : undefined
   try {
-    for await (const input of source.read()) {
-      report.rows++
-      if (!inShard(input.row, opts.shard)) continue
-      report.selected++
-      const checked = checkRow(input, schema, known)
-      const own = checked.item?.draftId
-      if (checked.ok && typeof own === 'string') {
-        const first = draftIds.get(own)
-        if (first === undefined) draftIds.set(own, input.row)
-        else {
-          checked.ok = false
-          checked.problems.push({
-            path: 'draftId',
-            reason: `${JSON.stringify(own)} repeats row ${first} (a draftId must be unique within the input)`,
-          })
-        }
-      }
-      if (checked.unknownFields.length > 0) {
-        if (report.unknownFields.length < 10)
-          report.unknownFields.push(`${rowLabel(checked)}: ${checked.unknownFields.join(', ')}`)
-        else report.moreUnknownFields++
-      }
-      if (checked.ok) {
-        report.valid++
-        continue
-      }
-      report.invalid++
-      opts.invalidRows?.add(checked.row)
-      for (const p of checked.problems) {
-        if (report.problems.length < maxListed) {
-          report.problems.push({row: checked.row, ...(checked.line === undefined ? {} : {line: checked.line}), ...p})
-        } else report.moreProblems++
-      }
-      if (errorsFd !== undefined) {
-        const entry = {
-          row: input.row,
-          ...(input.line === undefined ? {} : {line: input.line}),
-          errors: checked.problems.map((p) => ({path: p.path, reason: p.reason})),
-          input: input.value === undefined ? (input.raw ?? null) : input.value,
-        }
-        writeSync(errorsFd, `${JSON.stringify(entry)}\n`)
-      }
+    if (source.readBatches) {
+      for await (const batch of source.readBatches()) for (const input of batch) visit(input)
+    } else {
+      for await (const input of source.read()) visit(input)
     }
   } finally {
     if (errorsFd !== undefined) closeSync(errorsFd)
@@ -229,6 +318,51 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
   if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
   return report
+
+  function visit(input: InputRow): void {
+    report.rows++
+    if (!inShard(input.row, opts.shard)) return
+    report.selected++
+    const checked = checkRow(input, schema, known)
+    const own = checked.item?.draftId
+    if (checked.ok && typeof own === 'string') {
+      const first = draftIds.get(own)
+      if (first === undefined) draftIds.set(own, input.row)
+      else {
+        checked.ok = false
+        checked.problems.push({
+          path: 'draftId',
+          reason: `${JSON.stringify(own)} repeats row ${first} (a draftId must be unique within the input)`,
+        })
+      }
+    }
+    if (checked.unknownFields.length > 0) {
+      if (report.unknownFields.length < 10)
+        report.unknownFields.push(`${rowLabel(checked)}: ${checked.unknownFields.join(', ')}`)
+      else report.moreUnknownFields++
+    }
+    if (checked.ok) {
+      report.valid++
+      opts.onValid?.(input, checked)
+      return
+    }
+    report.invalid++
+    opts.invalidRows?.add(checked.row)
+    for (const p of checked.problems) {
+      if (report.problems.length < maxListed) {
+        report.problems.push({row: checked.row, ...(checked.line === undefined ? {} : {line: checked.line}), ...p})
+      } else report.moreProblems++
+    }
+    if (errorsFd !== undefined) {
+      const entry = {
+        row: input.row,
+        ...(input.line === undefined ? {} : {line: input.line}),
+        errors: checked.problems.map((p) => ({path: p.path, reason: p.reason})),
+        input: input.value === undefined ? (input.raw ?? null) : input.value,
+      }
+      writeSync(errorsFd, `${JSON.stringify(entry)}\n`)
+    }
+  }
 }
 
 /** The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`, then a count. */

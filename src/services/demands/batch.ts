@@ -26,7 +26,7 @@ import {DraftIdFinder} from './batch-reconcile.js'
 import {
   knownFields,
   createSchema,
-  inShard,
+  RowSpool,
   validateSource,
   type RowSource,
   type Shard,
@@ -71,6 +71,8 @@ export interface BatchOptions {
   onProgress?: (progress: BatchProgress) => void
   /** Called once the first pass is over, before anything is sent. */
   onValidated?: (report: ValidationReport) => void
+  /** Characters of JSON (estimated) of valid rows kept in memory between the two passes (default 4 Mi); the rest go to a temporary file. */
+  spoolBudget?: number
 }
 
 export interface BatchSummary {
@@ -113,12 +115,15 @@ type Failure =
  * against any server:
  *
  * 1. A first pass validates every row (nothing is sent if one is invalid,
- *    unless `skipInvalid`).
+ *    unless `skipInvalid`) and keeps the valid ones in a RowSpool, so the
+ *    input is read and converted once.
  * 2. Each row gets a deterministic draftId (input identity + row number) unless it has one.
- * 3. A journal records each chunk's state with fsync; rows an earlier run
- *    created are answered from it, and rows whose outcome it left unknown are
- *    looked up on the server before anything is sent again.
- * 4. A second pass streams chunks of at most 100 rows to `concurrency` workers.
+ * 3. A journal records each chunk's state; a chunk's `sent` mark is on the
+ *    disk before its request leaves (an fdatasync off the event loop, shared by
+ *    the chunks waiting at the same time). Rows an earlier run created are
+ *    answered from it, and rows whose outcome it left unknown are looked up on
+ *    the server before anything is sent again.
+ * 4. A second pass hands chunks of at most 100 spooled rows to `concurrency` workers.
  *    429 and connection failures before sending are retried with back-off
  *    (honouring Retry-After); an unknown outcome (connection lost after sending,
  *    time-out, 5xx) is reconciled by draftId first and only missing rows are resent.
@@ -128,16 +133,42 @@ export async function runBatch(
   source: RowSource,
   opts: BatchOptions = {},
 ): Promise<BatchSummary> {
+  // The first pass keeps each valid row as it will be sent, so the second pass
+  // neither reads nor converts the input again.
+  const spool = opts.dryRun ? undefined : new RowSpool(opts.spoolBudget)
+  try {
+    return await runPasses(context, source, opts, spool)
+  } finally {
+    spool?.close()
+  }
+}
+
+async function runPasses(
+  context: ServiceContext | (() => Promise<ServiceContext>),
+  source: RowSource,
+  opts: BatchOptions,
+  spool: RowSpool | undefined,
+): Promise<BatchSummary> {
   const legacy = opts.legacy ?? false
   const chunkSize = Math.max(1, Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH))
-  const invalidRows = new Set<number>()
+  const schema = createSchema(legacy)
+  const known = new Set<string>(Object.keys((schema as unknown as {shape: Record<string, unknown>}).shape))
   const validation = await validateSource(source, {
     legacy,
-    invalidRows,
     ...(opts.shard ? {shard: opts.shard} : {}),
     ...(opts.skipInvalid ? {skipInvalid: true} : {}),
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
     chunkSize,
+    // A row without unknown fields is sent as it was read.
+    ...(spool
+      ? {
+          onValid: (input, checked) =>
+            spool.add(
+              input.row,
+              checked.unknownFields.length === 0 ? (input.value as Record<string, unknown>) : knownFields(input, known),
+            ),
+        }
+      : {}),
   })
   opts.onValidated?.(validation)
   const summary: BatchSummary = {
@@ -153,7 +184,8 @@ export async function runBatch(
     lookups: 0,
     dryRun: opts.dryRun ?? false,
   }
-  if (opts.dryRun || validation.valid === 0) return summary
+  if (!spool || validation.valid === 0) return summary
+  const valid = spool
   // Only now, with every row checked, is the service needed (a dry run never connects).
   const ctx = typeof context === 'function' ? await context() : context
 
@@ -196,29 +228,24 @@ export async function runBatch(
     opts.onResult?.(outcome)
   }
 
-  const schema = createSchema(legacy)
-  const known = new Set<string>(Object.keys((schema as unknown as {shape: Record<string, unknown>}).shape))
-
-  /** The second pass: chunks of rows that still need the server, in input order. */
+  /** The second pass: chunks of the valid rows that still need the server, in input order. */
   async function* chunks(): AsyncGenerator<PreparedRow[]> {
     let current: PreparedRow[] = []
-    for await (const input of source.read()) {
+    for await (const {row, item} of valid.read()) {
       if (stopped()) return
-      if (!inShard(input.row, opts.shard)) continue
-      // Invalid rows were listed (or written to --errors) by the first pass; the others passed it.
-      if (invalidRows.has(input.row)) continue
-      const item = knownFields(input, known)
-      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(identity, input.row - 1)
-      const state = earlier.get(input.row)
+      const state = earlier.get(row)
       if (state?.state === 'done') {
         settle(state.result, 'resumed')
         progress()
         continue
       }
+      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(identity, row - 1)
+      // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
+      item.draftId = draftId
       current.push({
-        row: input.row,
+        row,
         draftId,
-        item: {...item, draftId},
+        item,
         ...(state?.state === 'maybe' ? {maybeSentAt: state.sentAt} : {}),
       })
       if (current.length >= chunkSize) {
@@ -298,7 +325,14 @@ export async function runBatch(
       if (round > 0) summary.retries++
       const c = chunkId()
       const sentAt = Date.now()
-      append({t: 'sent', c, rows: pending.map((r) => r.row), draftIds: pending.map((r) => r.draftId), at: sentAt})
+      const rows = pending.map((r) => r.row)
+      // The request waits for the mark to be on the disk; other chunks go on meanwhile.
+      await journal?.appendDurable({t: 'sent', c, rows, draftIds: pending.map((r) => r.draftId), at: sentAt})
+      if (stopped()) {
+        // Stopped while the mark was being synced: the chunk never left.
+        append({t: 'notsent', c, rows})
+        return
+      }
       try {
         const answers = await send(pending)
         if (answers.length !== pending.length) {
@@ -376,11 +410,17 @@ export async function runBatch(
 
   const generator = chunks()
   const worker = async (): Promise<void> => {
-    for (;;) {
-      if (stopped()) return
-      const next = await generator.next()
-      if (next.done) return
-      await processChunk(next.value)
+    try {
+      for (;;) {
+        if (stopped()) return
+        const next = await generator.next()
+        if (next.done) return
+        await processChunk(next.value)
+      }
+    } catch (error) {
+      // A journal that cannot be written (disk full...): the other workers stop
+      // before their next request, and the journal closes once they all have.
+      fatal ??= {error}
     }
   }
   try {
@@ -389,7 +429,7 @@ export async function runBatch(
     await Promise.all(Array.from({length: workers}, worker))
   } finally {
     await generator.return(undefined)
-    journal?.close()
+    await journal?.close()
     summary.lookups = finder.requests
   }
   if (fatal) throw fatal.error

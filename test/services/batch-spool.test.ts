@@ -1,0 +1,202 @@
+// The batch keeps the first pass's valid rows for the second (in memory, then in
+// a temporary file) and marks each chunk `sent` on the disk before its request
+// leaves, several chunks sharing one sync.
+import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {createClient} from '../../src/api/http.js'
+import {memoryRowSource} from '../../src/cli/rows.js'
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {BatchJournal, type JournalKey} from '../../src/services/demands/batch-journal.js'
+import {RowSpool, validateSource, type InputRow, type RowSource} from '../../src/services/demands/batch-validate.js'
+import {isFailure, runBatch, type RowOutcome} from '../../src/services/demands/batch.js'
+import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
+
+const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+describe('RowSpool', () => {
+  it('gives the rows back in order from memory, then from its file, and removes the file', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'mfg-spool-test-'))
+    try {
+      // Room in memory for about three rows; the rest spill to the file.
+      const spool = new RowSpool(300, tmp)
+      const rows = Array.from({length: 40}, (_, i) => ({
+        row: i * 2 + 1,
+        item: {n: i, text: `line\nbreak ${i}`, sep: '\u2028\u2029', emoji: '😀', space: 'a b', list: [1, {x: null}]},
+      }))
+      for (const r of rows) spool.add(r.row, r.item)
+      expect(spool.size).toBe(40)
+      const [dir] = readdirSync(tmp)
+      expect(dir).toMatch(/^mfg-rows-/)
+      expect(statSync(join(tmp, dir!, 'rows')).mode & 0o777).toBe(0o600)
+      const back = await collect(spool.read())
+      expect(back).toEqual(rows)
+      // The first rows stayed in memory (the same objects); the others came back from the file.
+      expect(back[0]!.item).toBe(rows[0]!.item)
+      expect(back[39]!.item).not.toBe(rows[39]!.item)
+      // A second read gives the same rows.
+      expect(await collect(spool.read())).toEqual(rows)
+      spool.close()
+      expect(readdirSync(tmp)).toEqual([])
+    } finally {
+      rmSync(tmp, {recursive: true, force: true})
+    }
+  })
+
+  it('keeps everything in memory within its budget (no file)', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'mfg-spool-test-'))
+    try {
+      const spool = new RowSpool(10_000, tmp)
+      spool.add(1, {a: 1})
+      spool.add(3, {b: 'two'})
+      expect(readdirSync(tmp)).toEqual([])
+      expect(await collect(spool.read())).toEqual([
+        {row: 1, item: {a: 1}},
+        {row: 3, item: {b: 'two'}},
+      ])
+      spool.close()
+    } finally {
+      rmSync(tmp, {recursive: true, force: true})
+    }
+  })
+})
+
+describe('validateSource over a source that reads a piece at a time', () => {
+  const rows: InputRow[] = [
+    {row: 1, line: 2, value: {technique: 'PCB', material: 'FR4'}},
+    {row: 2, line: 3, value: {technique: 'PCB'}},
+    {row: 3, line: 4, value: {quoteModel: [{fileName: 'a.stl'}], extra: 1}},
+  ]
+  const source = (batched: boolean): RowSource => ({
+    label: 'test',
+    async *read() {
+      if (batched) throw new Error('read() must not be used when readBatches() is there')
+      yield* rows
+    },
+    ...(batched
+      ? {
+          async *readBatches() {
+            yield rows.slice(0, 2)
+            yield []
+            yield rows.slice(2)
+          },
+        }
+      : {}),
+    contentHash: () => 'hash',
+  })
+
+  it('reports the same rows, problems and valid rows either way', async () => {
+    const valid: number[][] = [[], []]
+    const reports = await Promise.all(
+      [false, true].map((batched, i) =>
+        validateSource(source(batched), {skipInvalid: true, onValid: (input) => valid[i]!.push(input.row)}),
+      ),
+    )
+    expect(reports[1]).toEqual(reports[0])
+    expect(reports[0]).toMatchObject({rows: 3, valid: 2, invalid: 1, unknownFields: ['row 3 (line 4): extra']})
+    expect(reports[0]!.problems).toEqual([
+      {row: 2, line: 3, path: 'material', reason: 'a demand needs a non-empty quoteModel, or technique and material'},
+    ])
+    expect(valid).toEqual([
+      [1, 3],
+      [1, 3],
+    ])
+  })
+})
+
+describe('BatchJournal.appendDurable', () => {
+  it('resolves every concurrent mark once it is written, and a re-open reads them all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-journal-test-'))
+    try {
+      const key: JournalKey = {input: 'abc', shard: '1/1', target: 'http://x b', api: 'v1'}
+      const {journal} = BatchJournal.open(dir, key)
+      const marks = Array.from({length: 25}, (_, c) =>
+        journal.appendDurable({
+          t: 'sent',
+          c,
+          rows: [c * 2 + 1, c * 2 + 2],
+          draftIds: [`d${c}a`, `d${c}b`],
+          at: 1000 + c,
+        }),
+      )
+      await Promise.all(marks)
+      journal.append({t: 'done', c: 0, results: [{row: 1, id: 'x1', draftId: 'd0a'}]})
+      await journal.close()
+      const lines = readFileSync(journal.path, 'utf8').trim().split('\n')
+      expect(lines).toHaveLength(27)
+      const again = BatchJournal.open(dir, key)
+      expect(again.resumed).toBe(true)
+      expect(again.rows.get(1)).toEqual({state: 'done', result: {row: 1, id: 'x1', draftId: 'd0a'}})
+      expect(again.rows.get(2)).toEqual({state: 'maybe', sentAt: 1000})
+      expect(again.rows.get(50)).toEqual({state: 'maybe', sentAt: 1024})
+      expect(again.rows.size).toBe(50)
+      await again.journal.close()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
+
+describe('runBatch with rows spilled to the temporary file', () => {
+  let sandbox: RunningSandbox
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+  })
+  afterAll(async () => {
+    await sandbox.close()
+  })
+
+  it('creates every row exactly once, in chunks, with results for every row', async () => {
+    const business = sandbox.businesses[0]!
+    const client = createClient({baseUrl: sandbox.url, apiKey: business.apiKey})
+    const journalDir = mkdtempSync(join(tmpdir(), 'mfg-journal-test-'))
+    const tag = `spill-${Date.now()}`
+    const values = Array.from({length: 230}, (_, i) => ({
+      technique: 'CNC_MACHINING',
+      material: 'Aluminium 6061',
+      quantity: (i % 4) + 1,
+      email: `${tag}-${i}@example.com`,
+      unknownField: 'left out',
+    }))
+    const outcomes: RowOutcome[] = []
+    try {
+      const summary = await runBatch({client, businessId: business.id}, memoryRowSource(values, 'test', tag), {
+        concurrency: 3,
+        chunkSize: 40,
+        // A few rows fit in memory; the others go through the file.
+        spoolBudget: 2_000,
+        journal: {dir: journalDir},
+        onResult: (o) => outcomes.push(o),
+      })
+      expect(summary).toMatchObject({created: 230, failed: 0, pending: 0, requests: 6, interrupted: false})
+    } finally {
+      client.close?.()
+      rmSync(journalDir, {recursive: true, force: true})
+    }
+    expect(outcomes.filter(isFailure)).toEqual([])
+    expect(outcomes.map((o) => o.row).sort((a, b) => a - b)).toEqual(values.map((_, i) => i + 1))
+    expect(new Set(outcomes.map((o) => o.draftId)).size).toBe(230)
+
+    const api = sandboxClient(sandbox)
+    const emails: string[] = []
+    for (let page = 1; ; page++) {
+      const r = await api.get(`/api/public/v1/demand/${business.id}/all?pageSize=100&page=${page}`)
+      expect(r.status).toBe(200)
+      for (const d of r.body.data as {email?: string; unknownField?: unknown}[]) {
+        if (d.email?.startsWith(tag)) {
+          emails.push(d.email)
+          expect(d.unknownField).toBeUndefined()
+        }
+      }
+      if (page >= r.body.totalPages) break
+    }
+    expect(emails.sort()).toEqual(values.map((v) => v.email).sort())
+  })
+})

@@ -1,0 +1,375 @@
+// The fast row validator must answer exactly what zod answers: for every value
+// it vouches for, zod accepts it with the same output (same keys, same order);
+// for every generated row zod accepts, it vouches. Rows it does not vouch for go
+// to zod, so their messages cannot change.
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import {z} from 'zod'
+
+import {csvRows} from '../../src/cli/rows.js'
+import {CreateDemandItem} from '../../src/schemas/demand.js'
+import {CreateLegacyDemandItem} from '../../src/schemas/legacy-demand.js'
+import {checkRow} from '../../src/services/demands/batch-validate.js'
+import {NOT_VOUCHED, describe as describeIssue, fastParser} from '../../src/services/validate.js'
+
+/** The parts of a zod schema the generator reads. */
+interface Node {
+  _zod: {
+    def: {
+      type: string
+      checks?: {_zod: {def: {check: string; minimum?: number; maximum?: number}}}[]
+      innerType?: Node
+      element?: Node
+      options?: Node[]
+      shape?: Record<string, Node>
+      catchall?: Node
+      valueType?: Node
+    }
+    values?: Set<unknown>
+  }
+}
+
+const ASTRAL = '😀'
+/** Values that are wrong almost anywhere, or right in surprising places. */
+const odd = fc.constantFrom<unknown>(
+  null,
+  undefined,
+  0,
+  -0,
+  -1,
+  1,
+  1.5,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  2 ** 53,
+  '',
+  ' ',
+  'x',
+  '1',
+  true,
+  false,
+  [],
+  {},
+  [{}],
+  ASTRAL.repeat(101),
+)
+
+function stringArb(node: Node): fc.Arbitrary<string> {
+  const checks = node._zod.def.checks ?? []
+  const min = checks.find((c) => c._zod.def.check === 'min_length')?._zod.def.minimum
+  const max = checks.find((c) => c._zod.def.check === 'max_length')?._zod.def.maximum
+  const plain = fc.string({maxLength: 12})
+  if (min === undefined && max === undefined) {
+    return fc.oneof(plain, fc.constantFrom('PLA', '3D_PRINTING', 'QUOTE', ' 7 ', '12', '-3.5', ASTRAL))
+  }
+  // Around the bounds, in UTF-16 units and in code points (zod counts code points).
+  const lengths = [min ?? 0, max ?? 0].flatMap((n) => [n - 1, n, n + 1]).filter((n) => n >= 0)
+  return fc.oneof(
+    plain,
+    fc.constantFrom(...lengths).map((n) => 'a'.repeat(n)),
+    fc.constantFrom(...lengths).map((n) => ASTRAL.repeat(n)),
+    fc.constantFrom(...lengths).map((n) => `${ASTRAL.repeat(Math.floor(n / 2))}${'b'.repeat(Math.ceil(n / 2))}`),
+  )
+}
+
+const numberArb = fc.oneof(
+  {weight: 8, arbitrary: fc.integer({min: 0, max: 12})},
+  {weight: 1, arbitrary: fc.double({noNaN: false})},
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(-1, 0, -0, 1, 1.5, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -(2 ** 60)),
+  },
+)
+
+const EXTRA_KEYS = ['foo', 'Email', 'quote_model', 'x.y', '0', '12']
+
+/**
+ * Rows shaped by the schema itself: mostly valid values, a few odd ones, some
+ * unknown keys, keys in any order. `depth` keeps nested objects small.
+ */
+function arb(node: Node, depth = 0): fc.Arbitrary<unknown> {
+  const valid = validArb(node, depth)
+  return fc.oneof({weight: 40, arbitrary: valid}, {weight: 1, arbitrary: odd})
+}
+
+function validArb(node: Node, depth: number): fc.Arbitrary<unknown> {
+  const def = node._zod.def
+  switch (def.type) {
+    case 'string':
+      return stringArb(node)
+    case 'number':
+      return numberArb
+    case 'boolean':
+      return fc.boolean()
+    case 'enum':
+    case 'literal': {
+      const values = [...(node._zod.values ?? [])]
+      const near = values.filter((v): v is string => typeof v === 'string').map((v) => v.toLowerCase())
+      return fc.oneof(
+        {weight: 20, arbitrary: fc.constantFrom(...values)},
+        {weight: 1, arbitrary: fc.constantFrom(...near)},
+      )
+    }
+    case 'unknown':
+    case 'any':
+      return fc.jsonValue({maxDepth: 1})
+    case 'optional':
+      return fc.oneof(
+        {weight: 20, arbitrary: arb(def.innerType!, depth)},
+        {weight: 1, arbitrary: fc.constant(undefined)},
+      )
+    case 'nullable':
+      return fc.oneof(arb(def.innerType!, depth), fc.constant(null))
+    case 'array':
+      return fc.array(arb(def.element!, depth + 1), {maxLength: depth > 1 ? 1 : 3})
+    case 'record':
+      return fc.dictionary(fc.constantFrom('a', 'b', 'size', '1', ''), arb(def.valueType!, depth + 1), {maxKeys: 3})
+    case 'union':
+      return fc.oneof(...def.options!.map((o) => arb(o, depth)))
+    case 'object': {
+      const shape = def.shape!
+      const keys = Object.keys(shape)
+      // The refinement's fields are drawn more often than the others, so both of its branches come up.
+      const favoured = keys.filter((k) => ['technique', 'material', 'quoteModel'].includes(k))
+      const chosen = fc
+        .tuple(
+          fc.shuffledSubarray(favoured),
+          fc.shuffledSubarray(keys, {maxLength: Math.min(keys.length, depth === 0 ? 8 : 3)}),
+        )
+        .map(([a, b]) => [...new Set([...b, ...a])])
+      const extra = fc.dictionary(fc.constantFrom(...EXTRA_KEYS), fc.jsonValue({maxDepth: 1}), {maxKeys: 2})
+      return fc
+        .tuple(
+          chosen.chain((ks) =>
+            ks.length === 0
+              ? fc.constant([] as [string, unknown][])
+              : fc.tuple(...ks.map((k) => arb(shape[k]!, depth + 1).map((v) => [k, v] as [string, unknown]))),
+          ),
+          fc.option(extra, {freq: 4}),
+          fc.boolean(),
+        )
+        .map(([entries, more, extraFirst]) => {
+          const known = Object.fromEntries(entries)
+          return more && extraFirst ? {...more, ...known} : {...known, ...more}
+        })
+    }
+    default:
+      throw new Error(`the test generator has no case for ${def.type}`)
+  }
+}
+
+/** Every object's keys, in order, all the way down. */
+function keyOrder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(keyOrder)
+  if (v !== null && typeof v === 'object') return Object.entries(v).map(([k, x]) => [k, keyOrder(x)])
+  return v
+}
+
+/** The fast path agrees with zod on `value`: same verdict (when `complete`), same output. */
+function agrees(schema: z.ZodType, value: unknown, complete = true): void {
+  const fast = fastParser(schema)!
+  const out = fast(value)
+  const zod = schema.safeParse(value)
+  if (out !== NOT_VOUCHED) {
+    expect(zod.success).toBe(true)
+    expect(out).toStrictEqual(zod.data)
+    expect(keyOrder(out)).toStrictEqual(keyOrder(zod.data))
+  } else if (complete) {
+    expect(zod.success).toBe(false)
+  }
+}
+
+const schemas = [
+  ['create-quotes item', CreateDemandItem],
+  ['legacy create-demands item', CreateLegacyDemandItem],
+] as const
+
+describe.each(schemas)('fast validator of the %s', (_name, schema) => {
+  it('compiles (the schema uses nothing beyond it)', () => {
+    expect(fastParser(schema)).toBeTypeOf('function')
+  })
+
+  it('agrees with zod on generated rows: same verdict, same output, same key order', () => {
+    fc.assert(
+      fc.property(arb(schema as unknown as Node), (row) => agrees(schema, row)),
+      {numRuns: 3000},
+    )
+  })
+
+  it('reports, through checkRow, what zod reports: verdict, item and problems', () => {
+    const known = new Set(Object.keys((schema as unknown as {shape: object}).shape))
+    // Rows that are objects: checkRow answers the others itself, before any schema.
+    fc.assert(
+      fc.property(validArb(schema as unknown as Node, 0), (value) => {
+        const checked = checkRow({row: 1, value}, schema, known)
+        const zod = schema.safeParse(value, {reportInput: true})
+        expect(checked.ok).toBe(zod.success)
+        if (zod.success) expect(checked.item).toStrictEqual(zod.data)
+        else {
+          expect(checked.problems).toStrictEqual(
+            zod.error.issues.map((i) => ({path: i.path.map(String).join('.'), reason: describeIssue(i)})),
+          )
+        }
+      }),
+      {numRuns: 500},
+    )
+  })
+})
+
+describe('fast validator on rows converted from CSV', () => {
+  const PATHS = [
+    'technique',
+    'material',
+    'quantity',
+    'email',
+    'draftId',
+    'client',
+    'isCompany',
+    'maxEstimatedPrice',
+    'dateAccepted',
+    'remark',
+    'quoteFileModel',
+    'shippingAddress.city',
+    'shippingAddress.zip',
+    'jobDetails.takenAs',
+    'jobDetails.allowedNetworks',
+    'quoteModel.0.fileName',
+    'quoteModel.0.quantity',
+    'quoteModel.0.service',
+    'quoteModel.0.priceMachine',
+    'quoteModel.0.modelSizes.width',
+    'quoteModel.1.fileName',
+    'quoteModel.1.material',
+    'unknownColumn',
+  ]
+  const CELLS = [
+    '',
+    '1',
+    '0',
+    '-2',
+    '1.5',
+    ' 7 ',
+    '2e3',
+    'yes',
+    'no',
+    'true',
+    'PLA',
+    'pla',
+    '3D_PRINTING',
+    'PCB',
+    'QUOTE',
+    'order',
+    '{"a":1}',
+    '[1,"x"]',
+    '[',
+    'null',
+    'x,y',
+    'say "hi"',
+    ASTRAL,
+    'd'.repeat(201),
+  ]
+  const quote = (cell: string) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)
+  const table = fc.shuffledSubarray(PATHS, {minLength: 1}).chain((header) =>
+    fc.tuple(
+      fc.constant(header),
+      fc.array(fc.array(fc.constantFrom(...CELLS), {minLength: header.length, maxLength: header.length}), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+    ),
+  )
+
+  it.each(schemas)('agrees with zod on every converted %s', async (_name, schema) => {
+    await fc.assert(
+      fc.asyncProperty(table, async ([header, rows]) => {
+        const text = [header, ...rows].map((r) => r.map(quote).join(',')).join('\n')
+        async function* one(): AsyncGenerator<string> {
+          yield text
+        }
+        for await (const input of csvRows(one(), 'test.csv', schema)) {
+          if (input.problems) continue
+          agrees(schema, input.value)
+        }
+      }),
+      {numRuns: 400},
+    )
+  })
+})
+
+describe('fast validator on unusual values', () => {
+  const fast = fastParser(CreateDemandItem)!
+  const base = {technique: '3D_PRINTING', material: 'PLA'}
+
+  it('leaves to zod what it cannot vouch for exactly, and never disagrees', () => {
+    class Row {
+      technique = '3D_PRINTING'
+      material = 'PLA'
+    }
+    const nullProto = Object.assign(Object.create(null) as object, base)
+    // A hole where the first part should be.
+    const holed: unknown[] = []
+    holed[1] = {fileName: 'a'}
+    const cases: unknown[] = [
+      JSON.parse('{"technique":"PCB","material":"x","__proto__":{"quantity":0}}'),
+      {...base, quoteFileModel: JSON.parse('{"constructor":1}')},
+      {...base, quoteFileModel: JSON.parse('{"__proto__":1}')},
+      {...base, shippingAddress: new Date(0)},
+      {...base, quoteModel: holed},
+      {...base, [Symbol('s')]: 1},
+      new Row(),
+      nullProto,
+      {...base, draftId: ASTRAL.repeat(200)},
+      {...base, draftId: ASTRAL.repeat(201)},
+      {...base, quantity: 2 ** 53},
+      {...base, quantity: undefined},
+      {...base, client: null},
+      {...base, packingSlipData: undefined},
+      {quoteModel: []},
+      {quoteModel: [{}]},
+      {technique: '', material: 'PLA'},
+    ]
+    for (const value of cases) agrees(CreateDemandItem, value, false)
+    expect(fast(nullProto)).toStrictEqual(base)
+    expect(fast({...base, draftId: ASTRAL.repeat(200)})).not.toBe(NOT_VOUCHED)
+    expect(fast({...base, draftId: ASTRAL.repeat(201)})).toBe(NOT_VOUCHED)
+    expect(fast({quoteModel: [{}]})).toStrictEqual({quoteModel: [{}]})
+    expect(fast({quoteModel: []})).toBe(NOT_VOUCHED)
+  })
+
+  it('keeps a loose object’s unknown keys and drops a plain one’s, as zod does', () => {
+    const row = {...base, foo: 1, shippingAddress: {city: 'Lyon', zz: 2}, quoteModel: [{fileName: 'a', kept: 3}]}
+    expect(fast(row)).toStrictEqual({
+      ...base,
+      shippingAddress: {city: 'Lyon'},
+      quoteModel: [{fileName: 'a', kept: 3}],
+    })
+  })
+})
+
+describe('fast validator compiler', () => {
+  it('refuses schemas that rewrite values, so zod keeps doing all the work', () => {
+    expect(fastParser(z.object({a: z.string().trim()}))).toBeUndefined()
+    expect(fastParser(z.object({a: z.string().default('x')}))).toBeUndefined()
+    expect(fastParser(z.object({a: z.string().transform((s) => s.length)}))).toBeUndefined()
+    expect(fastParser(z.object({a: z.coerce.number()}))).toBeUndefined()
+    expect(fastParser(z.union([z.object({a: z.string()}), z.string()]))).toBeUndefined()
+    expect(fastParser(z.object({a: z.date()}))).toBeUndefined()
+  })
+
+  it('runs refinements and format checks as zod runs them', () => {
+    const refined = fastParser(z.object({a: z.string()}).refine((v) => v.a !== 'no'))!
+    expect(refined({a: 'yes'})).toStrictEqual({a: 'yes'})
+    expect(refined({a: 'no'})).toBe(NOT_VOUCHED)
+    const email = fastParser(z.object({e: z.email()}))!
+    expect(email({e: 'a@example.com'})).toStrictEqual({e: 'a@example.com'})
+    expect(email({e: 'not an address'})).toBe(NOT_VOUCHED)
+  })
+
+  it('refuses unknown keys of a strict object and requires its required keys', () => {
+    const strict = fastParser(z.strictObject({a: z.string(), b: z.number().optional()}))!
+    expect(strict({a: 'x'})).toStrictEqual({a: 'x'})
+    expect(strict({a: 'x', c: 1})).toBe(NOT_VOUCHED)
+    expect(strict({b: 1})).toBe(NOT_VOUCHED)
+    expect(strict({b: 1, a: 'x'})).toStrictEqual({a: 'x', b: 1})
+  })
+})
