@@ -6,14 +6,8 @@ import {performance} from 'node:perf_hooks'
 import got, {type Response} from 'got'
 
 import {redact} from '../schemas/secrets.js'
-import {
-  ApiError,
-  AuthenticationError,
-  InsecureTransportError,
-  NetworkError,
-  ValidationError,
-  errorFromResponse,
-} from './errors.js'
+import {ApiError, AuthenticationError, InsecureTransportError, NetworkError, ValidationError} from './errors.js'
+import {errorFromResponse} from './response-error.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
