@@ -6,6 +6,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // CommonJS build stand-ins (scripts/stand-ins).
+    files: ['**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {module: 'writable', require: 'readonly', exports: 'writable'}},
+  },
+  {
     languageOptions: {
       globals: {
         process: 'readonly',

@@ -43,6 +43,20 @@ const noHttp2 = {
   },
 }
 
+// Packages @oclif/core loads that mfg never exercises, replaced in the build by
+// small stand-ins (scripts/stand-ins/*.cjs; each says why). Less to compile at
+// every start.
+const STAND_INS = ['tinyglobby', 'ejs', 'cli-spinners', 'minimatch']
+const standIns = {
+  name: 'oclif-stand-ins',
+  setup(b) {
+    b.onResolve({filter: new RegExp(`^(${STAND_INS.join('|')})$`)}, (args) => {
+      if (!/@oclif[\\/]core[\\/]/.test(args.importer)) return undefined
+      return {path: join(root, 'scripts/stand-ins', `${args.path}.cjs`)}
+    })
+  },
+}
+
 const externals = {
   name: 'mfg-externals',
   setup(b) {
@@ -132,7 +146,7 @@ const result = await build({
   minifySyntax: true,
   logLevel: 'warning',
   metafile: true,
-  plugins: [noHttp2, externals, oclifPackageJson, lazyListFormat],
+  plugins: [noHttp2, standIns, externals, oclifPackageJson, lazyListFormat],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {
