@@ -146,6 +146,15 @@ export function renderHelp(request: HelpRequest, data: HelpData, width = 80): st
 
 const INDENT = '  '
 
+/**
+ * Orders ids and flag names (ASCII) by code unit. localeCompare would give the
+ * same order here but starts ICU's collator on first use, which costs a Node
+ * process tens of milliseconds.
+ */
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
 function spaced(id: string): string {
   return id.replaceAll(':', ' ')
 }
@@ -202,7 +211,7 @@ function firstLine(c: ManifestCommand): string {
 function visibleCommands(data: HelpData): ManifestCommand[] {
   return Object.values(data.commands)
     .filter((c) => !c.hidden)
-    .sort((a, b) => a.id.localeCompare(b.id))
+    .sort((a, b) => byCodeUnit(a.id, b.id))
 }
 
 function renderRoot(data: HelpData, width: number): string {
@@ -220,7 +229,7 @@ function renderRoot(data: HelpData, width: number): string {
     .filter((c) => !c.id.includes(':') && !topicList.includes(c.id))
     .map((c): [string, string] => [c.id, fill(firstLine(c), data.bin, c.id)])
   if (!top.some(([id]) => id === 'help')) top.push(['help', `Show help for ${data.bin}, a topic or a command.`])
-  top.sort((a, b) => a[0].localeCompare(b[0]))
+  top.sort((a, b) => byCodeUnit(a[0], b[0]))
   return [
     wrap(data.description, width).join('\n'),
     section('VERSION', [
@@ -329,9 +338,9 @@ function renderCommand(c: ManifestCommand, data: HelpData, width: number): strin
     const g = f.helpGroup ?? ''
     groups.set(g, [...(groups.get(g) ?? []), f])
   }
-  const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+  const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || byCodeUnit(a, b))
   for (const g of order) {
-    const list = groups.get(g)!.sort((a, b) => a.name.localeCompare(b.name))
+    const list = groups.get(g)!.sort((a, b) => byCodeUnit(a.name, b.name))
     const rows = list.map((f): [string, string] => [flagLabel(f), flagText(f, bin, c.id)])
     parts.push(section(g === '' ? 'FLAGS' : `${g.toUpperCase()} FLAGS`, table(rows, width)))
   }

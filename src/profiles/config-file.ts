@@ -53,9 +53,12 @@ export class ProfileReader {
 
   list(): Profile[] {
     const data = this.read()
-    return Object.entries(data.profiles ?? {})
-      .map(([name, p]) => toProfile(name, p))
-      .sort((a, b) => a.name.localeCompare(b.name))
+    return (
+      Object.entries(data.profiles ?? {})
+        .map(([name, p]) => toProfile(name, p))
+        // Names are ASCII; a plain comparison avoids starting ICU's collator.
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    )
   }
 
   get(name: string): Profile | undefined {
