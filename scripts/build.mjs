@@ -34,12 +34,17 @@ function packageName(spec) {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
 }
 
-// got loads http2-wrapper eagerly for its optional HTTP/2 mode, which mfg does
-// not use; the stand-in fails loudly if it ever is.
-const noHttp2 = {
-  name: 'no-http2',
+// got loads two optional parts eagerly that mfg never uses: http2-wrapper for
+// HTTP/2 (loading it creates a TLS context) and cacheable-request for its
+// response cache (with keyv and http-cache-semantics). Each is replaced by a
+// stand-in in src/api that fails loudly if it is ever asked for.
+const GOT_STAND_INS = {'http2-wrapper': 'api/no-http2.ts', 'cacheable-request': 'api/no-cache.ts'}
+const gotStandIns = {
+  name: 'got-stand-ins',
   setup(b) {
-    b.onResolve({filter: /^http2-wrapper$/}, () => ({path: join(src, 'api/no-http2.ts')}))
+    b.onResolve({filter: /^(http2-wrapper|cacheable-request)$/}, (args) => ({
+      path: join(src, GOT_STAND_INS[args.path]),
+    }))
   },
 }
 
@@ -165,7 +170,7 @@ const result = await build({
   minifySyntax: true,
   logLevel: 'warning',
   metafile: true,
-  plugins: [noHttp2, standIns, externals, oclifPackageJson, lazyListFormat, plainSort],
+  plugins: [gotStandIns, standIns, externals, oclifPackageJson, lazyListFormat, plainSort],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {

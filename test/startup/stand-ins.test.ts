@@ -1,8 +1,12 @@
-// The build replaces four packages inside the bundled @oclif/core with small
-// stand-ins (scripts/stand-ins); they must do what oclif asks of them there.
+// The build replaces packages that the bundled @oclif/core and got load but mfg
+// never exercises with small stand-ins (scripts/stand-ins, src/api/no-*.ts);
+// they must do what is asked of them there, and fail loudly otherwise.
 import {createRequire} from 'node:module'
 
 import {describe, expect, it} from 'vitest'
+
+import CacheableRequest, {CacheError} from '../../src/api/no-cache.js'
+import http2 from '../../src/api/no-http2.js'
 
 const require = createRequire(import.meta.url)
 const load = (name: string): Record<string, (...args: unknown[]) => unknown> =>
@@ -39,5 +43,19 @@ describe('build stand-ins', () => {
   it('cli-spinners: the names oclif asks for', () => {
     const spinners = load('cli-spinners') as unknown as Record<string, {interval: number; frames: string[]}>
     for (const name of ['line', 'dots2']) expect(spinners[name]!.frames.length).toBeGreaterThan(1)
+  })
+})
+
+describe("got's stand-ins", () => {
+  it('HTTP/2: any use fails with a clear message; module interop probes do not', () => {
+    expect(() => http2['auto']).toThrow(/HTTP\/2 is not built into mfg/)
+    expect(() => http2['globalAgent']).toThrow(/HTTP\/2 is not built into mfg/)
+    expect(http2['__esModule']).toBeUndefined()
+    expect(http2['then']).toBeUndefined()
+  })
+
+  it('response cache: constructing it fails with a clear message; its error class exists for instanceof', () => {
+    expect(() => new CacheableRequest()).toThrow(/caching is not built into mfg/)
+    expect(new CacheError('x')).toBeInstanceOf(Error)
   })
 })
