@@ -218,6 +218,19 @@ describe('mfg --insecure and MFG_INSECURE', () => {
     if (sentinel) expect(sentinel.connections()).toBe(0)
   })
 
+  it('webhook listen refuses to forward events (with their service-signature secret) over plain http to another machine', async () => {
+    const target = sentinel?.url ?? `http://${remoteHost}:8787`
+    const r = await run(['webhook', 'listen', '--port', '0', '--forward-to', `${target}/hooks`], {
+      MFG_INSECURE: undefined,
+    })
+    expect(r.exitCode, r.stderr).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain(`--forward-to ${new URL(target).host} is plain http to another machine`)
+    expect(r.stderr).toMatch(/service-signature/)
+    expect(r.stderr).toMatch(/--insecure/)
+    if (sentinel) expect(sentinel.connections()).toBe(0)
+  })
+
   it('reports the refusal as JSON under --json', async () => {
     const r = await run(['webhook', 'list', '--json'], refusedEnv())
     expect(r.exitCode).toBe(2)

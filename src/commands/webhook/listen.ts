@@ -40,6 +40,22 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
     if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
       throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}.`)
     }
+    if (forwardTo !== undefined) {
+      // Forwarded events keep their headers, service-signature (the webhook secret itself) included.
+      const {isLoopbackHost} = await import('../../api/http.js')
+      const {insecureFromEnv} = await import('../../cli/context.js')
+      const target = new URL(forwardTo)
+      if (
+        target.protocol === 'http:' &&
+        !isLoopbackHost(target.hostname) &&
+        !flags.insecure &&
+        !insecureFromEnv(process.env)
+      ) {
+        throw new UsageError(
+          `--forward-to ${target.host} is plain http to another machine: each event's service-signature header (the webhook secret) would travel in clear. Use https, or pass --insecure (or set MFG_INSECURE=1) to allow it.`,
+        )
+      }
+    }
     const {webhookSecret} = await import('../../cli/webhooks.js')
     this.secretValue = await webhookSecret({flag: flags.secret, required: false})
     const json = this.jsonEnabled()
