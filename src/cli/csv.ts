@@ -148,7 +148,8 @@ function nodeAt(schema: ZodLike, parts: string[]): ZodLike | undefined {
   for (const part of parts) {
     node = node && unwrap(node)
     if (!node) return undefined
-    if (node.def.type === 'object' && node.shape) node = node.shape[part]
+    // Own keys only: `toString` or `valueOf` in a header is a field the schema does not know.
+    if (node.def.type === 'object' && node.shape) node = Object.hasOwn(node.shape, part) ? node.shape[part] : undefined
     else if (node.def.type === 'array' && /^\d+$/.test(part)) node = node.def.element
     else return undefined
   }
@@ -198,13 +199,30 @@ function leafOf(node: ZodLike | undefined): Leaf {
 const TRUE = new Set(['true', 'yes', '1', 'y'])
 const FALSE = new Set(['false', 'no', '0', 'n'])
 
+/** One header column: its field path worked out once for every row. */
+interface Column {
+  /** The field path as the header writes it (trimmed), for messages. */
+  path: string
+  parts: string[]
+  /** Each part read as an array index (`Number(part)`), used when its container is an array. */
+  indexes: number[]
+  /** Whether the part after each one is all digits (a missing container is then made an array). */
+  nextIsIndex: boolean[]
+  leaf: Leaf
+}
+
+/** A cell that does not convert; returned instead of a value, so a good cell costs no wrapper object. */
+class CellError {
+  constructor(readonly reason: string) {}
+}
+
 /**
  * Turns CSV records into objects: the header's cells are field paths, each cell
  * converted to the type the schema expects at its path (numbers, integers,
  * booleans; objects and arrays as JSON), empty cells left out.
  */
 export class CsvRowBuilder {
-  private readonly paths: {parts: string[]; leaf: Leaf}[]
+  private readonly columns: Column[]
 
   constructor(
     readonly header: string[],
@@ -212,8 +230,9 @@ export class CsvRowBuilder {
   ) {
     const root = schema as unknown as ZodLike
     const seen = new Set<string>()
-    this.paths = header.map((raw, i) => {
-      const path = raw.trim()
+    this.columns = []
+    for (let i = 0; i < header.length; i++) {
+      const path = header[i]!.trim()
       if (path === '') throw new Error(`column ${i + 1} of the header is empty; every column needs a field path`)
       if (seen.has(path)) throw new Error(`the header names ${JSON.stringify(path)} twice`)
       seen.add(path)
@@ -221,81 +240,110 @@ export class CsvRowBuilder {
       if (parts.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')) {
         throw new Error(`the header's field path ${JSON.stringify(path)} is not valid`)
       }
-      return {parts, leaf: leafOf(nodeAt(root, parts))}
-    })
+      this.columns.push({
+        path,
+        parts,
+        indexes: parts.map(Number),
+        nextIsIndex: parts.map((_, k) => k + 1 < parts.length && /^\d+$/.test(parts[k + 1]!)),
+        leaf: leafOf(nodeAt(root, parts)),
+      })
+    }
   }
 
   build(cells: string[]): {value: Record<string, unknown>; problems: FieldProblem[]} {
+    const columns = this.columns
     const value: Record<string, unknown> = {}
     const problems: FieldProblem[] = []
-    if (cells.length !== this.paths.length) {
-      problems.push({path: '', reason: `has ${cells.length} cells; the header has ${this.paths.length}`})
+    if (cells.length !== columns.length) {
+      problems.push({path: '', reason: `has ${cells.length} cells; the header has ${columns.length}`})
     }
-    this.paths.forEach(({parts, leaf}, i) => {
+    let holes = false
+    for (let i = 0; i < columns.length; i++) {
       const cell = cells[i]
-      if (cell === undefined || cell === '') return
-      const converted = convert(cell, leaf)
-      if ('error' in converted) {
-        problems.push({path: parts.join('.'), reason: converted.error})
-        return
+      if (cell === undefined || cell === '') continue
+      const column = columns[i]!
+      const converted = convert(cell, column.leaf)
+      if (converted instanceof CellError) {
+        problems.push({path: column.path, reason: converted.reason})
+        continue
       }
-      setPath(value, parts, converted.value)
-    })
-    return {value: compact(value) as Record<string, unknown>, problems}
+      if (column.parts.length === 1) value[column.path] = converted
+      else if (setPath(value, column, converted)) holes = true
+    }
+    // Only a row whose cells left a hole in an array (or wrote a key that is no
+    // index into one) needs compacting; any other row is already compact.
+    return {value: holes ? (compact(value) as Record<string, unknown>) : value, problems}
   }
 }
 
-function convert(cell: string, leaf: Leaf): {value: unknown} | {error: string} {
-  const text = cell.trim()
+/** A cell as the type of its column, or a CellError. */
+function convert(cell: string, leaf: Leaf): unknown {
   switch (leaf) {
     case 'number':
     case 'integer': {
+      const text = cell.trim()
       const n = Number(text)
-      if (text === '' || !Number.isFinite(n)) return {error: `expected a number, got ${JSON.stringify(cell)}`}
+      if (text === '' || !Number.isFinite(n)) return new CellError(`expected a number, got ${JSON.stringify(cell)}`)
       if (leaf === 'integer' && !Number.isInteger(n))
-        return {error: `expected a whole number, got ${JSON.stringify(cell)}`}
-      return {value: n}
+        return new CellError(`expected a whole number, got ${JSON.stringify(cell)}`)
+      return n
     }
     case 'boolean': {
-      const t = text.toLowerCase()
-      if (TRUE.has(t)) return {value: true}
-      if (FALSE.has(t)) return {value: false}
-      return {error: `expected true or false, got ${JSON.stringify(cell)}`}
+      const t = cell.trim().toLowerCase()
+      if (TRUE.has(t)) return true
+      if (FALSE.has(t)) return false
+      return new CellError(`expected true or false, got ${JSON.stringify(cell)}`)
     }
-    case 'json':
-      if (/^[[{]/.test(text)) {
+    case 'json': {
+      const text = cell.trim()
+      const first = text.charCodeAt(0)
+      if (first === 91 || first === 123) {
         try {
           const value = JSON.parse(text) as unknown
           return nestedDeeperThan(value)
-            ? {error: `expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`}
-            : {value}
+            ? new CellError(`expected JSON nested at most ${MAX_JSON_DEPTH} levels deep`)
+            : value
         } catch {
-          return {error: `expected JSON, got ${JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell)}`}
+          return new CellError(
+            `expected JSON, got ${JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell)}`,
+          )
         }
       }
-      return {value: cell}
+      return cell
+    }
     default:
-      return {value: cell}
+      return cell
   }
 }
 
-function setPath(target: Record<string, unknown>, parts: string[], value: unknown): void {
-  let cur: Record<string, unknown> | unknown[] = target
-  parts.forEach((part, i) => {
-    const last = i === parts.length - 1
-    const key: string | number = Array.isArray(cur) ? Number(part) : part
-    if (last) {
-      ;(cur as Record<string | number, unknown>)[key] = value
-      return
+/**
+ * Sets `value` at the column's path inside `target`, making the objects and
+ * arrays on the way. True when it wrote into an array at a place other than an
+ * existing element or the end (a hole, or a key that is no index): the row then
+ * needs `compact`.
+ */
+function setPath(target: Record<string, unknown>, column: Column, value: unknown): boolean {
+  const {parts, indexes, nextIsIndex} = column
+  const last = parts.length - 1
+  let holes = false
+  let cur: Record<string | number, unknown> = target
+  for (let i = 0; ; i++) {
+    let key: string | number
+    if (Array.isArray(cur)) {
+      key = indexes[i]!
+      if (!(Number.isInteger(key) && key >= 0 && key <= (cur as unknown[]).length)) holes = true
+    } else key = parts[i]!
+    if (i === last) {
+      cur[key] = value
+      return holes
     }
-    const nextIsIndex = /^\d+$/.test(parts[i + 1]!)
-    let next = (cur as Record<string | number, unknown>)[key]
+    let next = cur[key]
     if (next === null || typeof next !== 'object') {
-      next = nextIsIndex ? [] : {}
-      ;(cur as Record<string | number, unknown>)[key] = next
+      next = nextIsIndex[i] ? [] : {}
+      cur[key] = next
     }
-    cur = next as Record<string, unknown> | unknown[]
-  })
+    cur = next as Record<string | number, unknown>
+  }
 }
 
 /** Drops the holes that empty cells leave in arrays (`quoteModel.1.x` without `quoteModel.0`). */

@@ -8,7 +8,7 @@ import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
-import {CsvRowBuilder, CsvTokenizer} from './csv.js'
+import {type CsvRecord, CsvRowBuilder, CsvTokenizer} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
@@ -85,29 +85,33 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
     if (hasher) hash = hasher.digest('hex')
   }
 
+  /** The rows a piece of the input at a time, in the format it is in. */
+  async function* batches(): AsyncGenerator<InputRow[]> {
+    const source = peekable(chunks())
+    const head = await source.peekNonSpace()
+    const format = opts.format ?? byExtension ?? sniff(head.char)
+    if (format === 'csv') {
+      yield* csvBatches(source.all(), label, opts.schema)
+    } else if (format === 'ndjson') {
+      yield* ndjsonBatches(source.all(), label)
+    } else if (head.char === '[' || head.char === undefined) {
+      yield* jsonBatches(source.all(), 'array', label)
+    } else if (
+      head.char === '{' &&
+      opts.format === undefined &&
+      byExtension === undefined &&
+      (await source.firstLineIsJson())
+    ) {
+      yield* ndjsonBatches(source.all(), label)
+    } else {
+      yield* jsonBatches(source.all(), 'sequence', label)
+    }
+  }
+
   return {
     label,
-    async *read(): AsyncGenerator<InputRow> {
-      const source = peekable(chunks())
-      const head = await source.peekNonSpace()
-      const format = opts.format ?? byExtension ?? sniff(head.char)
-      if (format === 'csv') {
-        yield* csvRows(source.all(), label, opts.schema)
-      } else if (format === 'ndjson') {
-        yield* ndjsonRows(source.all(), label)
-      } else if (head.char === '[' || head.char === undefined) {
-        yield* jsonValues(source.all(), 'array', label)
-      } else if (
-        head.char === '{' &&
-        opts.format === undefined &&
-        byExtension === undefined &&
-        (await source.firstLineIsJson())
-      ) {
-        yield* ndjsonRows(source.all(), label)
-      } else {
-        yield* jsonValues(source.all(), 'sequence', label)
-      }
-    },
+    read: () => flatten(batches()),
+    readBatches: batches,
     contentHash() {
       if (hash === undefined) throw new Error('the input has not been read to the end yet')
       return hash
@@ -196,8 +200,18 @@ function peekable(gen: AsyncGenerator<string>) {
   }
 }
 
+/** One row at a time from a reader that gives them a piece of the input at a time. */
+async function* flatten(batches: AsyncIterable<InputRow[]>): AsyncGenerator<InputRow> {
+  for await (const batch of batches) yield* batch
+}
+
 /** NDJSON: one object per non-empty line. A bad line is an invalid row, not the end of the input. */
-export async function* ndjsonRows(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow> {
+export function ndjsonRows(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow> {
+  return flatten(ndjsonBatches(chunks, label))
+}
+
+/** `ndjsonRows`, the rows each piece of text completes as one array. */
+export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow[]> {
   let rest = ''
   let line = 0
   let row = 0
@@ -233,10 +247,10 @@ export async function* ndjsonRows(chunks: AsyncIterable<string>, label: string):
       start = nl + 1
     }
     rest = text.slice(start)
-    yield* out
+    if (out.length > 0) yield out
   }
   const last = one(rest)
-  if (last) yield last
+  if (last) yield [last]
 }
 
 /**
@@ -244,11 +258,20 @@ export async function* ndjsonRows(chunks: AsyncIterable<string>, label: string):
  * white space (`sequence`, which covers one pretty-printed object), read
  * element by element. Broken JSON ends the input with its line and column.
  */
-export async function* jsonValues(
+export function jsonValues(
   chunks: AsyncIterable<string>,
   mode: 'array' | 'sequence',
   label: string,
 ): AsyncGenerator<InputRow> {
+  return flatten(jsonBatches(chunks, mode, label))
+}
+
+/** `jsonValues`, the rows each piece of text completes as one array. */
+export async function* jsonBatches(
+  chunks: AsyncIterable<string>,
+  mode: 'array' | 'sequence',
+  label: string,
+): AsyncGenerator<InputRow[]> {
   let opened = mode === 'sequence'
   let closed = false
   let afterValue = false
@@ -372,10 +395,10 @@ export async function* jsonValues(
       else if (c === 34) inString = true
     }
     if (inValue) buf += chunk.slice(segStart)
-    yield* out
+    if (out.length > 0) yield out
   }
   if (inValue && primitive && !inString) {
-    yield finish(buf)
+    yield [finish(buf)]
     inValue = false
   }
   if (inValue) throw new InputError(`${label}: invalid JSON: the input ends inside row ${row + 1} (line ${startLine})`)
@@ -385,16 +408,23 @@ export async function* jsonValues(
 }
 
 /** CSV with a header of field paths; each record becomes an object shaped for `schema`. */
-export async function* csvRows(
+export function csvRows(chunks: AsyncIterable<string>, label: string, schema: z.ZodType): AsyncGenerator<InputRow> {
+  return flatten(csvBatches(chunks, label, schema))
+}
+
+/** `csvRows`, the rows each piece of text completes as one array. */
+export async function* csvBatches(
   chunks: AsyncIterable<string>,
   label: string,
   schema: z.ZodType,
-): AsyncGenerator<InputRow> {
+): AsyncGenerator<InputRow[]> {
   const tokenizer = new CsvTokenizer()
   let builder: CsvRowBuilder | undefined
   let row = 0
-  const convert = function* (records: {cells: string[]; line: number}[]): Generator<InputRow> {
-    for (const record of records) {
+  const convert = (records: CsvRecord[]): InputRow[] => {
+    const out: InputRow[] = []
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!
       if (!builder) {
         try {
           builder = new CsvRowBuilder(record.cells, schema)
@@ -405,17 +435,21 @@ export async function* csvRows(
       }
       row++
       const {value, problems} = builder.build(record.cells)
-      yield {
-        row,
-        line: record.line,
-        value,
-        ...(problems.length > 0 ? {problems, raw: record.cells.join(',')} : {}),
-      }
+      out.push(
+        problems.length > 0
+          ? {row, line: record.line, value, problems, raw: record.cells.join(',')}
+          : {row, line: record.line, value},
+      )
     }
+    return out
   }
   try {
-    for await (const chunk of chunks) yield* convert(tokenizer.push(chunk))
-    yield* convert(tokenizer.end())
+    for await (const chunk of chunks) {
+      const out = convert(tokenizer.push(chunk))
+      if (out.length > 0) yield out
+    }
+    const out = convert(tokenizer.end())
+    if (out.length > 0) yield out
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)
@@ -428,6 +462,9 @@ export function memoryRowSource(values: readonly unknown[], label: string, ident
     label,
     async *read(): AsyncGenerator<InputRow> {
       for (const [i, value] of values.entries()) yield {row: i + 1, value}
+    },
+    async *readBatches(): AsyncGenerator<InputRow[]> {
+      if (values.length > 0) yield values.map((value, i) => ({row: i + 1, value}))
     },
     contentHash: () => identity,
     close() {},

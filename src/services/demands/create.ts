@@ -1,6 +1,14 @@
-import {createHash} from 'node:crypto'
+import * as crypto from 'node:crypto'
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+/**
+ * Hex sha256 of a text. `crypto.hash` (Node 20.12 and later) is about twice as
+ * fast as a Hash object for short texts, which counts at one draftId per row;
+ * older Node versions use createHash. Both give the same digest.
+ */
+const sha256: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text).digest('hex')
 
 /**
  * The deterministic draftId of a row: the input's identity (the sha256 of its
