@@ -8,6 +8,7 @@
 // native addon, the server framework with its worker-based logger) or that
 // oclif loads by path (its plugins) stay in node_modules.
 import {readdirSync, rmSync, statSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
 import {join, relative, resolve} from 'node:path'
 
 import {build} from 'esbuild'
@@ -73,67 +74,61 @@ const externals = {
   },
 }
 
-// @oclif/core reads its own version from `__dirname/../package.json`, which a
-// bundle does not have; point it at the installed package instead.
-const oclifPackageJson = {
-  name: 'oclif-package-json',
-  setup(b) {
-    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]cache\.js$/}, async (args) => {
-      const {readFile} = await import('node:fs/promises')
-      const text = await readFile(args.path, 'utf8')
-      const patched = text.replace(
-        "(0, node_path_1.join)(__dirname, '..', 'package.json')",
-        "require.resolve('@oclif/core/package.json')",
-      )
-      if (patched === text) throw new Error(`@oclif/core cache.js changed shape: ${args.path}`)
-      return {contents: patched, loader: 'js'}
-    })
-  },
+/**
+ * An esbuild plugin that edits one dependency file as it is bundled. `edit`
+ * gets the text and returns it changed; the build fails when nothing changed,
+ * so an upgrade that moves the code is noticed instead of silently undoing the
+ * edit.
+ */
+function patch(name, file, edit) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({filter: file}, async (args) => {
+        const text = await readFile(args.path, 'utf8')
+        const patched = edit(text)
+        if (patched === text)
+          throw new Error(`${name}: ${args.path} changed shape; review the patch in scripts/build.mjs`)
+        return {contents: patched, loader: 'js'}
+      })
+    },
+  }
 }
 
-// @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
-// it loads, which initialises ICU: about 25 ms of every command's start, for
-// an error message it rarely formats. Build them on first use instead.
-const lazyListFormat = {
-  name: 'lazy-list-format',
-  setup(b) {
-    b.onLoad({filter: /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/}, async (args) => {
-      const {readFile} = await import('node:fs/promises')
-      const text = await readFile(args.path, 'utf8')
-      let patched = text
-      for (const name of ['andFormatter', 'orFormatter']) {
-        patched = patched.replace(
-          new RegExp(`const ${name} = new Intl\\.ListFormat\\(([^;]*)\\);`),
-          (_m, options) =>
-            `let ${name}Made; const ${name} = {format: (items) => (${name}Made ??= new Intl.ListFormat(${options})).format(items)};`,
-        )
-      }
-      if (patched === text || /const (and|or)Formatter = new Intl/.test(patched)) {
-        throw new Error(`@sindresorhus/is changed shape: ${args.path}`)
-      }
-      return {contents: patched, loader: 'js'}
-    })
-  },
-}
-
-// @oclif/core sorts a plugin's commands with localeCompare when it loads them,
-// and the first localeCompare of a process starts ICU's collator (30 ms or
-// more). Command ids are ASCII, so a code-unit comparison orders them alike.
-const plainSort = {
-  name: 'oclif-plain-sort',
-  setup(b) {
-    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, async (args) => {
-      const {readFile} = await import('node:fs/promises')
-      const text = await readFile(args.path, 'utf8')
-      const patched = text.replace(
-        '.sort((a, b) => a.id.localeCompare(b.id))',
-        '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
+const patches = [
+  // @oclif/core reads its own version from `__dirname/../package.json`, which a
+  // bundle does not have; point it at the installed package instead.
+  patch('oclif-package-json', /@oclif[\\/]core[\\/]lib[\\/]cache\.js$/, (text) =>
+    text.replace(
+      "(0, node_path_1.join)(__dirname, '..', 'package.json')",
+      "require.resolve('@oclif/core/package.json')",
+    ),
+  ),
+  // @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
+  // it loads, which initialises ICU: about 25 ms of every command's start, for
+  // an error message it rarely formats. Build them on first use instead.
+  patch('lazy-list-format', /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (text) => {
+    let patched = text
+    for (const name of ['andFormatter', 'orFormatter']) {
+      patched = patched.replace(
+        new RegExp(`const ${name} = new Intl\\.ListFormat\\(([^;]*)\\);`),
+        (_m, options) =>
+          `let ${name}Made; const ${name} = {format: (items) => (${name}Made ??= new Intl.ListFormat(${options})).format(items)};`,
       )
-      if (patched === text) throw new Error(`@oclif/core plugin.js changed shape: ${args.path}`)
-      return {contents: patched, loader: 'js'}
-    })
-  },
-}
+    }
+    // Both must have changed, not just one.
+    return /const (and|or)Formatter = new Intl/.test(patched) ? text : patched
+  }),
+  // @oclif/core sorts a plugin's commands with localeCompare when it loads them,
+  // and the first localeCompare of a process starts ICU's collator (30 ms or
+  // more). Command ids are ASCII, so a code-unit comparison orders them alike.
+  patch('oclif-plain-sort', /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (text) =>
+    text.replace(
+      '.sort((a, b) => a.id.localeCompare(b.id))',
+      '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
+    ),
+  ),
+]
 
 function commandEntries(dir) {
   const entries = []
@@ -170,7 +165,7 @@ const result = await build({
   minifySyntax: true,
   logLevel: 'warning',
   metafile: true,
-  plugins: [gotStandIns, standIns, externals, oclifPackageJson, lazyListFormat, plainSort],
+  plugins: [gotStandIns, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {
