@@ -4,6 +4,12 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const args = process.argv.slice(2)
+
+// package.json's engines: Node.js 20 or later.
+if (Number(process.versions.node.split('.')[0]) < 20) {
+  process.stderr.write(`Error: mfg needs Node.js 20 or later; this is ${process.version}.\n`)
+  process.exit(1)
+}
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 // The two fast paths answer without loading oclif: `--version` is what scripts

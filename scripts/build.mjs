@@ -119,6 +119,13 @@ const patches = [
     // Both must have changed, not just one.
     return /const (and|or)Formatter = new Intl/.test(patched) ? text : patched
   }),
+  // @oclif/core checks the Node version against its own package.json's engines
+  // when it loads, from a path relative to its files that the bundle does not
+  // have, so the check can never warn; it still loads semver and compiles its
+  // regular expressions first (about 10 ms). bin/run.js checks mfg's engines.
+  patch('oclif-engine-check', /@oclif[\\/]core[\\/]lib[\\/]index\.js$/, (text) =>
+    text.replace('\ncheckNodeVersion();\n', '\n'),
+  ),
   // @oclif/core sorts a plugin's commands with localeCompare when it loads them,
   // and the first localeCompare of a process starts ICU's collator (30 ms or
   // more). Command ids are ASCII, so a code-unit comparison orders them alike.
