@@ -28,9 +28,11 @@ if (process.argv[2] === '--hull') {
   const {readMeshFile} = await import('../src/mesh/read.js')
   const {convexHull} = await import('../src/mesh/hull.js')
   const mesh = readMeshFile(process.argv[3]!)
-  if (process.argv[4]) writeFileSync(process.argv[4], mesh.positions)
+  // The reader makes the float64 positions on first use: not part of the hull's time.
+  const points = mesh.positions
+  if (process.argv[4]) writeFileSync(process.argv[4], points)
   const t0 = performance.now()
-  const h = convexHull(mesh.positions)
+  const h = convexHull(points)
   console.log(JSON.stringify({ms: performance.now() - t0, volume: h.volume, faces: h.faces}))
   process.exit(0)
 }

@@ -2,6 +2,7 @@ import {convexHullVolume} from './hull.js'
 import {estimatePrint} from './print.js'
 import {analyseTopology} from './topology.js'
 import type {Mesh, MeshFormat} from './types.js'
+import {weldInfo, type Sums} from './weld.js'
 
 export interface MeasureOptions {
   /** mm, default 0.3. */
@@ -60,24 +61,28 @@ export interface Measurement {
   slicingData: SlicingData
 }
 
-/** Sums that one pass over the triangles yields. */
-export interface Sums {
-  minX: number
-  minY: number
-  minZ: number
-  maxX: number
-  maxY: number
-  maxZ: number
-  /** Signed, mm³. */
-  volume: number
-  area: number
-  /** Σ area·|nz|: surfaces facing up or down (top and bottom skins). */
-  areaHorizontal: number
-  /** Σ area·√(nx²+ny²): walls. */
-  areaVertical: number
+export type {Sums} from './weld.js'
+
+/**
+ * The sums the binary STL reader made while welding, when they still hold: same
+ * triangles, and positions never read or still exactly the float32 coordinates they were
+ * made from (one sequential compare).
+ */
+function weldedSums(mesh: Mesh): Sums | undefined {
+  const pre = weldInfo.get(mesh)
+  if (!pre || pre.triangles !== mesh.triangles || mesh.triangleCount * 3 !== mesh.triangles.length) return undefined
+  const p = pre.positions()
+  if (p === null) return pre.sums
+  const f = pre.floats
+  if (p.length !== f.length) return undefined
+  for (let i = 0; i < p.length; i++) if (p[i] !== f[i]) return undefined
+  return pre.sums
 }
 
+/** Bounding box, volume and areas in float64, in one pass over the triangles. */
 export function sumMesh(mesh: Mesh): Sums {
+  const pre = weldedSums(mesh)
+  if (pre) return {...pre}
   const p = mesh.positions
   const t = mesh.triangles
   let minX = Infinity,

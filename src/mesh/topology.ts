@@ -1,4 +1,5 @@
 import type {Mesh} from './types.js'
+import {chunkEnd, weldInfo} from './weld.js'
 
 export interface Topology {
   /** Edges used by exactly one face. */
@@ -15,20 +16,58 @@ export interface Topology {
 
 /**
  * Edge census and connected parts in O(n): each undirected edge is filed under its lower
- * vertex in a compressed adjacency list, so equal edges meet in one short list.
- * Two bodies touching along an edge or at a vertex count as two parts.
+ * vertex in a compressed adjacency list (a counting sort), so equal edges meet in one
+ * short list. Two bodies touching along an edge or at a vertex count as two parts.
  *
- * Everything lives in flat typed arrays walked in file order: the lists of neighbouring
- * vertices sit close together in memory, which keeps a million-triangle mesh in cache
- * far better than one big hash of edges would.
+ * An entry is the corner that starts the edge (3 × triangle + corner), which gives both the
+ * triangle and, through the triangle, the edge's other end: one Uint32Array of 3 entries
+ * per triangle. Everything lives in flat typed arrays walked in file order: the lists of
+ * neighbouring vertices sit close together in memory, which keeps a million-triangle mesh
+ * in cache far better than one big hash of edges would. Each loop runs in chunks, one call
+ * each (see chunkEnd in weld.ts).
  */
 export function analyseTopology(mesh: Mesh): Topology {
   const tri = mesh.triangles
   const nt = mesh.triangleCount
   const nv = mesh.vertexCount
-  const start = new Uint32Array(nv + 2)
+  let start: Uint32Array
   let degenerate = 0
-  for (let i = 0; i < nt * 3; i += 3) {
+  // The binary STL reader counted the edges while welding (once: the counts become the
+  // lists' bounds below).
+  const pre = weldInfo.get(mesh)
+  const counted = pre?.edgeCounts
+  if (counted && pre.triangles === tri && nt * 3 === tri.length && pre.floats.length === nv * 3) {
+    pre.edgeCounts = null
+    start = counted.counts
+    degenerate = counted.degenerate
+  } else {
+    start = new Uint32Array(nv + 2)
+    for (let t = 0; t < nt; t = chunkEnd(t, nt)) degenerate += countChunk(tri, start, t, chunkEnd(t, nt))
+  }
+  // Prefix sums shifted by one: start[v + 1] is where v's list begins, and filling moves
+  // it to where the list ends, which is where v + 1's begins.
+  for (let v = 0; v < nv; v = chunkEnd(v, nv)) prefixChunk(start, v + 2, chunkEnd(v, nv) + 2)
+  const ent = new Uint32Array(start[nv + 1]!)
+  for (let t = 0; t < nt; t = chunkEnd(t, nt)) fillChunk(tri, start, ent, t, chunkEnd(t, nt))
+
+  const s = new Census(nt)
+  for (let t = 0; t < nt; t = chunkEnd(t, nt)) identityChunk(s.parent, t, chunkEnd(t, nt))
+  for (let v = 0; v < nv; v = chunkEnd(v, nv)) censusChunk(s, tri, start, ent, v, chunkEnd(v, nv))
+  // Every triangle starts as its own part and every union that joins two fewer.
+  const parts = nt - degenerate - s.joins
+  return {
+    openEdges: s.openEdges,
+    nonManifoldEdges: s.nonManifoldEdges,
+    closed: s.edges > 0 && s.openEdges === 0 && s.nonManifoldEdges === 0,
+    parts,
+    degenerate,
+  }
+}
+
+/** Counts each edge under its lower vertex (at start[v + 2]); returns the degenerate triangles. */
+function countChunk(tri: Uint32Array, start: Uint32Array, from: number, to: number): number {
+  let degenerate = 0
+  for (let i = from * 3, end = to * 3; i < end; i += 3) {
     const a = tri[i]!
     const b = tri[i + 1]!
     const c = tri[i + 2]!
@@ -40,92 +79,144 @@ export function analyseTopology(mesh: Mesh): Topology {
     start[(b < c ? b : c) + 2]!++
     start[(c < a ? c : a) + 2]!++
   }
-  // Prefix sums shifted by one: start[v + 1] is where v's list begins, and filling moves
-  // it to where the list ends, which is where v + 1's begins.
-  for (let v = 2; v <= nv + 1; v++) start[v]! += start[v - 1]!
-  const total = start[nv + 1]!
-  // Per entry: the other (higher) vertex, then the triangle.
-  const ent = new Uint32Array(total * 2)
-  for (let t = 0, i = 0; t < nt; t++, i += 3) {
+  return degenerate
+}
+
+/** Running sums over a[from..to), carrying on from a[from − 1]. */
+function prefixChunk(a: Uint32Array, from: number, to: number): void {
+  let sum = a[from - 1]!
+  for (let i = from; i < to; i++) a[i] = sum += a[i]!
+}
+
+function identityChunk(a: Int32Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) a[i] = i
+}
+
+function fillChunk(tri: Uint32Array, start: Uint32Array, ent: Uint32Array, from: number, to: number): void {
+  for (let i = from * 3, end = to * 3; i < end; i += 3) {
     const a = tri[i]!
     const b = tri[i + 1]!
     const c = tri[i + 2]!
     if (a === b || b === c || a === c) continue
-    let at = start[(a < b ? a : b) + 1]!++ * 2
-    ent[at] = a < b ? b : a
-    ent[at + 1] = t
-    at = start[(b < c ? b : c) + 1]!++ * 2
-    ent[at] = b < c ? c : b
-    ent[at + 1] = t
-    at = start[(c < a ? c : a) + 1]!++ * 2
-    ent[at] = c < a ? a : c
-    ent[at + 1] = t
+    ent[start[(a < b ? a : b) + 1]!++] = i
+    ent[start[(b < c ? b : c) + 1]!++] = i + 1
+    ent[start[(c < a ? c : a) + 1]!++] = i + 2
   }
+}
 
-  // Union-find over triangles, with path halving.
-  const parent = new Int32Array(nt)
-  for (let t = 0; t < nt; t++) parent[t] = t
+/** The running edge counts and the union-find over triangles (path halving). */
+class Census {
+  readonly parent: Int32Array
+  joins = 0
+  openEdges = 0
+  nonManifoldEdges = 0
+  edges = 0
+  /** Scratch for one vertex's list: the other ends and the triangles. */
+  other = new Uint32Array(64)
+  face = new Uint32Array(64)
+  order = new Uint32Array(64)
 
-  let joins = 0
-  let openEdges = 0
-  let nonManifoldEdges = 0
-  let edges = 0
-  let order = new Uint32Array(64)
-  for (let v = 0; v < nv; v++) {
-    const s = start[v]! * 2
-    const e = start[v + 1]! * 2
-    const d = (e - s) >> 1
+  constructor(nt: number) {
+    this.parent = new Int32Array(nt)
+  }
+}
+
+function censusChunk(
+  s: Census,
+  tri: Uint32Array,
+  start: Uint32Array,
+  ent: Uint32Array,
+  from: number,
+  to: number,
+): void {
+  const parent = s.parent
+  let joins = s.joins,
+    openEdges = s.openEdges,
+    nonManifoldEdges = s.nonManifoldEdges,
+    edges = s.edges
+  let other = s.other,
+    face = s.face
+  for (let v = from; v < to; v++) {
+    const b = start[v]!
+    const d = start[v + 1]! - b
     if (d === 0) continue
     if (d === 1) {
       edges++
       openEdges++
       continue
     }
-    if (d <= 24) {
-      // Lists are short (about three entries): pair equal ends directly, marking each
-      // entry used by overwriting its end with a value no vertex has.
-      for (let i = s; i < e; i += 2) {
-        const w = ent[i]!
-        if (w === USED) continue
-        let n = 1
-        let second = 0
-        for (let j = i + 2; j < e; j += 2) {
-          if (ent[j] !== w) continue
-          if (++n === 2) second = ent[j + 1]!
-          ent[j] = USED
-        }
-        edges++
-        if (n === 1) openEdges++
-        else if (n === 2) joins += union(parent, ent[i + 1]!, second)
-        else nonManifoldEdges++
-      }
+    if (d > other.length) {
+      s.other = other = new Uint32Array(d * 2)
+      s.face = face = new Uint32Array(d * 2)
+    }
+    // The other end of each edge: the corner i starts it, the next corner of its triangle
+    // ends it, and one of the two is v.
+    for (let k = 0; k < d; k++) {
+      const i = ent[b + k]!
+      const t = (i / 3) | 0
+      const j = i - 3 * t === 2 ? i - 2 : i + 1
+      other[k] = tri[i]! ^ tri[j]! ^ v
+      face[k] = t
+    }
+    if (d > 24) {
+      // A vertex of very high degree (a fan): sort its list by the other end instead.
+      const counts = fanCensus(s, d)
+      joins += counts[0]!
+      edges += counts[1]!
+      openEdges += counts[2]!
+      nonManifoldEdges += counts[3]!
       continue
     }
-    // A vertex of very high degree (a fan): sort its list by the other end instead.
-    if (d > order.length) order = new Uint32Array(d * 2)
-    for (let i = 0; i < d; i++) order[i] = s + 2 * i
-    order.subarray(0, d).sort((x, y) => ent[x]! - ent[y]!)
-    let i = 0
-    while (i < d) {
-      const w = ent[order[i]!]!
-      let j = i + 1
-      while (j < d && ent[order[j]!] === w) j++
+    // Lists are short (about six entries): pair equal ends directly, marking each entry
+    // used by overwriting its end with a value no vertex has.
+    for (let k = 0; k < d; k++) {
+      const w = other[k]!
+      if (w === USED) continue
+      let n = 1
+      let second = 0
+      for (let m = k + 1; m < d; m++) {
+        if (other[m] !== w) continue
+        if (++n === 2) second = face[m]!
+        other[m] = USED
+      }
       edges++
-      if (j - i === 1) openEdges++
-      else if (j - i === 2) joins += union(parent, ent[order[i]! + 1]!, ent[order[i + 1]! + 1]!)
-      else nonManifoldEdges++
-      i = j
+      if (n === 1) openEdges++
+      else if (n === 2) {
+        // Neighbours mostly share a parent already (both were pointed at their root before).
+        const x = face[k]!
+        if (parent[x] !== parent[second]) joins += union(parent, x, second)
+      } else nonManifoldEdges++
     }
   }
-  // Every triangle starts as its own part and every union that joins two fewer.
-  const parts = nt - degenerate - joins
-  return {
-    openEdges,
-    nonManifoldEdges,
-    closed: edges > 0 && openEdges === 0 && nonManifoldEdges === 0,
-    parts,
-    degenerate,
+  s.joins = joins
+  s.openEdges = openEdges
+  s.nonManifoldEdges = nonManifoldEdges
+  s.edges = edges
+}
+
+const fanCounts = new Int32Array(4)
+
+/** The census of one long list in s.other / s.face: [joins, edges, open, non-manifold]. */
+function fanCensus(s: Census, d: number): Int32Array {
+  const other = s.other,
+    face = s.face
+  if (s.order.length < d) s.order = new Uint32Array(d * 2)
+  const order = s.order.subarray(0, d)
+  for (let k = 0; k < d; k++) order[k] = k
+  order.sort((x, y) => other[x]! - other[y]!)
+  fanCounts.fill(0)
+  let k = 0
+  while (k < d) {
+    const w = other[order[k]!]!
+    let m = k + 1
+    while (m < d && other[order[m]!] === w) m++
+    fanCounts[1]!++
+    if (m - k === 1) fanCounts[2]!++
+    else if (m - k === 2) fanCounts[0]! += union(s.parent, face[order[k]!]!, face[order[k + 1]!]!)
+    else fanCounts[3]!++
+    k = m
   }
+  return fanCounts
 }
 
 const USED = 0xffffffff
@@ -141,8 +232,6 @@ function root(parent: Int32Array, x: number): number {
 
 /** Joins the parts of triangles a and b; 1 when they were apart. Both then point at the root. */
 function union(parent: Int32Array, a: number, b: number): number {
-  // Neighbours mostly share a parent already (both were pointed at their root before).
-  if (parent[a] === parent[b]) return 0
   const ra = root(parent, a)
   const rb = root(parent, b)
   const r = ra < rb ? ra : rb

@@ -12,6 +12,11 @@ export interface MeshObject {
  * A triangle mesh in millimetres. Vertices are welded by exact coordinates, so two
  * triangles share an edge exactly when they share both vertex indices, and every
  * vertex is used by at least one triangle.
+ *
+ * The binary STL reader makes `positions` when first read and files what it learnt while
+ * welding (the sums and edge counts of measureMesh) under the mesh: measureMesh uses them
+ * while `positions` are unchanged (it checks) and `triangles` is the same array, whose
+ * contents it trusts. To measure an edited mesh, give it a new `triangles` array.
  */
 export interface Mesh {
   format: MeshFormat

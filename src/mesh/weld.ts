@@ -5,6 +5,22 @@ import {MeshError} from './errors.js'
 
 const EMPTY = -1
 
+/** Items per call of the mesh code's long loops, after the first, shorter calls. */
+export const CHUNK = 8192
+
+/**
+ * Where a chunk of a long loop that starts at i (of n) ends. The long loops of the mesh
+ * code run in chunks, one call of a small function each: V8 compiles such a function
+ * early and whole and swaps the optimised code in at the next call, where one long loop
+ * waits for on-stack replacement. The first chunks are short (16, 32, … items), so the
+ * function's whole body, the lines after its loop too, has run a few times before the
+ * compiler looks at it: code that had never run would make the optimised code bail out
+ * when it first does (V8 compiles it to a deoptimisation, lacking type feedback).
+ */
+export function chunkEnd(i: number, n: number): number {
+  return Math.min(n, i < 16 ? 16 : i < CHUNK ? 2 * i : i + CHUNK)
+}
+
 function nextPow2(n: number): number {
   let p = 1024
   while (p < n) p *= 2
@@ -31,40 +47,156 @@ export class NotFiniteError extends Error {
   }
 }
 
+/** Sums that one pass over the triangles yields (see measure.ts). */
+export interface Sums {
+  minX: number
+  minY: number
+  minZ: number
+  maxX: number
+  maxY: number
+  maxZ: number
+  /** Signed, mm³. */
+  volume: number
+  area: number
+  /** Σ area·|nz|: surfaces facing up or down (top and bottom skins). */
+  areaHorizontal: number
+  /** Σ area·√(nx²+ny²): walls. */
+  areaVertical: number
+}
+
+/**
+ * What the binary STL reader learnt while welding, filed under the mesh it returned:
+ * measureMesh uses the sums only while the mesh still has these triangles and its
+ * positions were never read (the reader makes them on first use) or still equal the
+ * float32 coordinates they were made from (read.ts scales them for units, for one).
+ */
+export interface WeldInfo {
+  sums: Sums
+  floats: Float32Array
+  triangles: Uint32Array
+  /** The positions if they were made, else null. */
+  positions(): Float64Array | null
+  /**
+   * For topology.ts, once: per vertex v, at v + 2, the edges whose lower end v is, and
+   * the triangles with a repeated vertex. Null once taken.
+   */
+  edgeCounts: {counts: Uint32Array; degenerate: number} | null
+}
+
+export const weldInfo = new WeakMap<object, WeldInfo>()
+
 /**
  * Welds the corners of binary STL records by their exact float32 bit patterns (-0 equals
- * +0). `u16` views the records as little-endian 16-bit words; triangle t's first corner
- * starts at word `first + stride * t`, each corner is three 32-bit patterns as six words.
- * Writes three vertex indices per triangle into `triangles`; throws NotFiniteError.
+ * +0) and sums the measures of measure.ts on the way; the records may come in pieces
+ * (a file read a megabyte at a time). Non-finite coordinates throw NotFiniteError.
  *
- * Built for millions of corners, in one function so the compiler sees the whole loop,
- * and with as little memory as it can (fresh pages cost as much as the hashing): an
- * open-addressing table of vertex indices over the key words kept in welding order, and
- * in front of it a small direct-mapped cache of recently welded vertices, which answers
- * most repeats (a vertex comes back a few hundred triangles later in the files exporters
- * write) without a cache miss in the big table.
+ * Built for millions of corners, with as little memory as it can (fresh pages cost as
+ * much as the hashing): an open-addressing table of vertex indices over the key words
+ * kept in welding order, and in front of it a small direct-mapped cache of recently
+ * welded vertices, which answers most repeats (a vertex comes back a few hundred
+ * triangles later in the files exporters write) without a cache miss in the big table.
+ * The loop runs in chunks of triangles (see chunkEnd).
  */
-export function weldFloat32(
-  u16: Uint16Array,
-  n: number,
+export class Float32Welder {
+  /** Three vertex indices per triangle. */
+  readonly triangles: Uint32Array
+  /** Triangles welded so far. */
+  done = 0
+  size: number
+  mask: number
+  table: Int32Array
+  readonly recent = new Int32Array(RECENT + 1).fill(EMPTY)
+  /** x, y, z bits per vertex in welding order, and the same memory as floats. */
+  keys: Int32Array
+  floats: Float32Array
+  count = 0
+  /** Per vertex v, at v + 2: the edges whose lower end v is (topology.ts's first pass). */
+  edges: Uint32Array
+  /** Triangles with a repeated vertex. */
+  degenerate = 0
+  minX = Infinity
+  minY = Infinity
+  minZ = Infinity
+  maxX = -Infinity
+  maxY = -Infinity
+  maxZ = -Infinity
+  volume = 0
+  area = 0
+  areaHorizontal = 0
+  areaVertical = 0
+
+  /** n: the triangles the file holds. */
+  constructor(readonly n: number) {
+    this.triangles = new Uint32Array(n * 3)
+    // A closed mesh has about n / 2 vertices; the table starts at load 1/2 for that.
+    this.size = nextPow2(n + 16)
+    this.mask = this.size - 1
+    this.table = new Int32Array(this.size).fill(EMPTY)
+    this.keys = new Int32Array(Math.max(48, 3 * ((n >> 1) + 16)))
+    this.floats = new Float32Array(this.keys.buffer)
+    this.edges = new Uint32Array(this.keys.length / 3 + 2)
+  }
+
+  /**
+   * Welds the next `count` triangles, whose 50-byte records start at byte `at` of `view`
+   * (each record: a normal, then three corners of three little-endian float32).
+   */
+  add(view: DataView, at: number, count: number): void {
+    const from = this.done
+    const to = from + count
+    // Record t starts at at + 50 (t − from); its first corner 12 bytes further.
+    const first = at + 12 - 50 * from
+    for (let t = from; t < to; t = from + chunkEnd(t - from, count)) {
+      const end = from + chunkEnd(t - from, count)
+      const before = this.count
+      weldChunk(this, view, first, 50, this.triangles, t, end)
+      boundsChunk(this, before, this.count)
+      sumChunk(this, this.triangles, t, end)
+    }
+    this.done = to
+  }
+
+  /** The welded vertices (float32), the sums and the edge counts, once every triangle was added. */
+  finish(): {floats: Float32Array; sums: Sums; edgeCounts: {counts: Uint32Array; degenerate: number}} {
+    const floats = this.floats.subarray(0, this.count * 3)
+    const sums: Sums = {
+      minX: this.minX,
+      minY: this.minY,
+      minZ: this.minZ,
+      maxX: this.maxX,
+      maxY: this.maxY,
+      maxZ: this.maxZ,
+      volume: this.volume / 6,
+      area: this.area / 2,
+      areaHorizontal: this.areaHorizontal / 2,
+      areaVertical: this.areaVertical / 2,
+    }
+    return {floats, sums, edgeCounts: {counts: this.edges, degenerate: this.degenerate}}
+  }
+}
+
+function weldChunk(
+  w: Float32Welder,
+  view: DataView,
   first: number,
   stride: number,
   triangles: Uint32Array,
-): {positions: Float64Array; count: number} {
-  // A closed mesh has about n / 2 vertices; the table starts at load 1/2 for that.
-  let size = nextPow2(n + 16)
-  let mask = size - 1
-  let table: Int32Array = new Int32Array(size).fill(EMPTY)
-  const recent = new Int32Array(RECENT + 1).fill(EMPTY)
-  // x, y, z bits per vertex in welding order.
-  let keys: Int32Array = new Int32Array(Math.max(48, 3 * ((n >> 1) + 16)))
-  let count = 0
-  for (let t = 0, i = 0; t < n; t++) {
+  from: number,
+  to: number,
+): void {
+  const recent = w.recent
+  let table = w.table
+  let mask = w.mask
+  let keys = w.keys
+  let floats = w.floats
+  let edges = w.edges
+  let count = w.count
+  for (let t = from, i = from * 3; t < to; t++) {
     let o = first + stride * t
-    for (let k = 0; k < 3; k++, o += 6, i++) {
-      let bx = u16[o]! | (u16[o + 1]! << 16)
-      let by = u16[o + 2]! | (u16[o + 3]! << 16)
-      let bz = u16[o + 4]! | (u16[o + 5]! << 16)
+    for (let k = 0; k < 3; k++, o += 12, i++) {
+      let bx = view.getInt32(o, true)
+      let by = view.getInt32(o + 4, true)
+      let bz = view.getInt32(o + 8, true)
       if ((bx & EXP) === EXP || (by & EXP) === EXP || (bz & EXP) === EXP) throw new NotFiniteError(t)
       if (bx === NEG_ZERO) bx = 0
       if (by === NEG_ZERO) by = 0
@@ -88,22 +220,115 @@ export function weldFloat32(
           const grown = new Int32Array(keys.length * 2)
           grown.set(keys)
           keys = grown
+          floats = new Float32Array(keys.buffer)
+          const more = new Uint32Array(keys.length / 3 + 2)
+          more.set(edges)
+          edges = more
         }
         keys[v * 3] = bx
         keys[v * 3 + 1] = by
         keys[v * 3 + 2] = bz
         table[slot] = v
-        if (count * 2 > size) {
-          size *= 2
-          mask = size - 1
-          table = rehash(keys, count, size)
+        if (count * 2 > w.size) {
+          w.size *= 2
+          mask = w.size - 1
+          table = rehash(keys, count, w.size)
         }
       }
       recent[h & RECENT] = v
       triangles[i] = v
     }
   }
-  return {positions: new Float64Array(new Float32Array(keys.buffer, 0, count * 3)), count}
+  w.table = table
+  w.mask = mask
+  w.keys = keys
+  w.floats = floats
+  w.edges = edges
+  w.count = count
+}
+
+/** Widens the bounding box by vertices from..to (those a chunk of triangles made). */
+function boundsChunk(w: Float32Welder, from: number, to: number): void {
+  const floats = w.floats
+  let minX = w.minX,
+    minY = w.minY,
+    minZ = w.minZ,
+    maxX = w.maxX,
+    maxY = w.maxY,
+    maxZ = w.maxZ
+  for (let i = from * 3, end = to * 3; i < end; i += 3) {
+    const x = floats[i]!,
+      y = floats[i + 1]!,
+      z = floats[i + 2]!
+    if (x < minX) minX = x
+    if (x > maxX) maxX = x
+    if (y < minY) minY = y
+    if (y > maxY) maxY = y
+    if (z < minZ) minZ = z
+    if (z > maxZ) maxZ = z
+  }
+  w.minX = minX
+  w.minY = minY
+  w.minZ = minZ
+  w.maxX = maxX
+  w.maxY = maxY
+  w.maxZ = maxZ
+}
+
+/**
+ * The measures of triangles from..to (just welded: their corners are in cache), summed
+ * in float64 exactly as sumMesh does, and each edge counted under its lower end, as
+ * topology.ts's first pass does.
+ */
+function sumChunk(w: Float32Welder, triangles: Uint32Array, from: number, to: number): void {
+  const floats = w.floats
+  const edges = w.edges
+  let degenerate = w.degenerate
+  let volume = w.volume,
+    area = w.area,
+    areaHorizontal = w.areaHorizontal,
+    areaVertical = w.areaVertical
+  for (let i = from * 3, end = to * 3; i < end; i += 3) {
+    const va = triangles[i]!,
+      vb = triangles[i + 1]!,
+      vc = triangles[i + 2]!
+    if (va === vb || vb === vc || va === vc) degenerate++
+    else {
+      edges[(va < vb ? va : vb) + 2]!++
+      edges[(vb < vc ? vb : vc) + 2]!++
+      edges[(vc < va ? vc : va) + 2]!++
+    }
+    const a = va * 3,
+      b = vb * 3,
+      c = vc * 3
+    const ax = floats[a]!,
+      ay = floats[a + 1]!,
+      az = floats[a + 2]!
+    const bx = floats[b]!,
+      by = floats[b + 1]!,
+      bz = floats[b + 2]!
+    const cx = floats[c]!,
+      cy = floats[c + 1]!,
+      cz = floats[c + 2]!
+    volume += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
+    const ux = bx - ax,
+      uy = by - ay,
+      uz = bz - az
+    const vx = cx - ax,
+      vy = cy - ay,
+      vz = cz - az
+    const nx = uy * vz - uz * vy,
+      ny = uz * vx - ux * vz,
+      nz = ux * vy - uy * vx
+    area += Math.sqrt(nx * nx + ny * ny + nz * nz)
+    areaHorizontal += Math.abs(nz)
+    areaVertical += Math.sqrt(nx * nx + ny * ny)
+  }
+  w.degenerate = degenerate
+  w.volume = volume
+  w.area = area
+  w.areaHorizontal = areaHorizontal
+  w.areaVertical = areaVertical
 }
 
 function rehash(keys: Int32Array, count: number, size: number): Int32Array {
