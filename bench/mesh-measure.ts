@@ -158,7 +158,7 @@ Where our time goes (medians; stages timed in-process with \`performance.now()\`
 |---|---:|
 | \`node -e 0\` (bare Node start) | ${median(nodeStart).toFixed(0)} |
 | \`node -e 'await import("@oclif/core")'\` (loading oclif alone) | ${median(oclifStart).toFixed(0)} |
-| \`node -e 'await import("zod")'\` (zod alone: \`BaseCommand\` loads it through \`schemas/secrets\`) | ${median(zodStart).toFixed(0)} |
+| \`node -e 'await import("zod")'\` (zod alone, for scale: \`price measure\` no longer loads it) | ${median(zodStart).toFixed(0)} |
 | \`mfg price measure cube20.stl --no-hull --json\` (CLI start + a 12-triangle file) | ${median(cliStart).toFixed(0)} |
 | read + parse (binary STL read in 1 MB pieces and welded; bounding box, volume, areas and edge counts summed on the way) | ${st('parse')} |
 | measures (the welder's sums, checked still valid) | ${st('measures')} |
