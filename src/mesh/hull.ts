@@ -11,14 +11,15 @@
 // become hull vertices; the volume error that allows is at most area × eps, far below
 // 1e-9 relative. The volume is kept up to date as faces come and go.
 //
-// Big inputs are put in Morton order of a 32³ grid first (one counting sort), then start
-// from a sample: the hull of every k-th point and of the points extreme in 26 directions
-// (about 4√n points) is built first; then every point is located on it by a short walk
-// (to the face its direction from a centre passes through, starting from the previous
-// point's face: points in Morton order lie close together). Points under that face are
-// inside the sample's hull, hence inside the hull, and are dropped (an Akl–Toussaint
-// filter with a far tighter polytope); the others start in that face's outside list,
-// which spares quickhull its first, biggest rounds of handing points on.
+// Big inputs start from a sample: the hull of every k-th point and of the points extreme
+// in 26 directions (about 8√n points) is built first; then every point is located on it by
+// a short walk (to the face its direction from a centre passes through, starting from the
+// previous point's face). Points under that face are inside the sample's hull, hence
+// inside the hull, and are dropped (an Akl–Toussaint filter with a far tighter polytope);
+// the others start in that face's outside list, which spares quickhull its first, biggest
+// rounds of handing points on. The walks are short when consecutive points lie close
+// together, as a mesh's vertices do; points in an order that jumps about are put in
+// Morton order of a 32³ grid first (one counting sort).
 //
 // Every hot loop sits in a function of its own that is called many times (once per step,
 // or per chunk of points, see chunkEnd in weld.ts).
@@ -50,11 +51,15 @@ const PS = 4
 export function convexHull(points: Float64Array): HullResult {
   const n = Math.floor(points.length / 3)
   if (n < 4) return {volume: 0, faces: 0, vertices: n}
-  const box = new Float64Array([Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity])
+  // The bounding box, then the sum of the steps from each point to the next (L1).
+  const box = new Float64Array([Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity, 0])
   for (let i = 0; i < n; i = chunkEnd(i, n)) boundsChunk(points, i, chunkEnd(i, n), box)
   const size = box[3]! - box[0]! + (box[4]! - box[1]!) + (box[5]! - box[2]!)
   if (!(size > 0)) return {volume: 0, faces: 0, vertices: n}
-  const order = n < SAMPLED ? null : mortonOrder(points, n, box)
+  // Points in an order that jumps about (far apart on average) are sorted first; the
+  // order of a mesh's vertices is close to that already, and permuting costs a cache
+  // miss per point.
+  const order = n < SAMPLED || box[6]! / n < size / 100 ? null : mortonOrder(points, n, box)
   let eps = 1e-11 * size
   for (let attempt = 0; attempt < 4; attempt++, eps *= 1000) {
     // Centre the points: plane offsets and tetrahedra then stay well conditioned.
@@ -142,10 +147,12 @@ function boundsChunk(p: Float64Array, from: number, to: number, box: Float64Arra
     maxX = box[3]!,
     maxY = box[4]!,
     maxZ = box[5]!
+  let steps = box[6]!
   for (let i = from * 3, end = to * 3; i < end; i += 3) {
     const x = p[i]!,
       y = p[i + 1]!,
       z = p[i + 2]!
+    if (i > 0) steps += Math.abs(x - p[i - 3]!) + Math.abs(y - p[i - 2]!) + Math.abs(z - p[i - 1]!)
     if (x < minX) minX = x
     if (x > maxX) maxX = x
     if (y < minY) minY = y
@@ -159,18 +166,13 @@ function boundsChunk(p: Float64Array, from: number, to: number, box: Float64Arra
   box[3] = maxX
   box[4] = maxY
   box[5] = maxZ
+  box[6] = steps
 }
-
-/** x, y, z, x ± y, x ± z, y ± z, x ± y ± z: 13 directions, each taken both ways. */
-const DIRECTIONS = Float64Array.from([
-  1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, -1, 0, 1, 0, 1, 1, 0, -1, 0, 1, 1, 0, 1, -1, 1, 1, 1, 1, 1, -1, 1, -1, 1, 1,
-  -1, -1,
-])
 
 /**
  * Copies points order[from..to] (or from..to) into q, centred on the bounding box, four
- * slots each (see PS), and records in at[] those extreme in 13 directions, both ways
- * (ext[] holds the values).
+ * slots each (see PS), and records in at[] those extreme in 13 directions (x, y, z, x ± y,
+ * x ± z, y ± z, x ± y ± z), both ways (ext[] holds the values).
  */
 function centreChunk(
   p: Float64Array,
@@ -194,22 +196,130 @@ function centreChunk(
     q[i * PS + 1] = y
     q[i * PS + 2] = z
     q[i * PS + 3] = NONE
-    for (let d = 0; d < 13; d++) {
-      // Direction d and its opposite: slot 2d holds the largest d·p, slot 2d + 1 the largest −d·p.
-      const e = DIRECTIONS[d * 3]! * x + DIRECTIONS[d * 3 + 1]! * y + DIRECTIONS[d * 3 + 2]! * z
-      if (e > ext[2 * d]!) {
-        ext[2 * d] = e
-        at[2 * d] = i
-      }
-      if (-e > ext[2 * d + 1]!) {
-        ext[2 * d + 1] = -e
-        at[2 * d + 1] = i
-      }
+    // Each direction d and its opposite: slot 2d holds the largest d·p, slot 2d + 1 the largest −d·p.
+    let e = x
+    if (e > ext[0]!) {
+      ext[0] = e
+      at[0] = i
+    }
+    if (-e > ext[1]!) {
+      ext[1] = -e
+      at[1] = i
+    }
+    e = y
+    if (e > ext[2]!) {
+      ext[2] = e
+      at[2] = i
+    }
+    if (-e > ext[3]!) {
+      ext[3] = -e
+      at[3] = i
+    }
+    e = z
+    if (e > ext[4]!) {
+      ext[4] = e
+      at[4] = i
+    }
+    if (-e > ext[5]!) {
+      ext[5] = -e
+      at[5] = i
+    }
+    e = x + y
+    if (e > ext[6]!) {
+      ext[6] = e
+      at[6] = i
+    }
+    if (-e > ext[7]!) {
+      ext[7] = -e
+      at[7] = i
+    }
+    e = x - y
+    if (e > ext[8]!) {
+      ext[8] = e
+      at[8] = i
+    }
+    if (-e > ext[9]!) {
+      ext[9] = -e
+      at[9] = i
+    }
+    e = x + z
+    if (e > ext[10]!) {
+      ext[10] = e
+      at[10] = i
+    }
+    if (-e > ext[11]!) {
+      ext[11] = -e
+      at[11] = i
+    }
+    e = x - z
+    if (e > ext[12]!) {
+      ext[12] = e
+      at[12] = i
+    }
+    if (-e > ext[13]!) {
+      ext[13] = -e
+      at[13] = i
+    }
+    e = y + z
+    if (e > ext[14]!) {
+      ext[14] = e
+      at[14] = i
+    }
+    if (-e > ext[15]!) {
+      ext[15] = -e
+      at[15] = i
+    }
+    e = y - z
+    if (e > ext[16]!) {
+      ext[16] = e
+      at[16] = i
+    }
+    if (-e > ext[17]!) {
+      ext[17] = -e
+      at[17] = i
+    }
+    e = x + y + z
+    if (e > ext[18]!) {
+      ext[18] = e
+      at[18] = i
+    }
+    if (-e > ext[19]!) {
+      ext[19] = -e
+      at[19] = i
+    }
+    e = x + y - z
+    if (e > ext[20]!) {
+      ext[20] = e
+      at[20] = i
+    }
+    if (-e > ext[21]!) {
+      ext[21] = -e
+      at[21] = i
+    }
+    e = x - y + z
+    if (e > ext[22]!) {
+      ext[22] = e
+      at[22] = i
+    }
+    if (-e > ext[23]!) {
+      ext[23] = -e
+      at[23] = i
+    }
+    e = x - y - z
+    if (e > ext[24]!) {
+      ext[24] = e
+      at[24] = i
+    }
+    if (-e > ext[25]!) {
+      ext[25] = -e
+      at[25] = i
     }
   }
 }
 
 const NONE = -1
+/** In a point's list slot: a vertex of the sample's hull (see fromSample). Step marks are below. */
+const VERTEX = -2
 /** Int32 slots per face: vertices a, b, c; neighbours across a→b, b→c, c→a; first outside point; mark of the step. */
 const FI = 8
 /**
@@ -557,7 +667,7 @@ class Quickhull {
   fromSample(at: Int32Array): boolean {
     const n = this.n
     const p = this.p
-    const step = Math.max(2, Math.floor(Math.sqrt(n) / 4))
+    const step = Math.max(2, Math.floor(Math.sqrt(n) / 8))
     const idx = new Int32Array(Math.ceil(n / step) + 26)
     let m = 0
     for (let i = 0; i < n; i += step) idx[m++] = i
@@ -577,7 +687,13 @@ class Quickhull {
     const hull = new Int32Array(this.used)
     let nh = 0
     const fi = this.fi
-    for (let f = 0; f < this.used; f++) if (fi[f * FI] !== NONE) hull[nh++] = f
+    for (let f = 0; f < this.used; f++) {
+      if (fi[f * FI] === NONE) continue
+      hull[nh++] = f
+      // Its vertices are on the hull already: the walks skip them (rounding on a sliver
+      // face could otherwise put one in an outside list).
+      for (let k = 0; k < 3; k++) p[fi[f * FI + k]! * PS + 3] = VERTEX
+    }
     const edges = new Float64Array(this.used * 9)
     const cx = this.centre[0]!,
       cy = this.centre[1]!,
@@ -633,6 +749,7 @@ class Quickhull {
     let f = state[0]!
     let strays = state[1]!
     for (let i = from; i < to; i++) {
+      if (p[i * PS + 3] === VERTEX) continue
       const x = p[i * PS]!,
         y = p[i * PS + 1]!,
         z = p[i * PS + 2]!
@@ -784,8 +901,8 @@ class Quickhull {
       fd = this.fd
     const p = this.p
     // A hull vertex is in no outside list, so its list slot is free to hold the step's
-    // mark (below −1, unlike a list link).
-    const seen = -2 - this.stamp
+    // mark (below VERTEX, unlike a list link).
+    const seen = -3 - this.stamp
     for (let k = 0; k < nh; k++) {
       const g = horizonFace[k]!
       const e = horizonEdge[k]!
@@ -836,7 +953,7 @@ class Quickhull {
     let last = 0
     for (let q = 0; q < nv; q++) {
       let i = fi[visible[q]! * FI + 6]!
-      while (i !== NONE) {
+      while (i >= 0) {
         const x = p[i * PS]!,
           y = p[i * PS + 1]!,
           z = p[i * PS + 2]!

@@ -147,11 +147,9 @@ describe('shared meshes against the README reference values', () => {
     })
   }
 
-  it('the torus hull takes well under 2 s', () => {
-    const mesh = readMesh(meshBytes('torus-100k.stl'))
-    const t0 = performance.now()
-    const m = measureMesh(mesh)
-    expect(performance.now() - t0).toBeLessThan(2000)
+  // Speed is measured in bench/mesh-hull.ts, never asserted here.
+  it('the torus hull has the reference volume', () => {
+    const m = measureMesh(readMesh(meshBytes('torus-100k.stl')))
     near(m.convexHullVolume, 253680.996)
   })
 })
