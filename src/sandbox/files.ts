@@ -230,3 +230,28 @@ export function verifyLink(
     )
   }
 }
+
+/** One file of a demand: its name and its stored link. */
+export interface DemandFile {
+  fileName: string
+  fileLink: string
+}
+
+/**
+ * A demand's files: its quote-model items' fileLinks, then a legacy `file`
+ * not among them (as access/file lists them).
+ */
+export function demandFiles(doc: {quoteModel?: unknown; file?: unknown}): DemandFile[] {
+  const files: DemandFile[] = []
+  const items = Array.isArray(doc.quoteModel) ? (doc.quoteModel as Record<string, unknown>[]) : []
+  for (const item of items) {
+    if (typeof item.fileLink === 'string' && item.fileLink !== '') {
+      const fileName = typeof item.fileName === 'string' && item.fileName !== '' ? item.fileName : item.fileLink
+      files.push({fileName, fileLink: item.fileLink})
+    }
+  }
+  if (typeof doc.file === 'string' && doc.file !== '' && !files.some((f) => f.fileLink === doc.file)) {
+    files.push({fileName: doc.file.split('/').pop() ?? doc.file, fileLink: doc.file})
+  }
+  return files
+}

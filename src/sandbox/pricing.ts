@@ -1,6 +1,8 @@
 import {CURRENCIES, type Currency, type ErrorDetail} from '../schemas/common.js'
 import type {BulkRow, PricingOption, QuoteModelPublicDto} from '../schemas/pricing.js'
+import type {Business} from './store/businesses.js'
 import type {CustomerOption, Machine, Material} from './store/catalog.js'
+import type {Store} from './store/index.js'
 
 /**
  * The sandbox's pricing engine, shared by v1 price-estimation and the legacy
@@ -94,6 +96,16 @@ export interface Catalog {
   machines: readonly Machine[]
   materials: readonly Material[]
   options: readonly CustomerOption[]
+}
+
+/** A business's catalog as the engine reads it, from the store. */
+export function catalogOf(store: Store, business: Business): Catalog {
+  return {
+    currency: business.currency,
+    machines: store.catalog.machines(business.id),
+    materials: store.catalog.materials(business.id),
+    options: store.catalog.options(business.id),
+  }
 }
 
 export interface Selection {

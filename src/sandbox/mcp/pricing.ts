@@ -4,7 +4,7 @@ import * as z from 'zod'
 import {CURRENCIES, SERVICES, issuesToDetails} from '../../schemas/common.js'
 import {QuoteModelPublicDto} from '../../schemas/pricing.js'
 import {badRequest} from '../errors.js'
-import {ENGINE, EUR_RATES, estimate, isCurrency} from '../pricing.js'
+import {ENGINE, EUR_RATES, catalogOf, estimate, isCurrency} from '../pricing.js'
 import type {Business} from '../store/businesses.js'
 import type {Machine, Material} from '../store/catalog.js'
 import type {DemandDoc} from '../store/demands.js'
@@ -216,16 +216,7 @@ export function registerPricingTools(server: McpServer, env: ToolEnv): void {
             details,
           )
         }
-        const result = estimate(
-          {
-            currency: business.currency,
-            machines: store.catalog.machines(business.id),
-            materials: store.catalog.materials(business.id),
-            options: store.catalog.options(business.id),
-          },
-          parsed.data,
-          {currency},
-        )
+        const result = estimate(catalogOf(store, business), parsed.data, {currency})
         const b = result.breakdown
         return ok({
           message: `Estimated price for ${b.quantity} × ${b.material} on ${b.technology} (${b.service}): ${b.price.toFixed(2)} ${b.currency}.`,

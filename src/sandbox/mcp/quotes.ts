@@ -5,7 +5,7 @@ import {TECHNIQUES} from '../../schemas/common.js'
 import {MAX_BATCH, STAGES, V1_PAGE_SIZE_DEFAULT, V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'
 import {createDemands, getDemand, listDemands, updateDemand, validateCreateBody} from '../demands.js'
 import {badRequest, notFound} from '../errors.js'
-import {blobExists, grantLink, keyOfLink, LINK_VALIDITY_S} from '../files.js'
+import {blobExists, demandFiles, grantLink, keyOfLink, LINK_VALIDITY_S, type DemandFile} from '../files.js'
 import {paymentAuthToken} from '../ids.js'
 import {isPlainObject, v1Record} from '../records.js'
 import type {DemandDoc} from '../store/demands.js'
@@ -44,26 +44,6 @@ export function quoteSummary(doc: DemandDoc): Record<string, unknown> {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   }
-}
-
-interface DemandFile {
-  fileName: string
-  fileLink: string
-}
-
-/** A demand's files: its quote-model items' fileLinks, then a legacy `file` not among them (as access/file). */
-export function demandFiles(doc: DemandDoc): DemandFile[] {
-  const files: DemandFile[] = []
-  for (const item of doc.quoteModel ?? []) {
-    if (typeof item.fileLink === 'string' && item.fileLink !== '') {
-      const fileName = typeof item.fileName === 'string' && item.fileName !== '' ? item.fileName : item.fileLink
-      files.push({fileName, fileLink: item.fileLink})
-    }
-  }
-  if (typeof doc.file === 'string' && doc.file !== '' && !files.some((f) => f.fileLink === doc.file)) {
-    files.push({fileName: doc.file.split('/').pop() ?? doc.file, fileLink: doc.file})
-  }
-  return files
 }
 
 const ListOutput = z.looseObject({

@@ -9,10 +9,12 @@ import {
   FILE_ROUTE_PREFIX,
   blobExists,
   blobPath,
+  demandFiles,
   grantLink,
   isValidKey,
   keyOfLink,
   verifyLink,
+  type DemandFile,
   type FileGrant,
 } from '../files.js'
 import type {Business} from '../store/businesses.js'
@@ -32,27 +34,6 @@ function storedFileOf(ctx: SandboxContext, request: FastifyRequest, business: Bu
     throw notFound(`The file ${link} is not in this business's file store.`)
   }
   return file
-}
-
-interface DemandFile {
-  fileName: string
-  fileLink: string
-}
-
-/** A demand's files: its quote-model items' fileLinks, then a legacy `file` not among them. */
-function demandFiles(doc: Record<string, unknown>): DemandFile[] {
-  const files: DemandFile[] = []
-  const items = Array.isArray(doc.quoteModel) ? (doc.quoteModel as Record<string, unknown>[]) : []
-  for (const item of items) {
-    if (typeof item.fileLink === 'string' && item.fileLink !== '') {
-      const fileName = typeof item.fileName === 'string' && item.fileName !== '' ? item.fileName : item.fileLink
-      files.push({fileName, fileLink: item.fileLink})
-    }
-  }
-  if (typeof doc.file === 'string' && doc.file !== '' && !files.some((f) => f.fileLink === doc.file)) {
-    files.push({fileName: doc.file.split('/').pop() ?? doc.file, fileLink: doc.file})
-  }
-  return files
 }
 
 /**

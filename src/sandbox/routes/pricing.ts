@@ -9,23 +9,12 @@ import {
 } from '../../schemas/pricing.js'
 import {ownBusiness, v1Auth, v2Auth} from '../auth.js'
 import {ApiError, badRequest} from '../errors.js'
-import {estimate, isCurrency, PricingInputError, type Catalog, type Estimate} from '../pricing.js'
+import {catalogOf, estimate, isCurrency, PricingInputError, type Estimate} from '../pricing.js'
 import {DAILY_ESTIMATION_ALLOWANCE, secondsToUtcMidnight, utcDay} from '../store/allowance.js'
-import type {Business} from '../store/businesses.js'
-import type {Store} from '../store/index.js'
 import type {SandboxContext} from '../app.js'
 
 export const V1_ESTIMATION_PATH = '/api/public/v1/price-estimation/:businessId'
 export const LEGACY_ESTIMATION_PATH = '/api/v2/ms-machine-learning/machine-learing/modelPriceEstimation/:businessId'
-
-function catalogOf(store: Store, business: Business): Catalog {
-  return {
-    currency: business.currency,
-    machines: store.catalog.machines(business.id),
-    materials: store.catalog.materials(business.id),
-    options: store.catalog.options(business.id),
-  }
-}
 
 /** The currency query: required on the legacy route, optional ([ext]) on v1. */
 function currencyOf(raw: unknown, fallback: string | undefined): string {
