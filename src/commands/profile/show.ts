@@ -2,15 +2,16 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
-import {LOCAL_PROFILE, maskedProfile, ProfileStore, resolveProfile, unknownProfile} from '../../profiles/index.js'
+import {
+  LOCAL_PROFILE,
+  maskedProfile,
+  ProfileStore,
+  resolveProfile,
+  unknownProfile,
+  type Profile,
+} from '../../profiles/index.js'
 
-export interface ShownProfile {
-  name: string
-  baseUrl: string
-  apiKey?: string
-  authToken?: string
-  businessId?: string
-  currency?: string
+export interface ShownProfile extends Profile {
   embedded: boolean
   current: boolean
   /** Environment variables laid over the stored values. */
