@@ -64,15 +64,18 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
     status: 'warn',
     message: `cannot inspect ${path}: ${(error as Error).message}`,
   })
+  /** The path's stats, undefined when it does not exist or cannot be read (that is noted). */
+  const inspect = (path: string): Stats | undefined => {
+    try {
+      return statOrUndefined(path)
+    } catch (error) {
+      problems.push(unreadable(path, error))
+      return undefined
+    }
+  }
 
   for (const dir of [...new Set(files.dirs)]) {
-    let st: Stats | undefined
-    try {
-      st = statOrUndefined(dir)
-    } catch (error) {
-      problems.push(unreadable(dir, error))
-      continue
-    }
+    const st = inspect(dir)
     if (!st?.isDirectory()) continue
     dirsSeen++
     if (st.mode & 0o002) {
@@ -96,13 +99,7 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
   }
 
   for (const file of candidates) {
-    let st: Stats | undefined
-    try {
-      st = statOrUndefined(file)
-    } catch (error) {
-      problems.push(unreadable(file, error))
-      continue
-    }
+    const st = inspect(file)
     if (!st?.isFile()) continue
     filesSeen++
     if (st.mode & 0o077) {
