@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox, SandboxOptions} from '../../src/sandbox/index.js'
-import {json, runCli, type CliResult} from '../helpers/cli.js'
+import {cliEnv, json, runCli, type CliResult} from '../helpers/cli.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
 
 interface Outcome {
@@ -60,14 +60,7 @@ interface Harness {
 async function harness(opts: SandboxOptions = {}): Promise<Harness> {
   const sandbox = await startTestSandbox(opts)
   const home = mkdtempSync(join(tmpdir(), 'mfg-batch-'))
-  const b = sandbox.businesses[0]!
-  const env = {
-    MFG_HOME: home,
-    MFG_BASE_URL: sandbox.url,
-    MFG_API_KEY: b.apiKey,
-    MFG_AUTH_TOKEN: b.authToken,
-    MFG_BUSINESS_ID: b.id,
-  }
+  const env = cliEnv(sandbox, home)
   return {
     sandbox,
     home,

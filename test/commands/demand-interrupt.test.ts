@@ -10,6 +10,7 @@ import {join, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {cliEnv} from '../helpers/cli.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -30,14 +31,9 @@ beforeAll(async () => {
   // Some faults (429 with Retry-After: 1 among them) keep the batch slow enough to stop mid-way.
   sandbox = await startTestSandbox({replay: false, faults: {rate: 0.1, seed: 99}})
   home = mkdtempSync(join(tmpdir(), 'mfg-sigint-'))
-  const b = sandbox.businesses[0]!
   env = {
     ...process.env,
-    MFG_HOME: home,
-    MFG_BASE_URL: sandbox.url,
-    MFG_API_KEY: b.apiKey,
-    MFG_AUTH_TOKEN: b.authToken,
-    MFG_BUSINESS_ID: b.id,
+    ...cliEnv(sandbox, home),
     CI: 'true',
     NO_COLOR: '1',
   }

@@ -10,7 +10,7 @@ import {createClient, type ApiClient} from '../../src/api/http.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {downloadFile} from '../../src/services/files/download.js'
 import {demandFileLink} from '../../src/services/files/link.js'
-import {json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {cliEnv, json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 
 /** The seeded quote with sensor-bracket.stl (found by its draftId). */
@@ -24,16 +24,7 @@ let client: ApiClient
 let skewMs = 0
 const outputs: CliResult[] = []
 
-const env = (): Record<string, string> => {
-  const b = sandbox.businesses[0]!
-  return {
-    MFG_HOME: home,
-    MFG_BASE_URL: sandbox.url,
-    MFG_API_KEY: b.apiKey,
-    MFG_AUTH_TOKEN: b.authToken,
-    MFG_BUSINESS_ID: b.id,
-  }
-}
+const env = (): Record<string, string> => cliEnv(sandbox, home)
 const run = async (argv: string[], opts: RunOptions = {}) => {
   const r = await runCli(argv, {...opts, env: {...env(), ...opts.env}})
   outputs.push(r)

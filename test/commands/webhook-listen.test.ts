@@ -16,7 +16,7 @@ import {
   type ReceivedEvent,
   type Rejection,
 } from '../../src/services/webhooks/listen.js'
-import {json, runCli, type RunOptions} from '../helpers/cli.js'
+import {cliEnv, json, runCli, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import {startReceiver, waitFor, type Receiver} from '../sandbox/receiver.js'
 
@@ -178,16 +178,7 @@ describe('mfg webhook listen, end to end', () => {
   let sandbox: RunningSandbox
   let home: string
   let child: ChildProcess | undefined
-  const env = (): Record<string, string> => {
-    const b = sandbox.businesses[0]!
-    return {
-      MFG_HOME: home,
-      MFG_BASE_URL: sandbox.url,
-      MFG_API_KEY: b.apiKey,
-      MFG_AUTH_TOKEN: b.authToken,
-      MFG_BUSINESS_ID: b.id,
-    }
-  }
+  const env = (): Record<string, string> => cliEnv(sandbox, home)
   const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, env: {...env(), ...opts.env}})
 
   beforeAll(async () => {

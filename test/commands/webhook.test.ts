@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox} from '../../src/sandbox/index.js'
-import {json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {cliEnv, json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import {startReceiver, waitFor, type Receiver} from '../sandbox/receiver.js'
 
@@ -30,16 +30,7 @@ const NEW_SECRET = 'whsec_cli_rotated_Z9Y8X7W6'
 let sandbox: RunningSandbox
 let home: string
 const outputs: CliResult[] = []
-const env = (business = 0, sb = sandbox): Record<string, string> => {
-  const b = sb.businesses[business]!
-  return {
-    MFG_HOME: home,
-    MFG_BASE_URL: sb.url,
-    MFG_API_KEY: b.apiKey,
-    MFG_AUTH_TOKEN: b.authToken,
-    MFG_BUSINESS_ID: b.id,
-  }
-}
+const env = (business = 0, sb = sandbox): Record<string, string> => cliEnv(sb, home, business)
 const run = async (argv: string[], opts: RunOptions & {business?: number; sb?: RunningSandbox} = {}) => {
   const r = await runCli(argv, {...opts, env: {...env(opts.business, opts.sb), ...opts.env}})
   outputs.push(r)

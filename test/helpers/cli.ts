@@ -136,6 +136,22 @@ export interface CliSandbox {
   close(): Promise<void>
 }
 
+/** The env that points the CLI at a sandbox's business (the demo one by default), with its own MFG_HOME. */
+export function cliEnv(
+  sandbox: {url: string; businesses: readonly {id: string; apiKey: string; authToken: string}[]},
+  home: string,
+  business = 0,
+): Record<string, string> {
+  const b = sandbox.businesses[business]!
+  return {
+    MFG_HOME: home,
+    MFG_BASE_URL: sandbox.url,
+    MFG_API_KEY: b.apiKey,
+    MFG_AUTH_TOKEN: b.authToken,
+    MFG_BUSINESS_ID: b.id,
+  }
+}
+
 /** Starts a real sandbox on port 0 with an in-memory database, and a temp MFG_HOME. */
 export async function startCliSandbox(): Promise<CliSandbox> {
   const sandbox = await startTestSandbox()
@@ -144,16 +160,7 @@ export async function startCliSandbox(): Promise<CliSandbox> {
     url: sandbox.url,
     businesses: sandbox.businesses,
     home,
-    env(business = 0) {
-      const b = sandbox.businesses[business]!
-      return {
-        MFG_HOME: home,
-        MFG_BASE_URL: sandbox.url,
-        MFG_API_KEY: b.apiKey,
-        MFG_AUTH_TOKEN: b.authToken,
-        MFG_BUSINESS_ID: b.id,
-      }
-    },
+    env: (business = 0) => cliEnv(sandbox, home, business),
     async close() {
       await sandbox.close()
       rmSync(home, {recursive: true, force: true})
