@@ -4,7 +4,7 @@
 // heavy modules only when it runs. Nothing here is timed; bench/startup.ts
 // measures the speed.
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -18,11 +18,14 @@ const dir = mkdtempSync(join(tmpdir(), 'mfg-startup-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
 let n = 0
-/** Runs the built CLI and returns what it printed and every module it loaded (node: builtins left out). */
+/**
+ * Runs the built CLI and returns what it printed, every module it loaded
+ * (Node's own left out) and, apart, the Node modules it loaded.
+ */
 function traced(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-): {code: number | null; stdout: string; stderr: string; loaded: string[]} {
+): {code: number | null; stdout: string; stderr: string; loaded: string[]; builtins: string[]} {
   const out = join(dir, `trace-${n++}.txt`)
   const r = spawnSync(process.execPath, ['--import', tracer, bin, ...args], {
     env: {...process.env, MFG_HOME: join(dir, 'home'), MFG_TRACE_LOADS: out, NO_COLOR: '1', ...env},
@@ -36,11 +39,12 @@ function traced(
   } catch {
     // Nothing was loaded through a hook.
   }
-  const loaded = [...new Set(lines.filter((l) => l !== '' && !l.startsWith('node:')))]
+  const builtins = lines.filter((l) => l.startsWith('builtin:')).map((l) => l.slice('builtin:'.length))
+  const loaded = [...new Set(lines.filter((l) => l !== '' && !l.startsWith('node:') && !l.startsWith('builtin:')))]
     .map((l) => (l.startsWith('file:') ? new URL(l).pathname : l))
     .filter((l) => !l.startsWith(import.meta.dirname))
     .map((l) => (l.startsWith(root) ? l.slice(root.length + 1) : l))
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr, loaded}
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr, loaded, builtins}
 }
 
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
@@ -109,6 +113,17 @@ describe('start-up: what the built CLI loads', () => {
         heavy,
       ).toBe(false)
     }
+  })
+
+  it("a JSON request does not load Node's fetch implementation (undici), which only a multipart upload or webhook forwarding needs", () => {
+    const csv = join(dir, 'one.csv')
+    writeFileSync(csv, 'technique,material,quantity\n3D_PRINTING,PLA,2\n')
+    const r = traced(['demand', 'create', '--file', csv, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toHaveLength(1)
+    // The list is real: it holds the modules every run loads.
+    expect(r.builtins).toContain('internal/modules/esm/loader')
+    expect(r.builtins.filter((b) => b.includes('undici'))).toEqual([])
   })
 
   it('the embedded sandbox is loaded from node_modules only by a command that needs it', () => {

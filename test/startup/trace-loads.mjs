@@ -3,7 +3,9 @@
 // URL or path per line, so the test can say what a command loaded without
 // timing anything. ES modules are seen by a resolve hook; CommonJS modules
 // (which the bundle loads through require) are read from the require cache
-// at exit.
+// at exit. Node's own modules loaded lazily (such as the fetch implementation
+// behind the global FormData) are listed from process.moduleLoadList as
+// `builtin:NAME`.
 import {appendFileSync} from 'node:fs'
 import {createRequire, register} from 'node:module'
 
@@ -13,6 +15,9 @@ if (out) {
   const cache = createRequire(import.meta.url).cache
   process.on('exit', () => {
     const files = Object.keys(cache)
-    if (files.length > 0) appendFileSync(out, `${files.join('\n')}\n`)
+    const builtins = process.moduleLoadList
+      .filter((m) => m.startsWith('NativeModule '))
+      .map((m) => `builtin:${m.slice('NativeModule '.length)}`)
+    appendFileSync(out, [...files, ...builtins].map((l) => `${l}\n`).join(''))
   })
 }
