@@ -24,6 +24,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
       process.env[`MFG_${dir}_DIR`] ??= join(process.env.MFG_HOME, 'oclif', dir.toLowerCase())
     }
   }
+  // The package.json read here is handed to oclif, which would read it again.
+  // The completion plugin adds `mfg autocomplete` alone: every other command
+  // starts without loading it, and without looking for user-installed plugins
+  // (mfg has none to install).
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  if (!args[0]?.startsWith('autocomplete')) delete pjson.oclif.plugins
   const {execute} = await import('../dist/main.js')
-  await execute({dir: import.meta.url})
+  await execute({loadOptions: {root, pjson, userPlugins: false, devPlugins: false}})
 }

@@ -126,6 +126,15 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.builtins.filter((b) => b.includes('undici'))).toEqual([])
   })
 
+  it('`mfg autocomplete` still runs the completion plugin, which bin/run.js registers for that command alone', () => {
+    const r = traced(['autocomplete', 'bash'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('mfg autocomplete')
+    expect(r.loaded.some((l) => l.includes('node_modules/@oclif/plugin-autocomplete/lib/commands/'))).toBe(true)
+    const hidden = traced(['autocomplete:create'])
+    expect(hidden.code, hidden.stderr).toBe(0)
+  })
+
   it('the embedded sandbox is loaded from node_modules only by a command that needs it', () => {
     const r = traced(['demand', 'list', '--json'])
     expect(r.code).toBe(0)
