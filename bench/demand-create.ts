@@ -7,10 +7,10 @@ import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {idempotencyKeyFor} from '../src/services/demands/create.js'
-import {cli, machine, measure, median, root, serveSandbox, writeSection} from './lib.js'
+import {cli, machine, measure, median, pairedRatios, root, serveSandbox, writeSection} from './lib.js'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const CONCURRENCY = 4
 const TARGET = 1.25
 
@@ -134,7 +134,7 @@ Baseline: \`bench/baseline/post-chunks.mjs\`, the same rows in chunks of 100, ea
 | baseline | ${median(baseMs).toFixed(0)} | ${baseMs.map((x) => x.toFixed(0)).join(', ')} |
 | bare baseline (the same chunks without Idempotency-Key) | ${median(bareMs).toFixed(0)} | ${bareMs.map((x) => x.toFixed(0)).join(', ')} |
 
-Ratio CLI / baseline: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${verdict}). For reference, CLI / bare baseline: ${(median(cliMs) / median(bareMs)).toFixed(2)}; the difference between the two baselines is what the sandbox spends keeping each keyed answer for replay. ${machine()}; load average at the end ${loadavg()
+Ratio CLI / baseline: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${verdict}). Per round (the CLI and the baseline of a round back to back), median and range: ${pairedRatios(cliMs, baseMs)}. For reference, CLI / bare baseline: ${(median(cliMs) / median(bareMs)).toFixed(2)}; the difference between the two baselines is what the sandbox spends keeping each keyed answer for replay. ${machine()}; load average at the end ${loadavg()
   .map((x) => x.toFixed(1))
   .join(' ')}.`
 writeSection('demand-create', table)

@@ -87,6 +87,18 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
+/**
+ * The ratio of each round's two runs (made back to back), as "median (min–max)".
+ * This machine's speed drifts between rounds (a fixed CPU-bound loop takes 1.0
+ * to 1.6 s from one minute to the next), and a round's two runs share its
+ * speed, so these ratios show how much of a spread is the machine's.
+ */
+export function pairedRatios(ours: number[], theirs: number[]): string {
+  const ratios = ours.map((x, i) => x / theirs[i]!)
+  const f = (x: number) => x.toFixed(2)
+  return `${f(median(ratios))} (${f(Math.min(...ratios))}–${f(Math.max(...ratios))})`
+}
+
 /** Replaces one benchmark's section of docs/benchmarks.md (between its markers), keeping the others. */
 export function writeSection(name: string, markdown: string): void {
   const file = join(root, 'docs/benchmarks.md')

@@ -8,7 +8,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import os, {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {cli, machine, measure, median, root, writeSection, type RunResult} from './lib.js'
+import {cli, machine, measure, median, pairedRatios, root, writeSection, type RunResult} from './lib.js'
 import {writeTorus} from './mesh-lib.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
@@ -150,7 +150,7 @@ A torus of 1,000 × 500 quads (${triangles.toLocaleString('en')} triangles, ${st
   .map((x) => x.toFixed(0))
   .join(', ')} |
 
-Ratio mfg / admesh: **${ratio.toFixed(2)}** (target ≤ ${TARGET.toFixed(1)}: ${verdict}).
+Ratio mfg / admesh: **${ratio.toFixed(2)}** (target ≤ ${TARGET.toFixed(1)}: ${verdict}). Per round (the two runs of a round back to back), median and range: ${pairedRatios(ms(cliRuns), ms(admeshRuns))}.
 
 Where our time goes (medians; stages timed in-process with \`performance.now()\`, each sample a fresh process):
 
