@@ -197,123 +197,31 @@ function centreChunk(
     q[i * PS + 2] = z
     q[i * PS + 3] = NONE
     // Each direction d and its opposite: slot 2d holds the largest d·p, slot 2d + 1 the largest −d·p.
-    let e = x
-    if (e > ext[0]!) {
-      ext[0] = e
-      at[0] = i
-    }
-    if (-e > ext[1]!) {
-      ext[1] = -e
-      at[1] = i
-    }
-    e = y
-    if (e > ext[2]!) {
-      ext[2] = e
-      at[2] = i
-    }
-    if (-e > ext[3]!) {
-      ext[3] = -e
-      at[3] = i
-    }
-    e = z
-    if (e > ext[4]!) {
-      ext[4] = e
-      at[4] = i
-    }
-    if (-e > ext[5]!) {
-      ext[5] = -e
-      at[5] = i
-    }
-    e = x + y
-    if (e > ext[6]!) {
-      ext[6] = e
-      at[6] = i
-    }
-    if (-e > ext[7]!) {
-      ext[7] = -e
-      at[7] = i
-    }
-    e = x - y
-    if (e > ext[8]!) {
-      ext[8] = e
-      at[8] = i
-    }
-    if (-e > ext[9]!) {
-      ext[9] = -e
-      at[9] = i
-    }
-    e = x + z
-    if (e > ext[10]!) {
-      ext[10] = e
-      at[10] = i
-    }
-    if (-e > ext[11]!) {
-      ext[11] = -e
-      at[11] = i
-    }
-    e = x - z
-    if (e > ext[12]!) {
-      ext[12] = e
-      at[12] = i
-    }
-    if (-e > ext[13]!) {
-      ext[13] = -e
-      at[13] = i
-    }
-    e = y + z
-    if (e > ext[14]!) {
-      ext[14] = e
-      at[14] = i
-    }
-    if (-e > ext[15]!) {
-      ext[15] = -e
-      at[15] = i
-    }
-    e = y - z
-    if (e > ext[16]!) {
-      ext[16] = e
-      at[16] = i
-    }
-    if (-e > ext[17]!) {
-      ext[17] = -e
-      at[17] = i
-    }
-    e = x + y + z
-    if (e > ext[18]!) {
-      ext[18] = e
-      at[18] = i
-    }
-    if (-e > ext[19]!) {
-      ext[19] = -e
-      at[19] = i
-    }
-    e = x + y - z
-    if (e > ext[20]!) {
-      ext[20] = e
-      at[20] = i
-    }
-    if (-e > ext[21]!) {
-      ext[21] = -e
-      at[21] = i
-    }
-    e = x - y + z
-    if (e > ext[22]!) {
-      ext[22] = e
-      at[22] = i
-    }
-    if (-e > ext[23]!) {
-      ext[23] = -e
-      at[23] = i
-    }
-    e = x - y - z
-    if (e > ext[24]!) {
-      ext[24] = e
-      at[24] = i
-    }
-    if (-e > ext[25]!) {
-      ext[25] = -e
-      at[25] = i
-    }
+    extreme(ext, at, 0, x, i)
+    extreme(ext, at, 2, y, i)
+    extreme(ext, at, 4, z, i)
+    extreme(ext, at, 6, x + y, i)
+    extreme(ext, at, 8, x - y, i)
+    extreme(ext, at, 10, x + z, i)
+    extreme(ext, at, 12, x - z, i)
+    extreme(ext, at, 14, y + z, i)
+    extreme(ext, at, 16, y - z, i)
+    extreme(ext, at, 18, x + y + z, i)
+    extreme(ext, at, 20, x + y - z, i)
+    extreme(ext, at, 22, x - y + z, i)
+    extreme(ext, at, 24, x - y - z, i)
+  }
+}
+
+/** Point i, at e along direction slot d, becomes that direction's extreme (or slot d + 1's, at −e) where it goes farther. */
+function extreme(ext: Float64Array, at: Int32Array, d: number, e: number, i: number): void {
+  if (e > ext[d]!) {
+    ext[d] = e
+    at[d] = i
+  }
+  if (-e > ext[d + 1]!) {
+    ext[d + 1] = -e
+    at[d + 1] = i
   }
 }
 
