@@ -12,23 +12,24 @@ if (Number(process.versions.node.split('.')[0]) < 20) {
 }
 const root = fileURLToPath(new URL('..', import.meta.url))
 
+// package.json is read once here, for every path below and for oclif.
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+
 // The two fast paths answer without loading oclif: `--version` is what scripts
 // call most; help and unknown commands are answered from the manifest the build writes.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  process.stdout.write(`mfg/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
-} else if (!(await import('../dist/help/fast.js')).answerFast(args, root)) {
+  process.stdout.write(`mfg/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+} else if (!(await import('../dist/help/fast.js')).answerFast(args, root, pjson)) {
   // MFG_HOME relocates every file mfg writes, oclif's own cache and data included.
   if (process.env.MFG_HOME) {
     for (const dir of ['CACHE', 'DATA', 'CONFIG']) {
       process.env[`MFG_${dir}_DIR`] ??= join(process.env.MFG_HOME, 'oclif', dir.toLowerCase())
     }
   }
-  // The package.json read here is handed to oclif, which would read it again.
+  // oclif is handed the package.json read above rather than reading it again.
   // The completion plugin adds `mfg autocomplete` alone: every other command
   // starts without loading it, and without looking for user-installed plugins
   // (mfg has none to install).
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   if (!args[0]?.startsWith('autocomplete')) delete pjson.oclif.plugins
   const {execute} = await import('../dist/main.js')
   await execute({loadOptions: {root, pjson, userPlugins: false, devPlugins: false}})

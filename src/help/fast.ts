@@ -57,16 +57,17 @@ export type HelpRequest = {kind: 'root'} | {kind: 'topic'; id: string} | {kind: 
 
 const HELP_FLAGS = new Set(['--help', '-h'])
 
-/** Reads the package's help data: its manifest, its plugins' manifests and package.json. */
-export function loadHelpData(root: string): HelpData | undefined {
-  let pjson: {
-    version: string
-    description?: string
-    oclif: {bin: string; plugins?: string[]; topics?: HelpData['topics']}
-  }
+/** The parts of package.json that help reads. */
+export interface PackageJson {
+  version: string
+  description?: string
+  oclif: {bin: string; plugins?: string[]; topics?: HelpData['topics']}
+}
+
+/** Reads the package's help data: its manifest and its plugins' manifests, with package.json (as bin/run.js read it). */
+export function loadHelpData(root: string, pjson: PackageJson): HelpData | undefined {
   let manifest: {commands: Record<string, ManifestCommand>}
   try {
-    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as typeof pjson
     manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as typeof manifest
   } catch {
     return undefined
@@ -454,8 +455,8 @@ export function suggestion(words: string[], data: Pick<HelpData, 'commands' | 't
  * does not exist (one message on stderr naming the closest command, exit 2).
  * Returns false when argv is for a real command, which oclif then runs.
  */
-export function answerFast(argv: string[], root: string): boolean {
-  const data = loadHelpData(root)
+export function answerFast(argv: string[], root: string, pjson: PackageJson): boolean {
+  const data = loadHelpData(root, pjson)
   if (!data) return false
   const request = helpRequest(argv, data)
   if (request) {
