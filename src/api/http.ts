@@ -3,9 +3,10 @@ import https from 'node:https'
 import {BlockList, isIP} from 'node:net'
 import {performance} from 'node:perf_hooks'
 
-import got, {type Response} from 'got'
+import got from 'got'
 
 import {redact} from '../schemas/secrets.js'
+import {type RawResponse, sendDirect} from './direct.js'
 import {ApiError, AuthenticationError, InsecureTransportError, NetworkError, ValidationError} from './errors.js'
 import {errorFromResponse} from './response-error.js'
 
@@ -50,6 +51,12 @@ export interface RequestOptions {
   /** Sets Idempotency-Key; makes a POST (or PATCH) retryable. */
   idempotencyKey?: string
   signal?: AbortSignal
+  /**
+   * One of many like it (a batch's chunks): sent straight through node:http on
+   * the same agents, skipping got's per-request work. Same retries, errors and
+   * time-out. Ignored for FormData bodies and upload progress, which need got.
+   */
+  bulk?: boolean
 }
 
 export interface ApiResponse<T = unknown> {
@@ -129,6 +136,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     http: new http.Agent({keepAlive: true, maxSockets: 32}),
     https: new https.Agent({keepAlive: true, maxSockets: 32}),
   }
+  const userAgent = opts.userAgent ?? `mfg node/${process.versions.node}`
   const instance = got.extend({
     agent: agents,
     retry: {limit: 0},
@@ -136,7 +144,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     // A redirect would carry the credentials somewhere else; report it instead.
     followRedirect: false,
     timeout: {request: timeoutMs},
-    headers: {'user-agent': opts.userAgent ?? `mfg node/${process.versions.node}`},
+    headers: {'user-agent': userAgent},
   })
 
   async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
@@ -169,21 +177,34 @@ export function createClient(opts: ClientOptions): ApiClient {
     }
 
     const mayRetry = IDEMPOTENT.has(method) || req.idempotencyKey !== undefined
+    const direct = req.bulk === true && !isFormData(body) && req.onUploadProgress === undefined
     for (let attempt = 0; ; attempt++) {
       if (req.signal?.aborted) throw abortError(method, shownPath, attempt > 0)
       const started = performance.now()
-      let res: Response<string>
+      let res: RawResponse
       try {
-        const pending = instance(url, {
-          method,
-          headers,
-          body,
-          responseType: 'text',
-          ...(req.signal ? {signal: req.signal} : {}),
-        })
-        const onProgress = req.onUploadProgress
-        if (onProgress) pending.on('uploadProgress', (p) => onProgress({transferred: p.transferred, total: p.total}))
-        res = await pending
+        if (direct) {
+          res = await sendDirect({
+            url,
+            method,
+            headers: {...headers, 'user-agent': userAgent, 'accept-encoding': 'gzip, deflate, br'},
+            body: body as string | Buffer | undefined,
+            agents,
+            timeoutMs,
+            ...(req.signal ? {signal: req.signal} : {}),
+          })
+        } else {
+          const pending = instance(url, {
+            method,
+            headers,
+            body,
+            responseType: 'text',
+            ...(req.signal ? {signal: req.signal} : {}),
+          })
+          const onProgress = req.onUploadProgress
+          if (onProgress) pending.on('uploadProgress', (p) => onProgress({transferred: p.transferred, total: p.total}))
+          res = await pending
+        }
       } catch (error) {
         const ms = Math.round(performance.now() - started)
         const info = describeNetworkFailure(error, timeoutMs)
@@ -394,7 +415,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Math.max(0, Math.ceil((date - now) / 1000))
 }
 
-function parseBody(res: Response<string>): {value: unknown; jsonError?: string} {
+function parseBody(res: RawResponse): {value: unknown; jsonError?: string} {
   const text = res.body
   const type = String(res.headers['content-type'] ?? '').toLowerCase()
   const isJson = /^application\/([\w.+-]*\+)?json\b/.test(type) || /\+json\b/.test(type)

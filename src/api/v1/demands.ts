@@ -39,6 +39,8 @@ export interface CreateQuotesOptions {
   validate?: boolean
   /** Parse only `_id`, `orderNumber`, `draftId` and `status` of each answer (big batches). */
   summary?: boolean
+  /** One request of many (a batch): see RequestOptions.bulk. */
+  bulk?: boolean
   signal?: AbortSignal
 }
 
@@ -66,6 +68,7 @@ export async function createQuotes(
         ? {headers: {'idempotency-key': opts.idempotencyKey}}
         : {idempotencyKey: opts.idempotencyKey}),
     ...(opts.signal ? {signal: opts.signal} : {}),
+    ...(opts.bulk ? {bulk: true} : {}),
   })
   const schema = opts.summary ? z.array(CreatedDemandSummary) : z.array(DemandRecord)
   return parseResponse(schema, res.body, 'POST', path, res.status) as DemandRecord[]

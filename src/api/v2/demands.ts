@@ -25,6 +25,8 @@ export interface LegacyWriteOptions {
   validate?: boolean
   /** Parse only `_id`, `orderNumber`, `draftId` and `status` of each answer (big batches). */
   summary?: boolean
+  /** One request of many (a batch): see RequestOptions.bulk. */
+  bulk?: boolean
   signal?: AbortSignal
 }
 
@@ -36,6 +38,7 @@ function writeExtras(opts: LegacyWriteOptions) {
         ? {headers: {'idempotency-key': opts.idempotencyKey}}
         : {idempotencyKey: opts.idempotencyKey}),
     ...(opts.signal ? {signal: opts.signal} : {}),
+    ...(opts.bulk ? {bulk: true} : {}),
   }
 }
 

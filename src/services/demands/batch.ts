@@ -268,6 +268,7 @@ async function runPasses(
       autoRetry: false,
       validate: false,
       summary: true,
+      bulk: true,
     }
     summary.requests++
     const records = legacy
