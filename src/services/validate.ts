@@ -115,13 +115,31 @@ export const NOT_VOUCHED: unique symbol = Symbol('not vouched')
 export type FastParser = (value: unknown) => unknown
 
 const fastParsers = new WeakMap<object, FastParser | null>()
+const fastCheckers = new WeakMap<object, FastParser | null>()
 
 /** The fast parser of a schema, compiled once; undefined when the schema is beyond it. */
 export function fastParser(schema: z.ZodType): FastParser | undefined {
-  let parser = fastParsers.get(schema)
+  return compiled(fastParsers, schema, true)
+}
+
+/**
+ * The fast parser's verdict without its output: the value itself where the
+ * parser would vouch for it, NOT_VOUCHED where it would not. For callers that
+ * send what they read (the batch's first pass), so nothing is copied, except
+ * the level of a node that has a refinement: the refinement sees that level
+ * parsed (unknown keys dropped, as zod gives it) and the values inside as read.
+ * The create schemas' refinements read top-level fields only; the tests hold
+ * the checker to the parser's verdict on both.
+ */
+export function fastChecker(schema: z.ZodType): FastParser | undefined {
+  return compiled(fastCheckers, schema, false)
+}
+
+function compiled(cache: WeakMap<object, FastParser | null>, schema: z.ZodType, build: boolean) {
+  let parser = cache.get(schema)
   if (parser === undefined) {
-    parser = compileNode(schema as unknown as ZodNode) ?? null
-    fastParsers.set(schema, parser)
+    parser = compileNode(schema as unknown as ZodNode, build) ?? null
+    cache.set(schema, parser)
   }
   return parser ?? undefined
 }
@@ -182,14 +200,16 @@ const SAME_OUTPUT = new Set(['string', 'number', 'boolean', 'enum', 'literal', '
 
 const NV = NOT_VOUCHED
 
-function compileNode(node: ZodNode): FastParser | undefined {
+/** `build` false: the parser answers the input itself instead of a copy (see fastChecker). */
+function compileNode(node: ZodNode, build: boolean): FastParser | undefined {
   const def = node._zod.def
   const checks = [
     ...(node._zod.traits.has('$ZodCheck') ? [node as unknown as ZodCheckNode] : []),
     ...(def.checks ?? []),
   ]
   if (checks.some((c) => !PURE_CHECKS.has(c._zod.def.check))) return undefined
-  const base = compileType(node)
+  // A check sees the parsed value, so a checked node builds its own level even for fastChecker.
+  const base = compileType(node, build || checks.length > 0, build)
   if (!base || checks.length === 0) return base
   return (value) => {
     const out = base(value)
@@ -202,11 +222,12 @@ function compileNode(node: ZodNode): FastParser | undefined {
       const result = check._zod.check(payload)
       if (result instanceof Promise || payload.issues.length > 0) return NV
     }
-    return payload.value
+    return build ? payload.value : value
   }
 }
 
-function compileType(node: ZodNode): FastParser | undefined {
+/** `self`: build this level's output; `build`: build the levels inside it. */
+function compileType(node: ZodNode, self: boolean, build: boolean): FastParser | undefined {
   const def = node._zod.def
   switch (def.type) {
     case 'string':
@@ -230,19 +251,26 @@ function compileType(node: ZodNode): FastParser | undefined {
     case 'any':
       return (v) => v
     case 'optional': {
-      const inner = def.innerType && compileNode(def.innerType)
+      const inner = def.innerType && compileNode(def.innerType, self)
       // A default inside would put a value in place of undefined.
       if (!inner || def.innerType!._zod.optin === 'defaulted') return undefined
       return (v) => (v === undefined ? undefined : inner(v))
     }
     case 'nullable': {
-      const inner = def.innerType && compileNode(def.innerType)
+      const inner = def.innerType && compileNode(def.innerType, self)
       if (!inner) return undefined
       return (v) => (v === null ? null : inner(v))
     }
     case 'array': {
-      const element = def.element && compileNode(def.element)
+      const element = def.element && compileNode(def.element, build)
       if (!element) return undefined
+      if (!self) {
+        return (v) => {
+          if (!Array.isArray(v)) return NV
+          for (let i = 0; i < v.length; i++) if (element((v as unknown[])[i]) === NV) return NV
+          return v
+        }
+      }
       return (v) => {
         if (!Array.isArray(v)) return NV
         const out: unknown[] = new Array(v.length)
@@ -257,7 +285,7 @@ function compileType(node: ZodNode): FastParser | undefined {
     case 'union': {
       if (def.discriminator !== undefined || def.inclusive === false || !def.options) return undefined
       if (!def.options.every((o) => SAME_OUTPUT.has(o._zod.def.type))) return undefined
-      const options = def.options.map(compileNode)
+      const options = def.options.map((o) => compileNode(o, build))
       if (options.some((o) => !o)) return undefined
       const compiled = options as FastParser[]
       return (v) => {
@@ -270,23 +298,23 @@ function compileType(node: ZodNode): FastParser | undefined {
       // String keys, unchecked: every own key is one.
       if (!key || key.type !== 'string' || key.coerce || (key.checks?.length ?? 0) > 0) return undefined
       if (def.keyType!._zod.traits.has('$ZodCheck')) return undefined
-      const valueParser = def.valueType && compileNode(def.valueType)
+      const valueParser = def.valueType && compileNode(def.valueType, build)
       if (!valueParser) return undefined
       return (v) => {
         if (!isJsonObject(v) || Object.hasOwn(v, 'constructor')) return NV
         if (Object.getOwnPropertySymbols(v).length > 0) return NV
-        const out: Record<string, unknown> = {}
+        const out: Record<string, unknown> | undefined = self ? {} : undefined
         for (const k of Object.keys(v)) {
           if (k === '__proto__') return NV
           const r = valueParser(v[k])
           if (r === NV) return NV
-          out[k] = r
+          if (out) out[k] = r
         }
-        return out
+        return out ?? v
       }
     }
     case 'object':
-      return compileObject(node)
+      return compileObject(node, self, build)
     default:
       return undefined
   }
@@ -304,7 +332,7 @@ function isJsonObject(v: unknown): v is Record<string, unknown> {
  * (loose) or refused (strict); the output lists the keys in the schema's order,
  * then the kept unknown ones, as zod builds it.
  */
-function compileObject(node: ZodNode): FastParser | undefined {
+function compileObject(node: ZodNode, self: boolean, build: boolean): FastParser | undefined {
   const def = node._zod.def
   const shape = def.shape
   if (!shape || Object.getOwnPropertySymbols(shape).length > 0) return undefined
@@ -319,7 +347,7 @@ function compileObject(node: ZodNode): FastParser | undefined {
     const {optin, optout} = field._zod
     const optional = optin === 'optional' && optout === 'optional'
     if (!optional && (optin !== undefined || optout !== undefined)) return undefined
-    const parser = compileNode(field)
+    const parser = compileNode(field, build)
     if (!parser) return undefined
     index.set(key, i)
     parsers.push(parser)
@@ -332,6 +360,23 @@ function compileObject(node: ZodNode): FastParser | undefined {
     if ((t === 'unknown' || t === 'any') && (def.catchall._zod.def.checks?.length ?? 0) === 0) mode = 'loose'
     else if (t === 'never') mode = 'strict'
     else return undefined
+  }
+  if (!self) {
+    return (v) => {
+      if (!isJsonObject(v)) return NV
+      let requiredSeen = 0
+      for (const key in v) {
+        if (key === '__proto__') return NV
+        const i = index.get(key)
+        if (i === undefined) {
+          if (mode === 'strict') return NV
+          continue
+        }
+        if (parsers[i]!(v[key]) === NV) return NV
+        if (required[i]) requiredSeen++
+      }
+      return requiredSeen === requiredCount ? v : NV
+    }
   }
   return (v) => {
     if (!isJsonObject(v)) return NV

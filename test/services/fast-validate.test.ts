@@ -10,7 +10,7 @@ import {csvRows} from '../../src/cli/rows.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../src/schemas/legacy-demand.js'
 import {checkRow} from '../../src/services/demands/batch-validate.js'
-import {NOT_VOUCHED, describe as describeIssue, fastParser} from '../../src/services/validate.js'
+import {NOT_VOUCHED, describe as describeIssue, fastChecker, fastParser} from '../../src/services/validate.js'
 
 /** The parts of a zod schema the generator reads. */
 interface Node {
@@ -165,10 +165,15 @@ function keyOrder(v: unknown): unknown {
   return v
 }
 
-/** The fast path agrees with zod on `value`: same verdict (when `complete`), same output. */
+/**
+ * The fast path agrees with zod on `value`: same verdict (when `complete`), same
+ * output; and the checker vouches exactly where the parser does, answering the value itself.
+ */
 function agrees(schema: z.ZodType, value: unknown, complete = true): void {
   const fast = fastParser(schema)!
   const out = fast(value)
+  const checked = fastChecker(schema)!(value)
+  expect(checked).toBe(out === NOT_VOUCHED ? NOT_VOUCHED : value)
   const zod = schema.safeParse(value)
   if (out !== NOT_VOUCHED) {
     expect(zod.success).toBe(true)
@@ -202,13 +207,15 @@ describe.each(schemas)('fast validator of the %s', (_name, schema) => {
     fc.assert(
       fc.property(validArb(schema as unknown as Node, 0), (value) => {
         const checked = checkRow({row: 1, value}, schema, known)
+        const verdict = checkRow({row: 1, value}, schema, known, false)
         const zod = schema.safeParse(value, {reportInput: true})
         expect(checked.ok).toBe(zod.success)
+        expect(verdict.ok).toBe(zod.success)
         if (zod.success) expect(checked.item).toStrictEqual(zod.data)
         else {
-          expect(checked.problems).toStrictEqual(
-            zod.error.issues.map((i) => ({path: i.path.map(String).join('.'), reason: describeIssue(i)})),
-          )
+          const problems = zod.error.issues.map((i) => ({path: i.path.map(String).join('.'), reason: describeIssue(i)}))
+          expect(checked.problems).toStrictEqual(problems)
+          expect(verdict.problems).toStrictEqual(problems)
         }
       }),
       {numRuns: 500},
@@ -371,5 +378,38 @@ describe('fast validator compiler', () => {
     expect(strict({a: 'x', c: 1})).toBe(NOT_VOUCHED)
     expect(strict({b: 1})).toBe(NOT_VOUCHED)
     expect(strict({b: 1, a: 'x'})).toStrictEqual({a: 'x', b: 1})
+  })
+
+  it('the checker answers the parser’s verdict with the value itself, nothing copied', () => {
+    const schema = z
+      .object({
+        a: z.string(),
+        inner: z.strictObject({n: z.number().min(1)}).optional(),
+        list: z
+          .array(z.object({id: z.string()}))
+          .min(1)
+          .optional(),
+        tags: z.record(z.string(), z.boolean()).optional(),
+      })
+      .refine((v) => v.a !== 'no')
+    const values: unknown[] = [
+      {a: 'x'},
+      {a: 'x', extra: 1},
+      {},
+      {a: 'no'},
+      {a: 'x', inner: {n: 1}},
+      {a: 'x', inner: {n: 0}},
+      {a: 'x', inner: {n: 1, m: 2}},
+      {a: 'x', list: [{id: 'p'}, {id: 'q', more: true}]},
+      {a: 'x', list: []},
+      {a: 'x', list: [{}]},
+      {a: 'x', tags: {hot: true}},
+      {a: 'x', tags: {hot: 'yes'}},
+    ]
+    for (const value of values) agrees(schema, value)
+    const row = {a: 'x', list: [{id: 'p'}]}
+    expect(fastChecker(schema)!(row)).toBe(row)
+    expect(fastChecker(schema)!({a: 'x', list: [{}]})).toBe(NOT_VOUCHED)
+    expect(fastChecker(schema)!({a: 'x', inner: {}})).toBe(NOT_VOUCHED)
   })
 })
