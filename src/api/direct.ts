@@ -1,5 +1,4 @@
-import http from 'node:http'
-import https from 'node:https'
+import type http from 'node:http'
 import {brotliDecompressSync, gunzipSync, inflateSync} from 'node:zlib'
 
 /** What a transport hands back to the client's pipeline. */
@@ -15,7 +14,8 @@ export interface DirectRequest {
   method: string
   headers: Record<string, string>
   body?: string | Buffer
-  agents: {http: http.Agent; https: https.Agent}
+  /** node:http's or node:https's `request` and keep-alive agent, as the URL's protocol needs. */
+  transport: {request: typeof http.request; agent: http.Agent}
   timeoutMs: number
   signal?: AbortSignal
 }
@@ -32,16 +32,11 @@ export interface DirectRequest {
  */
 export function sendDirect(req: DirectRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const secure = req.url.protocol === 'https:'
     const data = typeof req.body === 'string' ? Buffer.from(req.body) : req.body
     const headers: Record<string, string> = {...req.headers}
     if (data !== undefined) headers['content-length'] = String(data.length)
     let settled = false
-    const outgoing = (secure ? https : http).request(req.url, {
-      method: req.method,
-      agent: secure ? req.agents.https : req.agents.http,
-      headers,
-    })
+    const outgoing = req.transport.request(req.url, {method: req.method, agent: req.transport.agent, headers})
     const timer = setTimeout(() => {
       fail(
         Object.assign(new Error(`no answer within ${req.timeoutMs} ms`), {

@@ -1,9 +1,9 @@
 import http from 'node:http'
-import https from 'node:https'
+import type https from 'node:https'
 import {BlockList, isIP} from 'node:net'
 import {performance} from 'node:perf_hooks'
 
-import got from 'got'
+import type {Got} from 'got'
 
 import {redact} from '../schemas/secrets.js'
 import {type RawResponse, sendDirect} from './direct.js'
@@ -132,20 +132,30 @@ export function createClient(opts: ClientOptions): ApiClient {
   const maxRetryWaitMs = opts.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS
   const secrets = [opts.apiKey, opts.authToken]
   const log = opts.log
-  const agents = {
-    http: new http.Agent({keepAlive: true, maxSockets: 32}),
-    https: new https.Agent({keepAlive: true, maxSockets: 32}),
-  }
   const userAgent = opts.userAgent ?? `mfg node/${process.versions.node}`
-  const instance = got.extend({
-    agent: agents,
-    retry: {limit: 0},
-    throwHttpErrors: false,
-    // A redirect would carry the credentials somewhere else; report it instead.
-    followRedirect: false,
-    timeout: {request: timeoutMs},
-    headers: {'user-agent': userAgent},
-  })
+  const httpAgent = new http.Agent({keepAlive: true, maxSockets: 32})
+  // node:https (with TLS) and got are loaded when first needed: a batch sent
+  // over http (the sandbox on this machine) needs neither.
+  let secure: Promise<{request: typeof https.request; agent: https.Agent}> | undefined
+  let httpsAgent: https.Agent | undefined
+  let instance: Promise<Got> | undefined
+  const httpsTransport = () =>
+    (secure ??= import('node:https').then(({default: lib}) => {
+      httpsAgent = new lib.Agent({keepAlive: true, maxSockets: 32})
+      return {request: lib.request, agent: httpsAgent}
+    }))
+  const viaGot = () =>
+    (instance ??= Promise.all([import('got'), httpsTransport()]).then(([{default: got}, tls]) =>
+      got.extend({
+        agent: {http: httpAgent, https: tls.agent},
+        retry: {limit: 0},
+        throwHttpErrors: false,
+        // A redirect would carry the credentials somewhere else; report it instead.
+        followRedirect: false,
+        timeout: {request: timeoutMs},
+        headers: {'user-agent': userAgent},
+      }),
+    ))
 
   async function request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
     const method = req.method.toUpperCase() as HttpMethod
@@ -189,12 +199,12 @@ export function createClient(opts: ClientOptions): ApiClient {
             method,
             headers: {...headers, 'user-agent': userAgent, 'accept-encoding': 'gzip, deflate, br'},
             body: body as string | Buffer | undefined,
-            agents,
+            transport: url.protocol === 'https:' ? await httpsTransport() : {request: http.request, agent: httpAgent},
             timeoutMs,
             ...(req.signal ? {signal: req.signal} : {}),
           })
         } else {
-          const pending = instance(url, {
+          const pending = (await viaGot())(url, {
             method,
             headers,
             body,
@@ -346,8 +356,8 @@ export function createClient(opts: ClientOptions): ApiClient {
     baseUrl,
     request,
     close() {
-      agents.http.destroy()
-      agents.https.destroy()
+      httpAgent.destroy()
+      httpsAgent?.destroy()
     },
   }
 }

@@ -1,4 +1,8 @@
+import {execFileSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
+import {join} from 'node:path'
 import type {AddressInfo} from 'node:net'
 
 export interface Recorded {
@@ -18,11 +22,11 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-/** A real HTTP server on 127.0.0.1, port 0, recording every request. */
-export async function startServer(handler: Handler): Promise<TestServer> {
+/** A real HTTP server (HTTPS with `tls`) on 127.0.0.1, port 0, recording every request. */
+export async function startServer(handler: Handler, tls?: {key: string; cert: string}): Promise<TestServer> {
   const requests: Recorded[] = []
   let connections = 0
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -38,12 +42,13 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         res.end(String(error))
       })
     })
-  })
-  server.on('connection', () => connections++)
+  }
+  const server = tls ? https.createServer(tls, listener) : http.createServer(listener)
+  server.on(tls ? 'secureConnection' : 'connection', () => connections++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     connections: () => connections,
     close: () =>
@@ -80,4 +85,25 @@ export async function closedPort(): Promise<number> {
   const {port} = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/** A self-signed certificate for 127.0.0.1, made with the openssl command line in `dir`. */
+export function selfSignedCertificate(dir: string): {key: string; cert: string; certFile: string} {
+  const keyFile = join(dir, 'key.pem')
+  const certFile = join(dir, 'cert.pem')
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ]),
+    {stdio: 'ignore'},
+  )
+  return {key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile}
 }
