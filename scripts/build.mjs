@@ -52,7 +52,7 @@ const gotStandIns = {
 // Packages @oclif/core loads that mfg never exercises, replaced in the build by
 // small stand-ins (scripts/stand-ins/*.cjs; each says why). Less to compile at
 // every start.
-const STAND_INS = ['tinyglobby', 'ejs', 'cli-spinners', 'minimatch']
+const STAND_INS = ['tinyglobby', 'ejs', 'cli-spinners', 'minimatch', 'debug']
 const standIns = {
   name: 'oclif-stand-ins',
   setup(b) {

@@ -1,5 +1,5 @@
 // The build replaces packages that the bundled @oclif/core and got load but mfg
-// never exercises with small stand-ins (scripts/stand-ins, src/api/no-*.ts);
+// never exercises (or only for tracing) with small stand-ins (scripts/stand-ins, src/api/no-*.ts);
 // they must do what is asked of them there, and fail loudly otherwise.
 import {createRequire} from 'node:module'
 
@@ -38,6 +38,41 @@ describe('build stand-ins', () => {
   it('tinyglobby: a missing manifest is reported, not globbed', async () => {
     const {glob} = load('tinyglobby')
     await expect(glob!(['**/*.js'], {cwd: '.'}) as Promise<unknown>).rejects.toThrow(/oclif\.manifest\.json is missing/)
+  })
+
+  it('debug: DEBUG patterns (commas or spaces, * and -exclusions) turn namespaces on; lines go to stderr', () => {
+    const createDebug = load('debug') as unknown as ((ns: string) => ((...args: unknown[]) => void) & {
+      enabled: boolean
+      extend(sub: string): {namespace: string; enabled: boolean}
+    }) & {enabled(ns: string): boolean}
+    const saved = process.env.DEBUG
+    const write = process.stderr.write.bind(process.stderr)
+    let written = ''
+    process.stderr.write = ((chunk: string) => {
+      written += chunk
+      return true
+    }) as typeof process.stderr.write
+    try {
+      process.env.DEBUG = 'oclif:*, -oclif:config:mfg other'
+      expect(createDebug.enabled('oclif:config')).toBe(true)
+      expect(createDebug.enabled('oclif:config:mfg')).toBe(false)
+      expect(createDebug.enabled('other')).toBe(true)
+      expect(createDebug.enabled('oclifx')).toBe(false)
+      const on = createDebug('oclif:config')
+      const child = on.extend('plugin')
+      expect([child.namespace, child.enabled]).toEqual(['oclif:config:plugin', true])
+      on('loaded %d plugins from %s', 2, 'here')
+      createDebug('oclif:config:mfg')('never shown')
+      delete process.env.DEBUG
+      const off = createDebug('oclif:config')
+      expect(off.enabled).toBe(false)
+      off('never shown either')
+    } finally {
+      process.stderr.write = write
+      if (saved === undefined) delete process.env.DEBUG
+      else process.env.DEBUG = saved
+    }
+    expect(written).toBe('oclif:config loaded 2 plugins from here\n')
   })
 
   it('cli-spinners: the names oclif asks for', () => {
