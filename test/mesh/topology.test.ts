@@ -51,7 +51,7 @@ function reference(tri: number[]): Topology {
 
 function analyse(tri: number[], vertexCount: number): Topology {
   const mesh: Mesh = {
-    format: 'stl',
+    format: 'stl-binary',
     positions: new Float64Array(vertexCount * 3),
     triangles: Uint32Array.from(tri),
     vertexCount,
