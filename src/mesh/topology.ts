@@ -48,13 +48,12 @@ export function analyseTopology(mesh: Mesh): Topology {
   // Prefix sums shifted by one: start[v + 1] is where v's list begins, and filling moves
   // it to where the list ends, which is where v + 1's begins.
   for (let v = 0; v < nv; v = chunkEnd(v, nv)) prefixChunk(start, v + 2, chunkEnd(v, nv) + 2)
-  const ends = new Uint32Array(start[nv + 1]!)
-  const faces = new Uint32Array(start[nv + 1]!)
-  for (let t = 0; t < nt; t = chunkEnd(t, nt)) fillChunk(tri, start, ends, faces, t, chunkEnd(t, nt))
+  const lists: EdgeLists = {start, ends: new Uint32Array(start[nv + 1]!), faces: new Uint32Array(start[nv + 1]!)}
+  for (let t = 0; t < nt; t = chunkEnd(t, nt)) fillChunk(tri, lists, t, chunkEnd(t, nt))
 
   const s = new Census(nt)
   for (let t = 0; t < nt; t = chunkEnd(t, nt)) identityChunk(s.parent, t, chunkEnd(t, nt))
-  for (let v = 0; v < nv; v = chunkEnd(v, nv)) censusChunk(s, start, ends, faces, v, chunkEnd(v, nv))
+  for (let v = 0; v < nv; v = chunkEnd(v, nv)) censusChunk(s, lists, v, chunkEnd(v, nv))
   // Every triangle starts as its own part and every union that joins two fewer.
   const parts = nt - degenerate - s.joins
   return {
@@ -94,14 +93,15 @@ function identityChunk(a: Int32Array, from: number, to: number): void {
   for (let i = from; i < to; i++) a[i] = i
 }
 
-function fillChunk(
-  tri: Uint32Array,
-  start: Uint32Array,
-  ends: Uint32Array,
-  faces: Uint32Array,
-  from: number,
-  to: number,
-): void {
+/** Each vertex's list: from start[v] to start[v + 1], the other end and the triangle of each edge. */
+interface EdgeLists {
+  start: Uint32Array
+  ends: Uint32Array
+  faces: Uint32Array
+}
+
+function fillChunk(tri: Uint32Array, lists: EdgeLists, from: number, to: number): void {
+  const {start, ends, faces} = lists
   for (let i = from * 3, t = from, end = to * 3; i < end; i += 3, t++) {
     const a = tri[i]!
     const b = tri[i + 1]!
@@ -136,14 +136,8 @@ class Census {
   }
 }
 
-function censusChunk(
-  s: Census,
-  start: Uint32Array,
-  ends: Uint32Array,
-  faces: Uint32Array,
-  from: number,
-  to: number,
-): void {
+function censusChunk(s: Census, lists: EdgeLists, from: number, to: number): void {
+  const {start, ends, faces} = lists
   const parent = s.parent
   let joins = s.joins,
     openEdges = s.openEdges,
