@@ -136,15 +136,15 @@ export function createClient(opts: ClientOptions): ApiClient {
   const httpAgent = new http.Agent({keepAlive: true, maxSockets: 32})
   // node:https (with TLS) and got are loaded when first needed: a batch sent
   // over http (the sandbox on this machine) needs neither.
-  let secure: Promise<{request: typeof https.request; agent: https.Agent}> | undefined
+  let tlsTransport: Promise<{request: typeof https.request; agent: https.Agent}> | undefined
   let httpsAgent: https.Agent | undefined
   let instance: Promise<Got> | undefined
   const httpsTransport = () =>
-    (secure ??= import('node:https').then(({default: lib}) => {
+    (tlsTransport ??= import('node:https').then(({default: lib}) => {
       httpsAgent = new lib.Agent({keepAlive: true, maxSockets: 32})
       return {request: lib.request, agent: httpsAgent}
     }))
-  const viaGot = () =>
+  const gotInstance = () =>
     (instance ??= Promise.all([import('got'), httpsTransport()]).then(([{default: got}, tls]) =>
       got.extend({
         agent: {http: httpAgent, https: tls.agent},
@@ -188,23 +188,27 @@ export function createClient(opts: ClientOptions): ApiClient {
 
     const mayRetry = IDEMPOTENT.has(method) || req.idempotencyKey !== undefined
     const direct = req.bulk === true && !isFormData(body) && req.onUploadProgress === undefined
+    // Loaded before the first attempt, so that a failure to load is not taken for a network error.
+    const secure = url.protocol === 'https:'
+    const transport = direct ? (secure ? await httpsTransport() : {request: http.request, agent: httpAgent}) : undefined
+    const viaGot = direct ? undefined : await gotInstance()
     for (let attempt = 0; ; attempt++) {
       if (req.signal?.aborted) throw abortError(method, shownPath, attempt > 0)
       const started = performance.now()
       let res: RawResponse
       try {
-        if (direct) {
+        if (transport) {
           res = await sendDirect({
             url,
             method,
             headers: {...headers, 'user-agent': userAgent, 'accept-encoding': 'gzip, deflate, br'},
             body: body as string | Buffer | undefined,
-            transport: url.protocol === 'https:' ? await httpsTransport() : {request: http.request, agent: httpAgent},
+            transport,
             timeoutMs,
             ...(req.signal ? {signal: req.signal} : {}),
           })
         } else {
-          const pending = (await viaGot())(url, {
+          const pending = viaGot!(url, {
             method,
             headers,
             body,
