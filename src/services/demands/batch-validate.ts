@@ -93,7 +93,8 @@ export interface CheckedRow {
  * compiled fast path settles the rows it can vouch for (what zod would accept,
  * with the same output); zod parses the others, so every message comes from it.
  * With `parsed` false, a row the fast path vouches for gets no `item`: the
- * batch sends what it read, and building the copy was a fifth of its first pass.
+ * batch sends what it read, and building the copy cost about a tenth of a
+ * 100,000-row dry run.
  */
 export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>, parsed = true): CheckedRow {
   const checked: CheckedRow = {row: input.row, ok: false, problems: [], unknownFields: []}
