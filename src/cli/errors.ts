@@ -14,6 +14,9 @@ export class UsageError extends Error {
   }
 }
 
+/** How oclif rewrites the error a flag's parser throws (its message in the middle). */
+const FLAG_VALUE = /^Parsing --([\w-]+) \n\t([\s\S]*)\nSee more help with --help$/
+
 /** Ctrl-C (SIGINT) while a command runs. */
 export const EXIT_INTERRUPTED = 130
 
@@ -41,6 +44,13 @@ export function describeError(err: unknown): DescribedError {
   }
   if (err instanceof InputError) {
     return {code: err.code, message: err.message, ...(err.details ? {details: err.details} : {}), exitCode: 2}
+  }
+  const flag = err instanceof Error ? FLAG_VALUE.exec(err.message) : null
+  if (flag) {
+    // A flag's own parser refused its value; oclif wraps that message in three lines.
+    const [, name, inner] = flag as unknown as [string, string, string]
+    const message = inner.includes(`--${name}`) ? inner : `--${name}: ${inner}`
+    return {code: 'usage', message, exitCode: 2}
   }
   if (err instanceof Errors.CLIError) {
     // oclif parse errors (unknown flag, missing argument, bad option): usage, exit 2.

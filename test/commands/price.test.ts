@@ -118,6 +118,22 @@ describe('mfg price measure', () => {
     expect(r.stdout).toMatch(/closed\s+yes/)
   })
 
+  it("exits 2 with one line naming the flag for a value a flag refuses (not oclif's three-line wrapper)", async () => {
+    const r = await run(['price', 'measure', mesh('cube20.stl'), '--layer-height', '0'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toBe('Error: --layer-height must be a number above 0, got 0')
+    const j = await run(['price', 'measure', mesh('cube20.stl'), '--density=abc', '--json'])
+    expect(j.exitCode).toBe(2)
+    expect(JSON.parse(j.stderr)).toEqual({
+      error: {code: 'usage', message: '--density must be a number above 0, got abc'},
+    })
+    // oclif's own integer flag: its message gets the flag's name in front.
+    const q = await run(['price', 'estimate', '--material', 'PLA', '--quantity', '0'])
+    expect(q.exitCode).toBe(2)
+    expect(q.stderr.trim()).toBe('Error: --quantity: Expected an integer greater than or equal to 1 but received: 0')
+  })
+
   it('exits 2 with one clear line, no stack, for a file that is not a mesh', async () => {
     const bad = join(sb.home, 'truncated.stl')
     writeFileSync(bad, Buffer.alloc(200, 1))
