@@ -15,11 +15,13 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // package.json is read once here, for every path below and for oclif.
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
-// The two fast paths answer without loading oclif: `--version` is what scripts
-// call most; help and unknown commands are answered from the manifest the build writes.
+// The fast paths answer without loading oclif: `--version` is what scripts call
+// most; help and unknown commands are answered from the manifest the build
+// writes; and the direct commands (src/direct: `price measure`) run without
+// oclif when their arguments are in plain form.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`mfg/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`)
-} else if (!(await import('../dist/help/fast.js')).answerFast(args, root, pjson)) {
+} else if (!(await answeredWithoutOclif())) {
   // MFG_HOME relocates every file mfg writes, oclif's own cache and data included.
   if (process.env.MFG_HOME) {
     for (const dir of ['CACHE', 'DATA', 'CONFIG']) {
@@ -33,4 +35,14 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   if (!args[0]?.startsWith('autocomplete')) delete pjson.oclif.plugins
   const {execute} = await import('../dist/main.js')
   await execute({loadOptions: {root, pjson, userPlugins: false, devPlugins: false}})
+}
+
+async function answeredWithoutOclif() {
+  const fast = await import('../dist/help/fast.js')
+  const data = fast.loadHelpData(root, pjson)
+  if (!data) return false
+  if (fast.answerFast(args, data)) return true
+  const direct = fast.directCommand(args, data)
+  if (!direct) return false
+  return (await import('../dist/direct/index.js')).runDirect(direct.id, direct.argv, direct.manifest)
 }

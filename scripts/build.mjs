@@ -148,7 +148,7 @@ function commandEntries(dir) {
 }
 
 const entryPoints = Object.fromEntries(
-  [join(src, 'main.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
+  [join(src, 'main.ts'), join(src, 'direct/index.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
     relative(src, file).replace(/\.ts$/, ''),
     file,
   ]),

@@ -4,7 +4,7 @@ import chalk from 'chalk'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext} from './context.js'
 import {EXIT_INTERRUPTED, describeError} from './errors.js'
-import {configureColor, formatJson, writeErr} from './output.js'
+import {configureColor, writeErr, writeJson} from './output.js'
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
 
@@ -79,7 +79,7 @@ export abstract class BaseCommand extends Command {
 
   /** `--json` output: pretty on a terminal, one compact line when piped; always stdout. */
   protected override logJson(json: unknown): void {
-    process.stdout.write(`${formatJson(json)}\n`)
+    writeJson(json)
   }
 
   /**

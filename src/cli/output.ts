@@ -30,6 +30,11 @@ export function writeErr(text: string): void {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
 }
 
+/** A command's `--json` result on stdout (see formatJson). */
+export function writeJson(value: unknown): void {
+  process.stdout.write(`${formatJson(value)}\n`)
+}
+
 /** JSON for stdout: pretty on a terminal, one compact line when piped. */
 export function formatJson(value: unknown, pretty = isTty(process.stdout)): string {
   if (!pretty) return JSON.stringify(value)

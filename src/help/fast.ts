@@ -1,7 +1,8 @@
 // Help without loading oclif. `mfg`, `mfg help ...`, `mfg TOPIC` and
 // `mfg ... --help` are answered from oclif.manifest.json (written by the
 // build) and package.json, so asking for help costs one Node start and two
-// small file reads. Only node: modules may be imported here.
+// small file reads. It also finds the direct commands (src/direct), which run
+// without oclif. Only node: modules may be imported here.
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -455,9 +456,7 @@ export function suggestion(words: string[], data: Pick<HelpData, 'commands' | 't
  * does not exist (one message on stderr naming the closest command, exit 2).
  * Returns false when argv is for a real command, which oclif then runs.
  */
-export function answerFast(argv: string[], root: string, pjson: PackageJson): boolean {
-  const data = loadHelpData(root, pjson)
-  if (!data) return false
+export function answerFast(argv: string[], data: HelpData): boolean {
   const request = helpRequest(argv, data)
   if (request) {
     process.stdout.write(`${renderHelp(request, data, helpWidth())}\n`)
@@ -475,4 +474,23 @@ export function answerFast(argv: string[], root: string, pjson: PackageJson): bo
   else process.stderr.write(`Error: ${message}\n`)
   process.exitCode = 2
   return true
+}
+
+/** The commands src/direct runs without oclif (the keys of its COMMANDS). */
+export const DIRECT_COMMANDS: readonly string[] = ['price:measure']
+
+/**
+ * The direct command argv names, with what follows its words and its manifest entry;
+ * undefined for every other command (oclif runs those).
+ */
+export function directCommand(
+  argv: readonly string[],
+  data: Pick<HelpData, 'commands'>,
+): {id: string; argv: string[]; manifest: ManifestCommand} | undefined {
+  for (const id of DIRECT_COMMANDS) {
+    const words = id.split(':')
+    const manifest = data.commands[id]
+    if (manifest && words.every((w, i) => argv[i] === w)) return {id, argv: argv.slice(words.length), manifest}
+  }
+  return undefined
 }

@@ -3,49 +3,12 @@
 // tables, sandbox, MCP or mesh code, and not oclif), and a command loads its
 // heavy modules only when it runs. Nothing here is timed; bench/startup.ts
 // measures the speed.
-import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
-import {pathToFileURL} from 'node:url'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-const root = resolve(import.meta.dirname, '../..')
-const bin = join(root, 'bin/run.js')
-const tracer = pathToFileURL(join(import.meta.dirname, 'trace-loads.mjs')).href
-const dir = mkdtempSync(join(tmpdir(), 'mfg-startup-'))
-afterAll(() => rmSync(dir, {recursive: true, force: true}))
-
-let n = 0
-/**
- * Runs the built CLI and returns what it printed, every module it loaded
- * (Node's own left out) and, apart, the Node modules it loaded.
- */
-function traced(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): {code: number | null; stdout: string; stderr: string; loaded: string[]; builtins: string[]} {
-  const out = join(dir, `trace-${n++}.txt`)
-  const r = spawnSync(process.execPath, ['--import', tracer, bin, ...args], {
-    env: {...process.env, MFG_HOME: join(dir, 'home'), MFG_TRACE_LOADS: out, NO_COLOR: '1', ...env},
-    encoding: 'utf8',
-    input: '',
-    timeout: 60_000,
-  })
-  let lines: string[] = []
-  try {
-    lines = readFileSync(out, 'utf8').split('\n')
-  } catch {
-    // Nothing was loaded through a hook.
-  }
-  const builtins = lines.filter((l) => l.startsWith('builtin:')).map((l) => l.slice('builtin:'.length))
-  const loaded = [...new Set(lines.filter((l) => l !== '' && !l.startsWith('node:') && !l.startsWith('builtin:')))]
-    .map((l) => (l.startsWith('file:') ? new URL(l).pathname : l))
-    .filter((l) => !l.startsWith(import.meta.dirname))
-    .map((l) => (l.startsWith(root) ? l.slice(root.length + 1) : l))
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr, loaded, builtins}
-}
+import {root, scratch, traced} from './traced.js'
 
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, {flags: Record<string, unknown>}>
@@ -116,7 +79,7 @@ describe('start-up: what the built CLI loads', () => {
   })
 
   it("a JSON request does not load Node's fetch implementation (undici), which only a multipart upload or webhook forwarding needs", () => {
-    const csv = join(dir, 'one.csv')
+    const csv = join(scratch, 'one.csv')
     writeFileSync(csv, 'technique,material,quantity\n3D_PRINTING,PLA,2\n')
     const r = traced(['demand', 'create', '--file', csv, '--json'])
     expect(r.code, r.stderr).toBe(0)

@@ -1,13 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {writeOut} from '../../cli/output.js'
-import {measurePart, type PartMeasurement} from '../../services/price/measure.js'
+import {measureWithFlags, notPositive, positiveNumber, writeMeasurementText} from '../../cli/measurement.js'
+import type {PartMeasurement} from '../../services/price/measure.js'
 
 const positive = Flags.custom<number>({
   parse: async (text, _ctx, opts) => {
-    const n = Number(text)
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${opts.name} must be a number above 0, got ${text}`)
+    const n = positiveNumber(text)
+    if (n === undefined) throw new Error(notPositive(opts.name, text))
     return n
   },
 })
@@ -34,36 +34,8 @@ STL and OBJ carry no unit: --unit says what theirs is. A 3MF file declares its o
 
   async run(): Promise<PartMeasurement> {
     const {args, flags} = await this.parse(PriceMeasure)
-    const m = measurePart({
-      file: args.file,
-      unit: flags.unit as 'mm' | 'cm' | 'in',
-      layerHeight: flags['layer-height'],
-      firstLayerHeight: flags['first-layer-height'],
-      density: flags.density,
-      hull: !flags['no-hull'],
-    })
-    if (!this.jsonEnabled()) {
-      const {toKeyValue} = await import('../../cli/render.js')
-      const f = (n: number, digits = 3) => n.toFixed(digits)
-      writeOut(
-        toKeyValue({
-          file: m.file,
-          format: m.format,
-          triangles: m.triangles,
-          parts: m.parts,
-          closed: m.closed ? 'yes' : `no (${m.openEdges} open, ${m.nonManifoldEdges} non-manifold edges)`,
-          'size W×D×H mm': `${f(m.width, 4)} × ${f(m.depth, 4)} × ${f(m.height, 4)}`,
-          'volume mm³': f(m.volume),
-          'area mm²': f(m.area),
-          'convex hull mm³': m.convexHullVolume === null ? '(skipped)' : f(m.convexHullVolume),
-          'bounding box mm³': f(m.boundingBoxVolume),
-          layers: m.slicingData.number_of_layers,
-          'filament mm': f(m.slicingData.filament_length, 1),
-          'weight g': m.slicingData.weight,
-          'print hours': f(m.slicingData.hours, 2),
-        }),
-      )
-    }
+    const m = measureWithFlags(args.file, flags)
+    if (!this.jsonEnabled()) await writeMeasurementText(m)
     return m
   }
 }

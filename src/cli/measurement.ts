@@ -1,0 +1,61 @@
+// What `price measure` accepts and prints, shared by its oclif command and its
+// direct path (src/direct), which runs it without loading oclif. Nothing here
+// may import @oclif/core.
+import {measurePart, type PartMeasurement} from '../services/price/measure.js'
+import {writeOut} from './output.js'
+
+/** A flag value that must be a number above 0; undefined when it is not. */
+export function positiveNumber(text: string): number | undefined {
+  const n = Number(text)
+  return Number.isFinite(n) && n > 0 ? n : undefined
+}
+
+/** The message for a value positiveNumber refuses. */
+export function notPositive(flag: string, text: string): string {
+  return `--${flag} must be a number above 0, got ${text}`
+}
+
+/** The flags of `price measure`, parsed. */
+export interface MeasureFlags {
+  'layer-height': number
+  'first-layer-height': number
+  density: number
+  unit: string
+  'no-hull'?: boolean
+}
+
+/** Measures the file as the flags ask. */
+export function measureWithFlags(file: string, flags: MeasureFlags): PartMeasurement {
+  return measurePart({
+    file,
+    unit: flags.unit as 'mm' | 'cm' | 'in',
+    layerHeight: flags['layer-height'],
+    firstLayerHeight: flags['first-layer-height'],
+    density: flags.density,
+    hull: !flags['no-hull'],
+  })
+}
+
+/** Without `--json`: one aligned line per measure, in mm. */
+export async function writeMeasurementText(m: PartMeasurement): Promise<void> {
+  const {toKeyValue} = await import('./render.js')
+  const f = (n: number, digits = 3) => n.toFixed(digits)
+  writeOut(
+    toKeyValue({
+      file: m.file,
+      format: m.format,
+      triangles: m.triangles,
+      parts: m.parts,
+      closed: m.closed ? 'yes' : `no (${m.openEdges} open, ${m.nonManifoldEdges} non-manifold edges)`,
+      'size W×D×H mm': `${f(m.width, 4)} × ${f(m.depth, 4)} × ${f(m.height, 4)}`,
+      'volume mm³': f(m.volume),
+      'area mm²': f(m.area),
+      'convex hull mm³': m.convexHullVolume === null ? '(skipped)' : f(m.convexHullVolume),
+      'bounding box mm³': f(m.boundingBoxVolume),
+      layers: m.slicingData.number_of_layers,
+      'filament mm': f(m.slicingData.filament_length, 1),
+      'weight g': m.slicingData.weight,
+      'print hours': f(m.slicingData.hours, 2),
+    }),
+  )
+}
