@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+// Node's modules are required, not imported: see builtinsByRequire in scripts/build.mjs.
+import {createRequire} from 'node:module'
+
+const require = createRequire(import.meta.url)
+const {readFileSync} = require('node:fs')
+const {join} = require('node:path')
+const {fileURLToPath} = require('node:url')
 
 const args = process.argv.slice(2)
 

@@ -2,7 +2,6 @@
 // direct path (src/direct), which runs it without loading oclif. Nothing here
 // may import @oclif/core.
 import {measurePart, type PartMeasurement} from '../services/price/measure.js'
-import {writeOut} from './output.js'
 
 /** A flag value that must be a number above 0; undefined when it is not. */
 export function positiveNumber(text: string): number | undefined {
@@ -38,7 +37,8 @@ export function measureWithFlags(file: string, flags: MeasureFlags): PartMeasure
 
 /** Without `--json`: one aligned line per measure, in mm. */
 export async function writeMeasurementText(m: PartMeasurement): Promise<void> {
-  const {toKeyValue} = await import('./render.js')
+  // Loaded here, so that the JSON output of the direct path loads no colour support.
+  const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
   const f = (n: number, digits = 3) => n.toFixed(digits)
   writeOut(
     toKeyValue({

@@ -1,6 +1,12 @@
 import {constants} from 'node:buffer'
-import * as zlib from 'node:zlib'
+import {createRequire} from 'node:module'
+
 import {MeshError} from './errors.js'
+
+/** node:zlib, loaded when a 3MF is first inflated: measuring an STL does without it. */
+let zlibModule: typeof import('node:zlib') | undefined
+const zlib = (): typeof import('node:zlib') =>
+  (zlibModule ??= createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'))
 
 // A small reader for the zip container of 3MF: the central directory (with zip64 fields)
 // and stored or deflated entries. Every offset is bounds-checked, so a cut or damaged
@@ -134,7 +140,7 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
     if (entry.size === 0) return new Uint8Array(0)
     try {
       // The limit makes a lying size or a zip bomb fail instead of filling memory.
-      out = zlib.inflateRawSync(data, {maxOutputLength: entry.size})
+      out = zlib().inflateRawSync(data, {maxOutputLength: entry.size})
     } catch (err) {
       throw corrupt(`cannot inflate ${entry.name}: ${(err as Error).message}`)
     }
@@ -146,7 +152,7 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   if (out.length !== entry.size) {
     throw corrupt(`${entry.name} inflates to ${out.length} bytes, the directory says ${entry.size}`)
   }
-  const crc32 = (zlib as {crc32?: (data: Uint8Array) => number}).crc32
+  const crc32 = (zlib() as {crc32?: (data: Uint8Array) => number}).crc32
   if (crc32 && crc32(out) >>> 0 !== entry.crc >>> 0) throw corrupt(`${entry.name} fails its CRC check`)
   return out
 }

@@ -122,6 +122,19 @@ describe('direct commands', () => {
     expect(loadedOclif(built.loaded)).toBe(false)
   })
 
+  it('piped JSON of an STL loads neither colour support (node:tty) nor node:zlib (3MF only)', () => {
+    const stl = traced(['price', 'measure', mesh('cube20.stl'), '--json'])
+    expect(stl.code, stl.stderr).toBe(0)
+    expect(stl.builtins).toContain('fs')
+    expect(stl.builtins).not.toContain('tty')
+    expect(stl.builtins).not.toContain('zlib')
+    const threemf = traced(['price', 'measure', mesh('logo-prusa.3mf')])
+    expect(threemf.code, threemf.stderr).toBe(0)
+    expect(threemf.builtins).toContain('zlib')
+    // Text output colours on a terminal: chalk is loaded, with node:tty.
+    expect(threemf.builtins).toContain('tty')
+  })
+
   it.each([
     [[mesh('cube20.stl'), '--bogus']],
     [[mesh('cube20.stl'), '--unit', 'ft', '--json']],
