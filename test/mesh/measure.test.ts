@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {measureFile, measureMesh, readMesh, readMeshFile, type Measurement} from '../../src/mesh/index.js'
 import {layerCount} from '../../src/mesh/measure.js'
+import {readBinaryStlFile} from '../../src/mesh/stl.js'
 import {MESHES, meshBytes} from './helpers.js'
 import {resolve} from 'node:path'
 
@@ -297,6 +298,17 @@ describe('units of unitless formats', () => {
     const m = measureFile(resolve(MESHES, 'cube20.stl'), {unit: 'cm', hull: false})
     expect(m.volume).toBeCloseTo(8_000_000, 6)
     expect(m.convexHullVolume).toBeNull()
+  })
+
+  it("the binary STL reader's stage clock adds the time read and summed, and changes nothing it measures", () => {
+    const clock = {read: 0, measures: 0}
+    const file = resolve(MESHES, 'torus-100k.stl')
+    const timed = readBinaryStlFile(file, clock)!
+    const plain = readBinaryStlFile(file)!
+    expect(clock.read).toBeGreaterThan(0)
+    expect(clock.measures).toBeGreaterThan(0)
+    expect(timed.triangles).toEqual(plain.triangles)
+    expect(measureMesh(timed, {hull: false})).toEqual(measureMesh(plain, {hull: false}))
   })
 
   it('readMeshFile reads from disk and names the file in errors', () => {
