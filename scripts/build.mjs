@@ -236,14 +236,17 @@ await build({
   banner: {js: REQUIRE_BANNER},
 })
 
-// The direct commands (src/direct) are built on their own too, as one file with
-// no shared chunks and never oclif: a direct command loads bin/run.js, the help
-// renderer (which finds it) and this file. Dynamic imports inside it are
-// bundled in, and run only when reached.
+// The direct commands (src/direct) are built on their own too, sharing no chunk
+// with the commands and never loading oclif: `price measure --json` loads
+// bin/run.js, the help renderer (which finds it) and three files of dist/direct.
 const direct = await build({
   entryPoints: {'direct/index': join(src, 'direct/index.ts')},
   outdir: out,
   bundle: true,
+  // What a direct command loads only on some paths (the text output with its
+  // tables and colours) is a file of its own.
+  splitting: true,
+  chunkNames: 'direct/[name]-[hash]',
   format: 'esm',
   platform: 'node',
   target: 'node20',
