@@ -33,6 +33,7 @@ export function analyseTopology(mesh: Mesh): Topology {
   const nv = mesh.vertexCount
   let start: Uint32Array
   let degenerate = 0
+  let spare: Int32Array | undefined
   // The binary STL reader counted the edges while welding (once: the counts become the
   // lists' bounds below).
   const pre = weldInfo.get(mesh)
@@ -41,6 +42,7 @@ export function analyseTopology(mesh: Mesh): Topology {
     pre.edgeCounts = null
     start = counted.counts
     degenerate = counted.degenerate
+    spare = counted.spare
   } else {
     start = new Uint32Array(nv + 2)
     for (let t = 0; t < nt; t = chunkEnd(t, nt)) degenerate += countChunk(tri, start, t, chunkEnd(t, nt))
@@ -51,7 +53,7 @@ export function analyseTopology(mesh: Mesh): Topology {
   const lists: EdgeLists = {start, ends: new Uint32Array(start[nv + 1]!), faces: new Uint32Array(start[nv + 1]!)}
   for (let t = 0; t < nt; t = chunkEnd(t, nt)) fillChunk(tri, lists, t, chunkEnd(t, nt))
 
-  const s = new Census(nt)
+  const s = new Census(nt, spare)
   for (let t = 0; t < nt; t = chunkEnd(t, nt)) identityChunk(s.parent, t, chunkEnd(t, nt))
   for (let v = 0; v < nv; v = chunkEnd(v, nv)) censusChunk(s, lists, v, chunkEnd(v, nv))
   // Every triangle starts as its own part and every union that joins two fewer.
@@ -131,8 +133,9 @@ class Census {
   face = new Uint32Array(64)
   order = new Uint32Array(64)
 
-  constructor(nt: number) {
-    this.parent = new Int32Array(nt)
+  /** spare: memory to use for the parents if it is long enough (its contents are overwritten). */
+  constructor(nt: number, spare?: Int32Array) {
+    this.parent = spare && spare.length >= nt ? spare.subarray(0, nt) : new Int32Array(nt)
   }
 }
 

@@ -77,13 +77,20 @@ export interface WeldInfo {
   /** The positions if they were made, else null. */
   positions(): Float64Array | null
   /**
-   * For topology.ts, once: per vertex v, at v + 2, the edges whose lower end v is, and
-   * the triangles with a repeated vertex. Null once taken.
+   * For topology.ts, once: per vertex v, at v + 2, the edges whose lower end v is, the
+   * triangles with a repeated vertex, and the welder's hash table, free once welded (its
+   * memory reused spares a fresh page per 4 kB). Null once taken.
    */
-  edgeCounts: {counts: Uint32Array; degenerate: number} | null
+  edgeCounts: EdgeCounts | null
 }
 
 export const weldInfo = new WeakMap<object, WeldInfo>()
+
+export interface EdgeCounts {
+  counts: Uint32Array
+  degenerate: number
+  spare: Int32Array
+}
 
 /** Where a read's time went, for the benchmark's stages (ms, summed over the pieces). */
 export interface StageClock {
@@ -170,7 +177,7 @@ export class Float32Welder {
   }
 
   /** The welded vertices (float32), the sums and the edge counts, once every triangle was added. */
-  finish(): {floats: Float32Array; sums: Sums; edgeCounts: {counts: Uint32Array; degenerate: number}} {
+  finish(): {floats: Float32Array; sums: Sums; edgeCounts: EdgeCounts} {
     const floats = this.floats.subarray(0, this.count * 3)
     const sums: Sums = {
       minX: this.minX,
@@ -184,7 +191,7 @@ export class Float32Welder {
       areaHorizontal: this.areaHorizontal / 2,
       areaVertical: this.areaVertical / 2,
     }
-    return {floats, sums, edgeCounts: {counts: this.edges, degenerate: this.degenerate}}
+    return {floats, sums, edgeCounts: {counts: this.edges, degenerate: this.degenerate, spare: this.table}}
   }
 }
 
