@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Node's modules are required, not imported: see builtinsByRequire in scripts/build.mjs.
-import {createRequire} from 'node:module'
-
-const require = createRequire(import.meta.url)
-const {readFileSync} = require('node:fs')
-const {join} = require('node:path')
-const {fileURLToPath} = require('node:url')
+// Node's modules are taken with process.getBuiltinModule (Node 20.16 and later; older
+// ones require them), not imported: see builtinsByRequire in scripts/build.mjs.
+const builtin = process.getBuiltinModule
+  ? (id) => process.getBuiltinModule(id)
+  : (await import('node:module')).createRequire(import.meta.url)
+const {readFileSync} = builtin('node:fs')
+const {join} = builtin('node:path')
+const {fileURLToPath} = builtin('node:url')
 
 const args = process.argv.slice(2)
 

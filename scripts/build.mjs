@@ -82,9 +82,16 @@ const builtinsByRequire = {
   },
 }
 
-/** A `require` for the files built with builtinsByRequire. */
-const REQUIRE_BANNER =
-  "import {createRequire as __mfgCreateRequire} from 'node:module';const require = __mfgCreateRequire(import.meta.url)"
+/**
+ * A `require` for the files built with builtinsByRequire: Node's modules come from
+ * process.getBuiltinModule (Node 20.16 and later), anything else (and every module on
+ * older Node) from a require made on first use.
+ */
+const REQUIRE_BANNER = [
+  "const __mfgModule = process.getBuiltinModule?.('node:module') ?? (await import('node:module'))",
+  'let __mfgRequire',
+  'const require = (id) => (process.getBuiltinModule && /^node:/.test(id) ? process.getBuiltinModule(id) : (__mfgRequire ??= __mfgModule.createRequire(import.meta.url))(id))',
+].join(';')
 
 const externals = {
   name: 'mfg-externals',

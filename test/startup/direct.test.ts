@@ -3,6 +3,7 @@
 // form, and any failure, is left to oclif, which answers as it always has.
 // The built CLI (under trace-loads.mjs) is held to the oclif command run
 // in-process (test/helpers/cli.ts).
+import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -133,6 +134,27 @@ describe('direct commands', () => {
     expect(threemf.builtins).toContain('zlib')
     // Text output colours on a terminal: chalk is loaded, with node:tty.
     expect(threemf.builtins).toContain('tty')
+  })
+
+  it('works on Node before 20.16, without process.getBuiltinModule (Node modules then come from require)', () => {
+    const env = {NODE_OPTIONS: '--import=data:text/javascript,delete%20process.getBuiltinModule'}
+    const probe = spawnSync(process.execPath, ['-p', 'typeof process.getBuiltinModule'], {
+      env: {...process.env, ...env},
+      encoding: 'utf8',
+    })
+    expect(probe.stdout.trim()).toBe('undefined')
+    const version = traced(['--version'], env)
+    expect(version.code, version.stderr).toBe(0)
+    expect(version.stdout).toMatch(/^mfg\/\d+\.\d+\.\d+ /)
+    const help = traced(['price', 'measure', '--help'], env)
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain('--no-hull')
+    for (const argv of [[mesh('logo-prusa.3mf'), '--json'], [mesh('CSG.stl')]]) {
+      const r = traced(['price', 'measure', ...argv], env)
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/closed/)
+      expect(loadedOclif(r.loaded)).toBe(false)
+    }
   })
 
   it.each([
