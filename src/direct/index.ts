@@ -1,6 +1,6 @@
 // Commands that run without oclif. A direct command is read-only and works
 // offline, and people run it on big inputs from scripts (`price measure` on a
-// million-triangle file), where loading and configuring oclif would be a sixth
+// million-triangle file), where loading and configuring oclif would be a tenth
 // of the run. bin/run.js sends it here once the help paths have passed.
 //
 // The argument list is parsed against the command's manifest entry (what oclif
@@ -113,6 +113,10 @@ export async function runDirect(id: string, argv: string[], manifest: ManifestCo
   const command = await load()
   const parsed = parsePlain(argv, manifest, command.values)
   if (!parsed) return false
+  // As under oclif: a reader that has gone (`| head -c 100`) ends the output quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+  })
   try {
     await command.run(parsed.args, parsed.flags, argv)
   } catch {

@@ -136,6 +136,28 @@ describe('direct commands', () => {
     expect(threemf.builtins).toContain('tty')
   })
 
+  it('ends quietly, exit 0, when the reader of its output has gone, as the oclif command does', () => {
+    const run = (env: string) =>
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `${env} "${process.execPath}" bin/run.js price measure "$0" --json | true; exit \${PIPESTATUS[0]}`,
+          mesh('torus-100k.stl'),
+        ],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          env: {...process.env, NODE_EXTRA_CA_CERTS: ''},
+        },
+      )
+    for (const env of ['', 'MFG_CONTENT_TYPE=json']) {
+      const r = run(env)
+      expect(r.stderr, env).toBe('')
+      expect(r.status, env).toBe(0)
+    }
+  })
+
   it('works on Node before 20.16, without process.getBuiltinModule (Node modules then come from require)', () => {
     const env = {NODE_OPTIONS: '--import=data:text/javascript,delete%20process.getBuiltinModule'}
     const probe = spawnSync(process.execPath, ['-p', 'typeof process.getBuiltinModule'], {
