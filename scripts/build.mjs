@@ -185,23 +185,27 @@ const entryPoints = Object.fromEntries(
 )
 
 rmSync(out, {recursive: true, force: true})
-const result = await build({
-  entryPoints,
+/** What every build below shares: ES modules for Node 20 in dist/, with linked source maps. */
+const common = {
   outdir: out,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
   sourcesContent: false,
-  legalComments: 'none',
-  // Less source for V8 to parse at each start; names are kept for stack traces.
-  minifyWhitespace: true,
-  minifySyntax: true,
   logLevel: 'warning',
-  metafile: true,
+}
+
+/** Less source for V8 to parse at each start; names are kept for stack traces. */
+const minified = {legalComments: 'none', minifyWhitespace: true, minifySyntax: true, metafile: true}
+
+const result = await build({
+  ...common,
+  ...minified,
+  entryPoints,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   plugins: [gotStandIns, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
@@ -220,15 +224,8 @@ const result = await build({
 // The help renderer is built on its own, without shared chunks: help loads
 // this one file and nothing else.
 await build({
+  ...common,
   entryPoints: {'help/fast': join(src, 'help/fast.ts')},
-  outdir: out,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
   plugins: [
     builtinsByRequire,
     {
@@ -247,23 +244,13 @@ await build({
 // with the commands and never loading oclif: `price measure --json` loads
 // bin/run.js, the help renderer (which finds it) and three files of dist/direct.
 const direct = await build({
+  ...common,
+  ...minified,
   entryPoints: {'direct/index': join(src, 'direct/index.ts')},
-  outdir: out,
-  bundle: true,
   // What a direct command loads only on some paths (the text output with its
   // tables and colours) is a file of its own.
   splitting: true,
   chunkNames: 'direct/[name]-[hash]',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  legalComments: 'none',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-  metafile: true,
   plugins: [
     builtinsByRequire,
     {
