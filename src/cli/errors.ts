@@ -48,7 +48,8 @@ export function describeError(err: unknown): DescribedError {
   const flag = err instanceof Error ? FLAG_VALUE.exec(err.message) : null
   if (flag) {
     // A flag's own parser refused its value; oclif wraps that message in three lines.
-    const [, name, inner] = flag as unknown as [string, string, string]
+    const name = flag[1]!
+    const inner = flag[2]!
     const message = inner.includes(`--${name}`) ? inner : `--${name}: ${inner}`
     return {code: 'usage', message, exitCode: 2}
   }
