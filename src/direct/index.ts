@@ -15,6 +15,7 @@
 // commands change nothing, so running one twice is safe. Only node: modules and
 // the commands' own code may be imported: never @oclif/core.
 import type {ManifestCommand} from '../help/fast.js'
+import type {DirectId} from './ids.js'
 
 export interface DirectCommand {
   /** Per option flag, its value from the text given; undefined when the command refuses it. */
@@ -23,8 +24,8 @@ export interface DirectCommand {
   run(args: Record<string, string>, flags: Record<string, unknown>, argv: string[]): Promise<void>
 }
 
-/** The direct commands by id; src/help/fast.ts lists the same ids (DIRECT_COMMANDS). */
-export const COMMANDS: Record<string, () => Promise<DirectCommand>> = {
+/** The direct commands by id (one for each of ids.ts). */
+export const COMMANDS: Record<DirectId, () => Promise<DirectCommand>> = {
   'price:measure': async () => (await import('./price-measure.js')).command,
 }
 
@@ -42,7 +43,7 @@ export interface Parsed {
  */
 export function parsePlain(
   argv: readonly string[],
-  manifest: ManifestCommand & {strict?: boolean},
+  manifest: ManifestCommand,
   values: DirectCommand['values'] = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Parsed | undefined {
@@ -64,8 +65,7 @@ export function parsePlain(
     const name = token.slice(2, eq === -1 ? undefined : eq)
     const def = Object.hasOwn(defs, name) ? defs[name]! : undefined
     if (!def || Object.hasOwn(flags, name) || def.multiple) return undefined
-    const rule = def as {exclusive?: unknown; dependsOn?: unknown; exactlyOne?: unknown; relationships?: unknown}
-    if (rule.exclusive ?? rule.dependsOn ?? rule.exactlyOne ?? rule.relationships) return undefined
+    if (def.exclusive ?? def.dependsOn ?? def.exactlyOne ?? def.relationships) return undefined
     if (def.type === 'boolean') {
       if (eq !== -1) return undefined
       flags[name] = true
@@ -108,7 +108,7 @@ export function parsePlain(
  * or the command failed: oclif then runs it again and reports).
  */
 export async function runDirect(id: string, argv: string[], manifest: ManifestCommand): Promise<boolean> {
-  const load = Object.hasOwn(COMMANDS, id) ? COMMANDS[id] : undefined
+  const load = Object.hasOwn(COMMANDS, id) ? COMMANDS[id as DirectId] : undefined
   if (!load) return false
   const command = await load()
   const parsed = parsePlain(argv, manifest, command.values)

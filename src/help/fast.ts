@@ -6,6 +6,8 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {DIRECT_COMMANDS} from '../direct/ids.js'
+
 export interface ManifestFlag {
   name: string
   type: 'boolean' | 'option'
@@ -21,6 +23,11 @@ export interface ManifestFlag {
   allowNo?: boolean
   hidden?: boolean
   env?: string
+  /** Relations to other flags, which oclif checks. */
+  exclusive?: string[]
+  dependsOn?: string[]
+  exactlyOne?: string[]
+  relationships?: unknown[]
 }
 
 export interface ManifestArg {
@@ -43,6 +50,8 @@ export interface ManifestCommand {
   args?: Record<string, ManifestArg>
   flags?: Record<string, ManifestFlag>
   examples?: ManifestExample[]
+  /** False when the command takes arguments it does not declare. */
+  strict?: boolean
 }
 
 export interface HelpData {
@@ -476,8 +485,7 @@ export function answerFast(argv: string[], data: HelpData): boolean {
   return true
 }
 
-/** The commands src/direct runs without oclif (the keys of its COMMANDS). */
-export const DIRECT_COMMANDS: readonly string[] = ['price:measure']
+export {DIRECT_COMMANDS}
 
 /**
  * The direct command argv names, with what follows its words and its manifest entry;
