@@ -1,9 +1,8 @@
 import chalk from 'chalk'
 
-/** Whether a stream is an interactive terminal (tests and pipes are not). */
-export function isTty(stream: NodeJS.WriteStream | NodeJS.ReadStream = process.stdout): boolean {
-  return Boolean((stream as {isTTY?: boolean}).isTTY)
-}
+import {isTty} from './stdio.js'
+
+export {isTty, writeErr, writeOut} from './stdio.js'
 
 /**
  * Colours are on only when stdout is a terminal, NO_COLOR is unset and
@@ -20,22 +19,12 @@ export function colorEnabled(): boolean {
   return chalk.level > 0
 }
 
-/** Data goes to stdout, and only data. */
-export function writeOut(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
-}
-
-/** Notes, progress, summaries and errors go to stderr. */
-export function writeErr(text: string): void {
-  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
-}
-
 /** A command's `--json` result on stdout (see formatJson). */
 export function writeJson(value: unknown): void {
   process.stdout.write(`${formatJson(value)}\n`)
 }
 
-/** JSON for stdout: pretty on a terminal, one compact line when piped. */
+/** JSON for stdout: pretty on a terminal (in colour when on), one compact line when piped. */
 export function formatJson(value: unknown, pretty = isTty(process.stdout)): string {
   if (!pretty) return JSON.stringify(value)
   const text = JSON.stringify(value, null, 2)

@@ -1,6 +1,7 @@
 // `mfg price measure` on the direct path (see index.ts): the same measuring and
 // output as its oclif command (src/commands/price/measure.ts), from src/cli/measurement.ts.
 import {measureWithFlags, positiveNumber, writeMeasurementText, type MeasureFlags} from '../cli/measurement.js'
+import {isTty, writeOut} from '../cli/stdio.js'
 import type {DirectCommand} from './index.js'
 
 export const command: DirectCommand = {
@@ -9,8 +10,8 @@ export const command: DirectCommand = {
     const m = measureWithFlags(args.file!, flags as unknown as MeasureFlags)
     // Piped JSON is formatJson's one compact line, written without loading the
     // colour support (chalk and node:tty) that a terminal or the text output need.
-    if (flags.json === true && !process.stdout.isTTY) {
-      process.stdout.write(`${JSON.stringify(m)}\n`)
+    if (flags.json === true && !isTty(process.stdout)) {
+      writeOut(JSON.stringify(m))
       return
     }
     const {configureColor, writeJson} = await import('../cli/output.js')
