@@ -68,7 +68,8 @@ const standIns = {
 // lazy ReadStream export then loads the stream classes (about 5 ms of a start).
 // A bundled import of `node:x` resolves to a small CommonJS module that requires
 // it with the bundle's require (its banner), so a module's exports are read
-// where they are used, and a module is loaded only when the code needing it runs.
+// where they are used, and a module imported only by code in a chunk loaded
+// later (or first run later) is loaded then.
 const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(b) {
@@ -198,7 +199,7 @@ const common = {
 }
 
 /** Less source for V8 to parse at each start; names are kept for stack traces. */
-const minified = {legalComments: 'none', minifyWhitespace: true, minifySyntax: true, metafile: true}
+const minified = {legalComments: 'none', minifyWhitespace: true, minifySyntax: true}
 
 const result = await build({
   ...common,
@@ -206,6 +207,7 @@ const result = await build({
   entryPoints,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
   plugins: [gotStandIns, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
@@ -251,6 +253,7 @@ const direct = await build({
   // tables and colours) is a file of its own.
   splitting: true,
   chunkNames: 'direct/[name]-[hash]',
+  metafile: true,
   plugins: [
     builtinsByRequire,
     {
