@@ -8,17 +8,22 @@ const {readFileSync} = builtin('node:fs')
 const {join} = builtin('node:path')
 const {fileURLToPath} = builtin('node:url')
 
-const args = process.argv.slice(2)
+// Compiled code is cached between runs where Node.js can (22.1 and later).
+builtin('node:module').enableCompileCache?.()
 
-// package.json's engines: Node.js 20 or later.
-if (Number(process.versions.node.split('.')[0]) < 20) {
-  process.stderr.write(`Error: mfg needs Node.js 20 or later; this is ${process.version}.\n`)
-  process.exit(1)
-}
+const args = process.argv.slice(2)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 // package.json is read once here, for every path below and for oclif.
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+
+// package.json's engines say which Node.js releases mfg runs on; any other one gets
+// a single line saying so, before anything that could fail on it is loaded.
+const unsupported = (await import('../dist/engines.js')).unsupportedNodeMessage(process.version, pjson.engines.node)
+if (unsupported) {
+  process.stderr.write(`${unsupported}\n`)
+  process.exit(1)
+}
 
 // The fast paths answer without loading oclif: `--version` is what scripts call
 // most; help and unknown commands are answered from the manifest the build

@@ -223,6 +223,10 @@ const result = await build({
   },
 })
 
+// The Node.js check that bin/run.js runs first is a file of its own with no imports,
+// in a syntax old releases still parse, so that it can tell their users what to install.
+await build({...common, target: 'node14', entryPoints: {engines: join(src, 'engines.ts')}})
+
 // The help renderer is built on its own, without shared chunks: help loads
 // this one file and nothing else.
 await build({
