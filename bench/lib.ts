@@ -1,5 +1,5 @@
 // Shared pieces of the benchmarks: a standalone sandbox, timed child runs, and the results page.
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -115,3 +115,14 @@ export function writeSection(name: string, markdown: string): void {
 
 export const machine = (): string =>
   `Node ${process.version}, ${process.platform}/${process.arch}, ${new Date().toISOString().slice(0, 10)}`
+
+/** Spawns a command to its end and returns its wall-clock milliseconds; throws when it fails. */
+export function timeSpawn(argv: string[], env: NodeJS.ProcessEnv): number {
+  const started = process.hrtime.bigint()
+  const r = spawnSync(argv[0]!, argv.slice(1), {env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024})
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  if (r.status !== 0) {
+    throw new Error(`${argv.slice(1).join(' ')} exited with ${r.status}: ${r.stderr.toString().slice(0, 500)}`)
+  }
+  return ms
+}

@@ -3,12 +3,11 @@
 // ≤ 3.5, `mfg demand list --json` against a standalone sandbox ≤ 6.0.
 // The commands run round-robin so that load on the machine hits them alike;
 // NODE_EXTRA_CA_CERTS is unset because a CA bundle slows every Node start.
-import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {cli, machine, median, serveSandbox, writeSection} from './lib.js'
+import {cli, machine, median, serveSandbox, timeSpawn as time, writeSection} from './lib.js'
 import {writeTorus} from './mesh-lib.js'
 
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 21))
@@ -17,16 +16,6 @@ interface Case {
   label: string
   argv: string[]
   target?: number
-}
-
-function time(argv: string[], env: NodeJS.ProcessEnv): number {
-  const started = process.hrtime.bigint()
-  const r = spawnSync(argv[0]!, argv.slice(1), {env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024})
-  const ms = Number(process.hrtime.bigint() - started) / 1e6
-  if (r.status !== 0) {
-    throw new Error(`${argv.slice(1).join(' ')} exited with ${r.status}: ${r.stderr.toString().slice(0, 500)}`)
-  }
-  return ms
 }
 
 const sandbox = await serveSandbox()
