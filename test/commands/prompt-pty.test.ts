@@ -1,0 +1,188 @@
+// The prompts on a real pseudo-terminal. The built CLI runs under util-linux
+// `script`, which opens a pty and makes it the CLI's stdin, stdout and stderr:
+// the CLI sees a terminal as a user's shell would give it (raw mode, echo off
+// for hidden input, cursor movement), nothing of @inquirer/prompts is replaced.
+// The test types keys into the pty and reads what the terminal shows.
+// test/commands/price-interactive.test.ts walks the long prompt sequences on
+// virtual streams; this file proves the same prompts against a real terminal.
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {stripVTControlCharacters} from 'node:util'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {maskSecret} from '../../src/schemas/secrets.js'
+import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const DOWN = '\u001b[B'
+const ENTER = '\r'
+
+interface Terminal {
+  /** Everything the terminal has shown so far, escape sequences removed. */
+  shown(): string
+  /** Resolves once the terminal shows `text` after everything shown before this call; rejects if the CLI exits first. */
+  waitFor(text: string): Promise<void>
+  /** Types into the terminal, as a user's keystrokes. */
+  type(keys: string): void
+  /** The CLI's exit code and the whole transcript, once it has exited. */
+  exited: Promise<{code: number | null; shown: string}>
+}
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+/** Starts the built CLI (bin/run.js, this process's Node) on a pseudo-terminal. */
+function inTerminal(argv: string[], env: Record<string, string>): Terminal {
+  const childEnv: NodeJS.ProcessEnv = {...process.env, ...env, TERM: 'xterm'}
+  delete childEnv.CI // the CLI prompts only where CI is not set
+  const command = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  let raw = ''
+  let from = 0
+  let exit: {code: number | null} | undefined
+  const watchers = new Set<() => void>()
+  const notify = () => {
+    for (const w of [...watchers]) w()
+  }
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    raw += chunk
+    notify()
+  })
+  const exited = new Promise<{code: number | null; shown: string}>((resolveExit, rejectExit) => {
+    child.on('error', rejectExit)
+    child.on('close', (code) => {
+      exit = {code}
+      notify()
+      resolveExit({code, shown: stripVTControlCharacters(raw)})
+    })
+  })
+  const shown = () => stripVTControlCharacters(raw)
+  return {
+    shown,
+    waitFor(text) {
+      const start = from
+      return new Promise((resolveWait, rejectWait) => {
+        const check = () => {
+          const at = shown().indexOf(text, start)
+          if (at >= 0) {
+            from = at + text.length
+            watchers.delete(check)
+            resolveWait()
+          } else if (exit) {
+            watchers.delete(check)
+            rejectWait(new Error(`the CLI exited (${exit.code}) without showing ${JSON.stringify(text)}:\n${shown()}`))
+          }
+        }
+        watchers.add(check)
+        check()
+      })
+    },
+    type(keys) {
+      child.stdin.write(keys)
+    },
+    exited,
+  }
+}
+
+let sb: CliSandbox
+let home: string
+beforeAll(async () => {
+  sb = await startCliSandbox()
+  home = mkdtempSync(join(tmpdir(), 'mfg-pty-'))
+})
+afterAll(async () => {
+  rmSync(home, {recursive: true, force: true})
+  await sb.close()
+})
+
+describe('prompts on a pseudo-terminal', () => {
+  it('profile add: text and hidden prompts store what was typed, and the key is never shown', async () => {
+    const key = `pk_business_${'7f3a'.repeat(8)}`
+    const token = 'tok_pty_5e1d9c0b2a'
+    const t = inTerminal(['profile', 'add', 'shop'], {MFG_HOME: home})
+    await t.waitFor('Base URL:')
+    t.type(`https://api.example.com${ENTER}`)
+    await t.waitFor('API key:')
+    t.type(`${key}${ENTER}`)
+    await t.waitFor('v2 auth token (empty to skip):')
+    t.type(`${token}${ENTER}`)
+    await t.waitFor('Business id:')
+    t.type(`64f0c2${ENTER}`)
+    const {code, shown} = await t.exited
+    expect(code, shown).toBe(0)
+    expect(shown).toContain('Saved profile "shop"')
+    // Hidden input: the terminal showed a mask, never the characters typed.
+    expect(shown).not.toContain(key)
+    expect(shown).not.toContain(token)
+    expect(shown).toContain('*'.repeat(key.length))
+
+    const stored = await runCli(['profile', 'show', 'shop', '--json'], {env: {MFG_HOME: home}})
+    expect(stored.exitCode, stored.stderr).toBe(0)
+    expect(json(stored)).toMatchObject({
+      name: 'shop',
+      baseUrl: 'https://api.example.com',
+      businessId: '64f0c2',
+      apiKey: maskSecret(key),
+      authToken: maskSecret(token),
+    })
+  })
+
+  it('profile remove: a confirmation answered no keeps the profile, yes removes it', async () => {
+    const added = await runCli(
+      [
+        'profile',
+        'add',
+        'old',
+        '--base-url',
+        'https://old.example.com',
+        '--api-key',
+        'pk_business_0ld',
+        '--business-id',
+        'b1',
+      ],
+      {env: {MFG_HOME: home}},
+    )
+    expect(added.exitCode, added.stderr).toBe(0)
+
+    const no = inTerminal(['profile', 'remove', 'old'], {MFG_HOME: home})
+    await no.waitFor('Remove profile "old"?')
+    no.type(`n${ENTER}`)
+    const kept = await no.exited
+    expect(kept.code, kept.shown).toBe(0)
+    expect(kept.shown).toContain('Not removed.')
+    expect((await runCli(['profile', 'show', 'old'], {env: {MFG_HOME: home}})).exitCode).toBe(0)
+
+    const yes = inTerminal(['profile', 'remove', 'old'], {MFG_HOME: home})
+    await yes.waitFor('Remove profile "old"?')
+    yes.type(`y${ENTER}`)
+    const removed = await yes.exited
+    expect(removed.code, removed.shown).toBe(0)
+    expect(removed.shown).toContain('Removed profile "old"')
+    expect((await runCli(['profile', 'show', 'old'], {env: {MFG_HOME: home}})).exitCode).not.toBe(0)
+  })
+
+  it('demand create: a select moved with the arrow key and a text answer make the quote that is sent', async () => {
+    const t = inTerminal(['demand', 'create', '--json'], sb.env())
+    await t.waitFor('Technique:')
+    await t.waitFor('❯ 3D_PRINTING')
+    t.type(DOWN)
+    await t.waitFor('❯ CNC_MACHINING')
+    t.type(ENTER)
+    await t.waitFor('Material:')
+    t.type(`Aluminium 6061${ENTER}`)
+    const {code, shown} = await t.exited
+    expect(code, shown).toBe(0)
+    const id = /"id":\s*"([0-9a-f]{24})"/.exec(shown)?.[1]
+    expect(id, shown).toBeDefined()
+
+    const got = await runCli(['demand', 'get', id!, '--json'], {env: sb.env()})
+    expect(got.exitCode, got.stderr).toBe(0)
+    expect(json(got)).toMatchObject({technique: 'CNC_MACHINING', material: 'Aluminium 6061'})
+  })
+})
