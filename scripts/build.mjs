@@ -9,6 +9,7 @@
 // oclif loads by path (its plugins) stay in node_modules.
 import {readdirSync, rmSync, statSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
+import {builtinModules} from 'node:module'
 import {join, relative, resolve} from 'node:path'
 
 import {build} from 'esbuild'
@@ -64,23 +65,35 @@ const standIns = {
 }
 
 // Node's modules through require() rather than import: an ES import of a
-// built-in builds a facade module, reading every export once, and node:fs's
-// lazy ReadStream export then loads the stream classes (about 5 ms of a start).
-// A bundled import of `node:x` resolves to a small CommonJS module that requires
-// it with the bundle's require (its banner), so a module's exports are read
-// where they are used, and a module imported only by code in a chunk loaded
-// later (or first run later) is loaded then.
-const builtinsByRequire = {
-  name: 'builtins-by-require',
-  setup(b) {
-    b.onResolve({filter: /^node:/}, (args) =>
-      args.namespace === 'builtin' ? {path: args.path, external: true} : {path: args.path, namespace: 'builtin'},
-    )
-    b.onLoad({filter: /.*/, namespace: 'builtin'}, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)})`,
-      loader: 'js',
-    }))
-  },
+// built-in builds a facade module, reading every export once, and a lazy export
+// then loads what it stands for: node:fs's ReadStream loads the stream classes
+// (about 5 ms of a start), and on Node 22 and later node:http's WebSocket,
+// CloseEvent and MessageEvent load Node's fetch implementation (undici) with
+// node:assert, about 74 modules and 10 to 20 ms of CPU, for every command that
+// imports got or the sandbox's server.
+// A bundled import of `node:x` (or a bare `x`) resolves to a small CommonJS
+// module that requires `node:x` with the bundle's require (its banner), so a
+// module's exports are read where they are used, and a module imported only by
+// code in a chunk loaded later (or first run later) is loaded then. `only`
+// limits this to the named modules: in the code-split build each such module is
+// shared between commands and becomes a chunk of its own.
+function builtinsByRequire(only) {
+  return {
+    name: 'builtins-by-require',
+    setup(b) {
+      b.onResolve({filter: /^[a-z_]/}, (args) => {
+        const name = args.path.replace(/^node:/, '')
+        if (name === args.path && !builtinModules.includes(name)) return undefined
+        if (args.namespace === 'builtin') return {path: args.path, external: true}
+        if (only && !only.includes(name)) return undefined
+        return {path: `node:${name}`, namespace: 'builtin'}
+      })
+      b.onLoad({filter: /.*/, namespace: 'builtin'}, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)})`,
+        loader: 'js',
+      }))
+    },
+  }
 }
 
 /**
@@ -208,7 +221,9 @@ const result = await build({
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
-  plugins: [gotStandIns, standIns, externals, ...patches],
+  // Only node:http in this build: requiring every built-in saved no more (node:fs's
+  // stream classes load with got anyway) and made 20 more chunks.
+  plugins: [builtinsByRequire(['http']), gotStandIns, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {
@@ -233,7 +248,7 @@ await build({
   ...common,
   entryPoints: {'help/fast': join(src, 'help/fast.ts')},
   plugins: [
-    builtinsByRequire,
+    builtinsByRequire(),
     {
       name: 'builtins-only',
       setup(b) {
@@ -259,7 +274,7 @@ const direct = await build({
   chunkNames: 'direct/[name]-[hash]',
   metafile: true,
   plugins: [
-    builtinsByRequire,
+    builtinsByRequire(),
     {
       name: 'no-oclif',
       setup(b) {

@@ -78,6 +78,17 @@ describe('start-up: what the built CLI loads', () => {
     }
   })
 
+  it.each(['development', 'test'])(
+    'with NODE_ENV=%s the built CLI still runs its bundle, loading neither tsx nor the TypeScript compiler',
+    (nodeEnv) => {
+      const r = traced(['profile', 'list', '--json'], {NODE_ENV: nodeEnv})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toBe('')
+      expect(r.loaded).toContain('dist/commands/profile/list.js')
+      expect(r.loaded.filter((l) => /node_modules\/(tsx|ts-node|typescript)\//.test(l))).toEqual([])
+    },
+  )
+
   it("a JSON request does not load Node's fetch implementation (undici), which only a multipart upload or webhook forwarding needs", () => {
     const csv = join(scratch, 'one.csv')
     writeFileSync(csv, 'technique,material,quantity\n3D_PRINTING,PLA,2\n')

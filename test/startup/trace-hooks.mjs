@@ -1,4 +1,4 @@
-// Resolve hook for trace-loads.mjs: runs on the loader thread and appends each
+// Resolve hook for trace-loads.mjs on a Node without module.registerHooks: runs on the loader thread and appends each
 // resolved URL to the trace file.
 import {appendFileSync} from 'node:fs'
 
