@@ -13,14 +13,14 @@ import {root, scratch, traced} from './traced.js'
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, {flags: Record<string, unknown>}>
 }
-const FAST = ['bin/run.js', 'dist/help/fast.js']
+const FAST = ['bin/run.js', 'dist/engines.js', 'dist/help/fast.js']
 
 describe('start-up: what the built CLI loads', () => {
-  it('--version loads bin/run.js alone', () => {
+  it('--version loads bin/run.js and the Node.js check alone', () => {
     const r = traced(['--version'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^mfg\/\d+\.\d+\.\d+ /)
-    expect(r.loaded).toEqual(['bin/run.js'])
+    expect(r.loaded.sort()).toEqual(['bin/run.js', 'dist/engines.js'])
   })
 
   it.each([[[]], [['--help']], [['help']], [['demand']], [['help', 'demand', 'list']], [['demand', 'list', '-h']]])(
