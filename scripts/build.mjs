@@ -4,9 +4,10 @@
 // tables) stays in a chunk of its own, loaded when it is imported.
 //
 // Start-up cost of a Node CLI is mostly resolving and compiling many small
-// files; a few larger chunks load faster. Packages that cannot be bundled (a
-// native addon, the server framework with its worker-based logger) or that
-// oclif loads by path (its plugins) stay in node_modules.
+// files; a few larger chunks load faster. Packages that cannot be bundled (the
+// server framework with its worker-based logger) or that oclif loads by path
+// (its plugins) stay in node_modules. The sandbox's SQLite is Node's own
+// node:sqlite, loaded on first use (src/sandbox/store/sql.ts).
 import {readdirSync, rmSync, statSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {builtinModules} from 'node:module'
@@ -20,7 +21,6 @@ const out = join(root, 'dist')
 
 /** Packages left to node_modules; everything else is bundled. */
 const EXTERNAL = [
-  'better-sqlite3',
   'fastify',
   '@fastify/multipart',
   '@oclif/plugin-autocomplete',

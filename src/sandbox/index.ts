@@ -7,8 +7,8 @@ import {buildApp, type SandboxStats} from './app.js'
 import type {DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultOptions, type FaultStats} from './faults.js'
 import {DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, seed} from './seed.js'
-import {ensureSeedFiles} from './seed-files.js'
-import {DB_FILE_NAME, FILES_DIR_NAME, openStore, type Store, type StoreLocation} from './store/index.js'
+import {ensureSeedFiles, seedFilesPresent} from './seed-files.js'
+import {DB_FILE_NAME, FILES_DIR_NAME, openStore, type SqlDriver, type Store, type StoreLocation} from './store/index.js'
 
 export interface SandboxOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -40,6 +40,8 @@ export interface SandboxOptions {
   webhooks?: DeliveryOptions
   /** Epoch ms clock of the app (links, timestamps); tests may pass a fake one. */
   clock?: () => number
+  /** The SQLite driver: node:sqlite unless a benchmark compares another (bench/sqlite-drivers.ts). */
+  driver?: SqlDriver
 }
 
 export interface RunningSandbox {
@@ -57,12 +59,25 @@ function location(opts: SandboxOptions): StoreLocation {
   return {memory: true}
 }
 
-/** Opens a store and seeds it when it is new. */
-export function openSeededStore(where: StoreLocation): Store {
-  const store = openStore(where)
-  try {
-    if (store.fresh) seed(store)
+/**
+ * Seeds a new store and adds any seeded file that is missing. Several processes
+ * may open the same new file at once (CLIs sharing one embedded home), each
+ * seeing it empty: whether to seed is decided again under the write lock, so
+ * exactly one of them seeds and the others find its businesses and files.
+ */
+export function seedStore(store: Store): void {
+  if (!store.fresh && seedFilesPresent(store, DEMO_BUSINESS_ID, SECOND_BUSINESS_ID)) return
+  store.transaction(() => {
+    if (store.businesses.all().length === 0) seed(store)
     ensureSeedFiles(store, DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, Date.now())
+  })
+}
+
+/** Opens a store and seeds it when it is new (seedStore). */
+export function openSeededStore(where: StoreLocation, driver?: SqlDriver): Store {
+  const store = openStore(where, driver)
+  try {
+    seedStore(store)
   } catch (error) {
     store.close()
     throw error
@@ -88,7 +103,7 @@ function urlHost(host: string): string {
 /** Starts the sandbox: opens (and on first use seeds) the database, then listens. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const faults = new FaultInjector(opts.faults)
-  const store = openSeededStore(location(opts))
+  const store = openSeededStore(location(opts), opts.driver)
   const app = buildApp(store, {
     logger: opts.logger ?? false,
     faults,

@@ -168,6 +168,14 @@ export function seedFiles(demoId: string, secondId: string): SeedFile[] {
   ]
 }
 
+/** True when every seeded file of an existing business has its row and its bytes. */
+export function seedFilesPresent(store: Store, demoId: string, secondId: string): boolean {
+  return seedFiles(demoId, secondId).every((file) => {
+    const existing = store.files.byKey(file.key)
+    return (existing !== undefined && blobExists(store, existing)) || !store.businesses.byId(file.businessId)
+  })
+}
+
 /**
  * Makes sure the seeded files exist (rows and bytes); cheap when they do, so it
  * runs on every open and also fills a database seeded before files were stored.

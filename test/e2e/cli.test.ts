@@ -17,6 +17,25 @@ interface Served {
   businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]
 }
 
+/** Runs the built CLI without a shell and waits for it, so that several can run at once. */
+function mfgAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{stdout: string; stderr: string; code: number | null}> {
+  // Without vitest's NODE_ENV=test, under which oclif would register tsx to read TypeScript sources.
+  const {NODE_ENV: _test, ...userEnv} = env
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env: {...userEnv, NO_COLOR: '1', CI: 'true'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  return new Promise((done) => child.on('close', (code) => done({stdout, stderr, code})))
+}
+
 /** Runs a shell line (so pipes to jq work) with the CLI on PATH as `mfg`. */
 function sh(line: string, env: NodeJS.ProcessEnv) {
   const r = spawnSync('sh', ['-c', line], {
@@ -181,5 +200,51 @@ describe('mfg as a user runs it', () => {
     expect(Number(sh('mfg demand list --all --json | jq length', env).stdout.trim())).toBe(Number(second.stdout.trim()))
     const db = join(env.MFG_HOME!, 'sandbox', 'sandbox.db')
     expect(statSync(db).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe('CLIs sharing one embedded home', () => {
+  it('20 at once on a new home: each succeeds, the database is created and seeded once, every write is kept', async () => {
+    // What a new home holds: the seeded demo business's demands.
+    const reference = await mfgAsync(
+      ['demand', 'list', '--all', '--json'],
+      baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-ref-'))),
+    )
+    expect(reference.code, reference.stderr).toBe(0)
+    const seeded = (JSON.parse(reference.stdout) as unknown[]).length
+    expect(seeded).toBeGreaterThan(0)
+
+    const home = mkdtempSync(join(tmpdir(), 'mfg-e2e-shared-'))
+    const env = baseEnv(home)
+    const WRITERS = 10
+    const runs = Array.from({length: 20}, (_, i) => {
+      if (i % 2 === 1) return mfgAsync(['demand', 'list', '--all', '--json'], env)
+      const file = join(home, `quote-${i}.json`)
+      writeFileSync(
+        file,
+        quotes(1, () => ({draftId: `shared-home-${i}`})),
+      )
+      return mfgAsync(['demand', 'create', '--file', file, '--json'], env)
+    })
+    const results = await Promise.all(runs)
+    for (const [i, r] of results.entries()) {
+      expect(r.code, `CLI ${i}: ${r.stderr}`).toBe(0)
+      // Nothing on stderr at all: no lock error, no warning.
+      expect(r.stderr, `CLI ${i}`).toBe('')
+    }
+    // A list run alongside the writers sees the seed and some of the writes, never a half-seeded database.
+    for (const r of results.filter((_, i) => i % 2 === 1)) {
+      const n = (JSON.parse(r.stdout) as unknown[]).length
+      expect(n).toBeGreaterThanOrEqual(seeded)
+      expect(n).toBeLessThanOrEqual(seeded + WRITERS)
+    }
+    const after = await mfgAsync(['demand', 'list', '--all', '--json'], env)
+    expect(after.code, after.stderr).toBe(0)
+    const demands = JSON.parse(after.stdout) as {draftId?: string}[]
+    expect(demands).toHaveLength(seeded + WRITERS)
+    const written = demands.map((d) => d.draftId).filter((id) => id?.startsWith('shared-home-'))
+    expect(written.sort()).toEqual(Array.from({length: WRITERS}, (_, k) => `shared-home-${2 * k}`).sort())
+    expect(statSync(join(home, 'sandbox', 'sandbox.db')).mode & 0o777).toBe(0o600)
+    rmSync(home, {recursive: true, force: true})
   })
 })

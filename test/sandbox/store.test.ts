@@ -2,14 +2,14 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 
 import {createDemands, listDemands} from '../../src/sandbox/demands.js'
 import {openSeededStore} from '../../src/sandbox/index.js'
 import type {DemandDoc} from '../../src/sandbox/store/demands.js'
 import {DB_FILE_NAME, openStore} from '../../src/sandbox/store/index.js'
-import {MIGRATIONS, SCHEMA_VERSION} from '../../src/sandbox/store/schema.js'
+import {MIGRATIONS, SCHEMA_VERSION, schemaVersion} from '../../src/sandbox/store/schema.js'
+import {nodeSqliteDriver} from '../../src/sandbox/store/sql.js'
 import {CUSTOMER_OPTIONS, DEMANDS, DEMO_BUSINESS_ID, MACHINES, MATERIALS, PRODUCTS} from '../../src/sandbox/seed.js'
 
 describe('sandbox store', () => {
@@ -17,7 +17,7 @@ describe('sandbox store', () => {
     const a = openSeededStore({memory: true})
     const b = openSeededStore({memory: true})
     try {
-      expect(a.db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+      expect(schemaVersion(a.db)).toBe(SCHEMA_VERSION)
       const strip = (store: typeof a) => store.businesses.all().map(({authToken: _t, ...rest}) => rest)
       expect(strip(a)).toEqual(strip(b))
       expect(a.businesses.all()[0]?.authToken).not.toBe(b.businesses.all()[0]?.authToken)
@@ -146,13 +146,13 @@ describe('sandbox store', () => {
   it('migrates a version-1 database so a draftId may repeat, keeping its demands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mfg-migrate-'))
     try {
-      const old = new Database(join(dir, DB_FILE_NAME))
+      const old = nodeSqliteDriver.open(join(dir, DB_FILE_NAME))
       old.exec(MIGRATIONS[0]!)
-      old.pragma('user_version = 1')
+      old.exec('PRAGMA user_version = 1')
       old.close()
       const store = openStore({dataDir: dir})
       try {
-        expect(store.db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+        expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION)
         const index = store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'demands_draft'").get() as {
           sql: string
         }

@@ -70,12 +70,15 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.code).toBe(0)
     expect(r.loaded).toContain('dist/commands/profile/list.js')
     const packages = r.loaded.filter((l) => l.includes('node_modules/'))
-    for (const heavy of ['better-sqlite3', 'fastify', '@fastify/multipart']) {
+    for (const heavy of ['fastify', '@fastify/multipart']) {
       expect(
         packages.some((p) => p.includes(`node_modules/${heavy}/`)),
         heavy,
       ).toBe(false)
     }
+    // The sandbox's SQLite is Node's own node:sqlite, loaded by the store on first use.
+    expect(r.builtins).toContain('internal/modules/esm/loader')
+    expect(r.builtins).not.toContain('sqlite')
   })
 
   it.each(['development', 'test'])(
@@ -112,7 +115,9 @@ describe('start-up: what the built CLI loads', () => {
   it('the embedded sandbox is loaded from node_modules only by a command that needs it', () => {
     const r = traced(['demand', 'list', '--json'])
     expect(r.code).toBe(0)
-    expect(r.loaded.some((l) => l.includes('node_modules/better-sqlite3/'))).toBe(true)
+    expect(r.builtins).toContain('sqlite')
     expect(r.loaded.some((l) => l.includes('node_modules/fastify/'))).toBe(true)
+    // No native module: nothing the sandbox loads is a compiled addon.
+    expect(r.loaded.filter((l) => l.endsWith('.node'))).toEqual([])
   })
 })

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import {transaction, type SqlDatabase, type SqlStatement} from './sql.js'
 
 /** Legacy price estimations per business per UTC day (contract, Limits: sandbox setting). */
 export const DAILY_ESTIMATION_ALLOWANCE = 100
@@ -17,10 +17,10 @@ export function secondsToUtcMidnight(now: number): number {
 
 /** Counts legacy estimations per business and UTC day. */
 export class AllowanceStore {
-  private readonly select: Database.Statement
-  private readonly add: Database.Statement
+  private readonly select: SqlStatement
+  private readonly add: SqlStatement
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlDatabase) {
     this.select = db.prepare('SELECT used FROM estimation_allowance WHERE business_id = ? AND day = ?')
     this.add = db.prepare(`INSERT INTO estimation_allowance (business_id, day, used) VALUES (?, ?, ?)
       ON CONFLICT(business_id, day) DO UPDATE SET used = used + excluded.used`)
@@ -36,13 +36,15 @@ export class AllowanceStore {
    * them or none. Answers whether it did and how many are left afterwards.
    */
   take(businessId: string, day: string, count: number, limit: number): {ok: boolean; remaining: number} {
-    return this.db
-      .transaction(() => {
+    return transaction(
+      this.db,
+      () => {
         const used = this.used(businessId, day)
         if (used + count > limit) return {ok: false, remaining: Math.max(0, limit - used)}
         this.add.run(businessId, day, count)
         return {ok: true, remaining: limit - used - count}
-      })
-      .immediate()
+      },
+      'immediate',
+    )
   }
 }

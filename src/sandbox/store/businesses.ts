@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A manufacturer account of the sandbox. */
 export interface Business {
@@ -39,14 +39,14 @@ function fromRow(row: BusinessRow): Business {
 }
 
 export class BusinessStore {
-  private readonly insertBusiness: Database.Statement
-  private readonly insertKey: Database.Statement
-  private readonly selectById: Database.Statement
-  private readonly selectAll: Database.Statement
-  private readonly selectByApiKey: Database.Statement
-  private readonly selectKeys: Database.Statement
+  private readonly insertBusiness: SqlStatement
+  private readonly insertKey: SqlStatement
+  private readonly selectById: SqlStatement
+  private readonly selectAll: SqlStatement
+  private readonly selectByApiKey: SqlStatement
+  private readonly selectKeys: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.insertBusiness =
       db.prepare(`INSERT INTO businesses (id, name, currency, webhook_access, referral, auth_token, position, created_at)
       VALUES (@id, @name, @currency, @webhook_access, @referral, @auth_token, @position, @created_at)`)

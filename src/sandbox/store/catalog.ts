@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A machine of a business, with the rates the pricing engine uses. */
 export interface Machine {
@@ -87,17 +87,17 @@ export interface Product {
 
 /** Machines, materials, customer options and products of each business (deleted products left out). */
 export class CatalogStore {
-  private readonly insertMachine: Database.Statement
-  private readonly insertMaterial: Database.Statement
-  private readonly insertOption: Database.Statement
-  private readonly insertProduct: Database.Statement
-  private readonly selectMachines: Database.Statement
-  private readonly selectMaterials: Database.Statement
-  private readonly selectOptions: Database.Statement
-  private readonly selectProducts: Database.Statement
-  private readonly selectProduct: Database.Statement
+  private readonly insertMachine: SqlStatement
+  private readonly insertMaterial: SqlStatement
+  private readonly insertOption: SqlStatement
+  private readonly insertProduct: SqlStatement
+  private readonly selectMachines: SqlStatement
+  private readonly selectMaterials: SqlStatement
+  private readonly selectOptions: SqlStatement
+  private readonly selectProducts: SqlStatement
+  private readonly selectProduct: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.insertMachine = db.prepare('INSERT INTO machines (id, business_id, position, doc) VALUES (?, ?, ?, ?)')
     this.insertMaterial = db.prepare(
       'INSERT INTO materials (id, business_id, machine_id, position, doc) VALUES (?, ?, ?, ?, ?)',

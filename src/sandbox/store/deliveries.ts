@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import {transaction, type SqlDatabase, type SqlStatement} from './sql.js'
 
 /** An event as stored: its JSON body is kept byte for byte, so every attempt sends the same bytes. */
 export interface StoredEvent {
@@ -72,19 +72,19 @@ interface RawAttempt {
  * later ones wait until it is delivered or given up (failed).
  */
 export class DeliveryStore {
-  private readonly insertEvent: Database.Statement
-  private readonly selectEvent: Database.Statement
-  private readonly insertDelivery: Database.Statement
-  private readonly selectHeads: Database.Statement
-  private readonly selectHead: Database.Statement
-  private readonly recordResult: Database.Statement
-  private readonly insertAttempt: Database.Statement
-  private readonly selectByWebhook: Database.Statement
-  private readonly selectAttempts: Database.Statement
-  private readonly resetDue: Database.Statement
+  private readonly insertEvent: SqlStatement
+  private readonly selectEvent: SqlStatement
+  private readonly insertDelivery: SqlStatement
+  private readonly selectHeads: SqlStatement
+  private readonly selectHead: SqlStatement
+  private readonly recordResult: SqlStatement
+  private readonly insertAttempt: SqlStatement
+  private readonly selectByWebhook: SqlStatement
+  private readonly selectAttempts: SqlStatement
+  private readonly resetDue: SqlStatement
   private readonly listeners = new Set<() => void>()
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlDatabase) {
     this.insertEvent = db.prepare('INSERT INTO events (id, business_id, type, created_at, body) VALUES (?, ?, ?, ?, ?)')
     this.selectEvent = db.prepare('SELECT id, business_id, type, created_at, body FROM events WHERE id = ?')
     this.insertDelivery = db.prepare(`INSERT INTO deliveries
@@ -120,10 +120,10 @@ export class DeliveryStore {
   /** Stores an event and queues it for each subscription, due at once (`now` is the sandbox clock). */
   enqueue(event: StoredEvent, deliveries: {id: string; webhookId: string}[], now: number): void {
     if (deliveries.length === 0) return
-    this.db.transaction(() => {
+    transaction(this.db, () => {
       this.insertEvent.run(event.id, event.businessId, event.type, event.createdAt, event.body)
       for (const d of deliveries) this.insertDelivery.run(d.id, d.webhookId, event.id, now, now)
-    })()
+    })
     for (const listener of this.listeners) listener()
   }
 
@@ -151,7 +151,7 @@ export class DeliveryStore {
     nextAttemptAt: number | null,
     now: number,
   ): void {
-    this.db.transaction(() => {
+    transaction(this.db, () => {
       this.insertAttempt.run(
         attempt.deliveryId,
         attempt.attempt,
@@ -161,7 +161,7 @@ export class DeliveryStore {
         attempt.error,
       )
       this.recordResult.run(status, attempt.attempt, nextAttemptAt, now, delivery.id)
-    })()
+    })
   }
 
   /** The latest `limit` deliveries of a subscription, newest first. */

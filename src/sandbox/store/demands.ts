@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement, SqlValue} from './sql.js'
 
 import type {Stage} from '../../schemas/demand.js'
 
@@ -90,17 +90,17 @@ const FILTERS = {
 
 /** Demands, as a JSON document plus the indexed columns the lists filter and sort on. */
 export class DemandStore {
-  private readonly insertRow: Database.Statement
-  private readonly updateRow: Database.Statement
-  private readonly selectById: Database.Statement
-  private readonly selectByDraft: Database.Statement
-  private readonly selectByIds: Database.Statement
-  private readonly selectNextOrderNumber: Database.Statement
-  private readonly selectCount: Database.Statement
+  private readonly insertRow: SqlStatement
+  private readonly updateRow: SqlStatement
+  private readonly selectById: SqlStatement
+  private readonly selectByDraft: SqlStatement
+  private readonly selectByIds: SqlStatement
+  private readonly selectNextOrderNumber: SqlStatement
+  private readonly selectCount: SqlStatement
   /** Page and count statements, one per filter combination, prepared on first use. */
-  private readonly listStatements = new Map<string, {page: Database.Statement; count: Database.Statement}>()
+  private readonly listStatements = new Map<string, {page: SqlStatement; count: SqlStatement}>()
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlDatabase) {
     this.insertRow =
       db.prepare(`INSERT INTO demands (id, business_id, order_number, taken_as, status, draft_id, archived, created_at, updated_at, doc)
       VALUES (@id, @business_id, @order_number, @taken_as, @status, @draft_id, @archived, @created_at, @updated_at, @doc)`)
@@ -126,7 +126,9 @@ export class DemandStore {
   }
 
   update(doc: DemandDoc): void {
-    const {changes} = this.updateRow.run(columns(doc))
+    // The statement names only what an update changes (node:sqlite refuses unknown names).
+    const {order_number: _number, created_at: _created, ...changed} = columns(doc)
+    const {changes} = this.updateRow.run(changed)
     if (changes !== 1) throw new Error(`demand ${doc._id} was not stored`)
   }
 
@@ -156,7 +158,7 @@ export class DemandStore {
   /** One page of a business's demands, newest or oldest first, and the number of matches. */
   list(filter: DemandListFilter): {data: DemandDoc[]; total: number} {
     const {page, count} = this.listStatementsFor(filter)
-    const params: Record<string, unknown> = {businessId: filter.businessId, archived: filter.archived ? 1 : 0}
+    const params: Record<string, SqlValue> = {businessId: filter.businessId, archived: filter.archived ? 1 : 0}
     if (filter.takenAs) params.takenAs = filter.takenAs
     if (filter.status) params.status = filter.status
     if (filter.draftId !== undefined) params.draftId = filter.draftId
@@ -170,7 +172,7 @@ export class DemandStore {
     return {data, total}
   }
 
-  private listStatementsFor(filter: DemandListFilter): {page: Database.Statement; count: Database.Statement} {
+  private listStatementsFor(filter: DemandListFilter): {page: SqlStatement; count: SqlStatement} {
     const used = (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).filter((name) => filter[name] !== undefined)
     const key = `${used.join(',')}|${filter.sort}`
     let statements = this.listStatements.get(key)
@@ -190,7 +192,7 @@ export class DemandStore {
   }
 }
 
-function columns(doc: DemandDoc): Record<string, unknown> {
+function columns(doc: DemandDoc): Record<string, SqlValue> {
   return {
     id: doc._id,
     business_id: doc.business,

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A stored file's metadata; its bytes are `<fileDir>/<blob>`. */
 export interface StoredFile {
@@ -36,13 +36,13 @@ const GRANT_RETENTION_S = 24 * 60 * 60
 
 /** File metadata and the signed-link grants issued for files. */
 export class FileStore {
-  private readonly insertRow: Database.Statement
-  private readonly selectByKey: Database.Statement
-  private readonly insertGrant: Database.Statement
-  private readonly selectGrant: Database.Statement
-  private readonly purgeGrants: Database.Statement
+  private readonly insertRow: SqlStatement
+  private readonly selectByKey: SqlStatement
+  private readonly insertGrant: SqlStatement
+  private readonly selectGrant: SqlStatement
+  private readonly purgeGrants: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.insertRow =
       db.prepare(`INSERT INTO files (key, business_id, blob, original_name, content_type, size, created_at)
       VALUES (@key, @business_id, @blob, @original_name, @content_type, @size, @created_at)`)

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A first answer kept for an `Idempotency-Key` replay. */
 export interface IdempotentAnswer {
@@ -21,11 +21,11 @@ interface Row {
 }
 
 export class IdempotencyStore {
-  private readonly select: Database.Statement
-  private readonly insert: Database.Statement
-  private readonly purge: Database.Statement
+  private readonly select: SqlStatement
+  private readonly insert: SqlStatement
+  private readonly purge: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.select = db.prepare('SELECT * FROM idempotency_keys WHERE business_id = ? AND key = ? AND created_at >= ?')
     // A stale row (older than the window) may still hold the primary key: replace it.
     this.insert =

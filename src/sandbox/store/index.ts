@@ -1,8 +1,6 @@
-import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, chmodSync, rmSync} from 'node:fs'
+import {closeSync, mkdirSync, mkdtempSync, openSync, chmodSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-
-import Database from 'better-sqlite3'
 
 import {AllowanceStore} from './allowance.js'
 import {BusinessStore} from './businesses.js'
@@ -14,6 +12,7 @@ import {IdempotencyStore} from './idempotency.js'
 import {MetaStore} from './meta.js'
 import {PostStore} from './posts.js'
 import {migrate} from './schema.js'
+import {nodeSqliteDriver, scalar, transaction, type SqlDatabase, type SqlDriver} from './sql.js'
 import {WebhookStore} from './webhooks.js'
 
 export const DB_FILE_NAME = 'sandbox.db'
@@ -42,7 +41,7 @@ export class Store {
   private readonly temporaryFileDir: boolean
 
   constructor(
-    readonly db: Database.Database,
+    readonly db: SqlDatabase,
     fresh: boolean,
     fileDir: {path: string; temporary: boolean},
   ) {
@@ -67,7 +66,7 @@ export class Store {
    * replay check cannot interleave with another process writing the same file.
    */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate()
+    return transaction(this.db, fn, 'immediate')
   }
 
   close(): void {
@@ -78,34 +77,53 @@ export class Store {
   }
 }
 
+/** How long a statement waits for another connection's lock before failing with "database is locked". */
+export const BUSY_TIMEOUT_MS = 5000
+
 /**
  * Opens (creating when needed) the sandbox database: `<dataDir>/sandbox.db`, with
  * the directory at mode 0700 and the file at 0600 before SQLite first touches it,
  * and `<dataDir>/files` for stored files; or an in-memory database with a temporary
- * file directory that close() removes.
+ * file directory that close() removes. A file database is in WAL mode with
+ * `synchronous = NORMAL`; several processes may open the same file at once.
+ * `driver` is node:sqlite unless a benchmark passes another.
  */
-export function openStore(location: StoreLocation): Store {
-  let db: Database.Database
+export function openStore(location: StoreLocation, driver: SqlDriver = nodeSqliteDriver): Store {
+  let db: SqlDatabase
   let fileDir: {path: string; temporary: boolean}
-  if ('memory' in location) {
-    db = new Database(':memory:')
+  const memory = 'memory' in location
+  if (memory) {
     fileDir = {path: mkdtempSync(join(tmpdir(), 'mfg-sandbox-files-')), temporary: true}
+    try {
+      db = driver.open(':memory:')
+    } catch (error) {
+      rmSync(fileDir.path, {recursive: true, force: true})
+      throw error
+    }
   } else {
     mkdirSync(location.dataDir, {recursive: true, mode: 0o700})
     const file = join(location.dataDir, DB_FILE_NAME)
-    if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600))
+    try {
+      closeSync(openSync(file, 'wx', 0o600))
+    } catch (error) {
+      // Already there (perhaps created a moment ago by another process opening it too).
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
     chmodSync(file, 0o600)
-    db = new Database(file)
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
     fileDir = {path: join(location.dataDir, FILES_DIR_NAME), temporary: false}
     mkdirSync(fileDir.path, {recursive: true, mode: 0o700})
+    db = driver.open(file)
   }
-  db.pragma('foreign_keys = ON')
-  db.pragma('busy_timeout = 5000')
   try {
+    // First the busy timeout: turning a new file to WAL takes a lock another process may hold.
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    if (!memory) {
+      db.exec('PRAGMA journal_mode = WAL')
+      db.exec('PRAGMA synchronous = NORMAL')
+    }
+    db.exec('PRAGMA foreign_keys = ON')
     migrate(db)
-    const fresh = (db.prepare('SELECT COUNT(*) AS n FROM businesses').get() as {n: number}).n === 0
+    const fresh = scalar(db, 'SELECT COUNT(*) FROM businesses') === 0
     return new Store(db, fresh, fileDir)
   } catch (error) {
     db.close()
@@ -113,3 +131,5 @@ export function openStore(location: StoreLocation): Store {
     throw error
   }
 }
+
+export type {SqlDatabase, SqlDriver} from './sql.js'

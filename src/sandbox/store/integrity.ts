@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3'
-
-import {SCHEMA_VERSION} from './schema.js'
+import {SCHEMA_VERSION, schemaVersion} from './schema.js'
+import {column, nodeSqliteDriver, sqliteCode, type SqlDriver} from './sql.js'
 
 /** What `mfg doctor` learns about a sandbox database file without changing it. */
 export interface DatabaseInspection {
@@ -18,23 +17,29 @@ export interface DatabaseInspection {
 const MAX_PROBLEMS = 10
 
 /**
- * Opens the database read-only and runs SQLite's own consistency checks. A file
- * SQLite cannot read at all ("file is not a database") throws; the caller
- * reports that as corruption too.
+ * Opens the database read-only (it must exist) and runs SQLite's own
+ * consistency checks. A file SQLite cannot read at all throws an error whose
+ * `code` is SQLite's name for it (`SQLITE_NOTADB` for "file is not a database",
+ * `SQLITE_CORRUPT`, `SQLITE_CANTOPEN`...); the caller reports the first two as
+ * corruption.
  */
-export function inspectDatabase(file: string): DatabaseInspection {
-  const db = new Database(file, {readonly: true, fileMustExist: true})
+export function inspectDatabase(file: string, driver: SqlDriver = nodeSqliteDriver): DatabaseInspection {
   try {
-    db.pragma('busy_timeout = 2000')
-    const lines = (pragma: string): string[] =>
-      (db.pragma(`${pragma}(${MAX_PROBLEMS})`) as Record<string, unknown>[]).map((row) => String(Object.values(row)[0]))
-    return {
-      quickCheck: lines('quick_check'),
-      integrityCheck: lines('integrity_check'),
-      schemaVersion: db.pragma('user_version', {simple: true}) as number,
-      expectedSchemaVersion: SCHEMA_VERSION,
+    const db = driver.open(file, {readOnly: true})
+    try {
+      db.exec('PRAGMA busy_timeout = 2000')
+      return {
+        quickCheck: column(db, `PRAGMA quick_check(${MAX_PROBLEMS})`),
+        integrityCheck: column(db, `PRAGMA integrity_check(${MAX_PROBLEMS})`),
+        schemaVersion: schemaVersion(db),
+        expectedSchemaVersion: SCHEMA_VERSION,
+      }
+    } finally {
+      db.close()
     }
-  } finally {
-    db.close()
+  } catch (error) {
+    const code = sqliteCode(error)
+    if (code === undefined || !(error instanceof Error)) throw error
+    throw Object.assign(new Error(error.message, {cause: error}), {code})
   }
 }

@@ -1,11 +1,11 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** Small key/value settings of one sandbox database (signing secrets and the like). */
 export class MetaStore {
-  private readonly select: Database.Statement
-  private readonly upsert: Database.Statement
+  private readonly select: SqlStatement
+  private readonly upsert: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.select = db.prepare('SELECT value FROM meta WHERE key = ?')
     this.upsert = db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',

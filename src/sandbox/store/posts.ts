@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 import type {Product} from './catalog.js'
 
@@ -26,13 +26,13 @@ const fromRow = (row: Row): StoredPost => ({
  * seeds). Deleting is soft: `deleted_at` hides the row from every read.
  */
 export class PostStore {
-  private readonly insertRow: Database.Statement
-  private readonly updateRow: Database.Statement
-  private readonly deleteRow: Database.Statement
-  private readonly selectActive: Database.Statement
-  private readonly selectOne: Database.Statement
+  private readonly insertRow: SqlStatement
+  private readonly updateRow: SqlStatement
+  private readonly deleteRow: SqlStatement
+  private readonly selectActive: SqlStatement
+  private readonly selectOne: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.insertRow = db.prepare(
       'INSERT INTO products (id, business_id, service, created_at, updated_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
     )

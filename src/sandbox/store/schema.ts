@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import {scalar, transaction, type SqlDatabase} from './sql.js'
 
 /**
  * The sandbox database, as versioned migrations. Migration N (1-based) moves the
@@ -179,19 +179,35 @@ export const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
-/** Applies the migrations the database has not seen yet, each in its own transaction. */
-export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', {simple: true}) as number
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `The sandbox database has schema version ${current}, newer than this program's ${SCHEMA_VERSION}; run \`mfg sandbox reset\` or upgrade mfg.`,
+/** `PRAGMA user_version`: the number of migrations applied to the database. */
+export function schemaVersion(db: SqlDatabase): number {
+  return Number(scalar(db, 'PRAGMA user_version'))
+}
+
+/**
+ * Applies the migrations the database has not seen yet, each in its own
+ * transaction. Several processes may open a new file at once: each migration
+ * takes the write lock first and reads the version again under it, so a
+ * migration another process applied meanwhile is not applied twice.
+ */
+export function migrate(db: SqlDatabase): void {
+  let current = schemaVersion(db)
+  while (current !== SCHEMA_VERSION) {
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `The sandbox database has schema version ${current}, newer than this program's ${SCHEMA_VERSION}; run \`mfg sandbox reset\` or upgrade mfg.`,
+      )
+    }
+    current = transaction(
+      db,
+      () => {
+        const version = schemaVersion(db)
+        if (version >= SCHEMA_VERSION) return version
+        db.exec(MIGRATIONS[version] as string)
+        db.exec(`PRAGMA user_version = ${version + 1}`)
+        return version + 1
+      },
+      'immediate',
     )
-  }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
-    const sql = MIGRATIONS[version] as string
-    db.transaction(() => {
-      db.exec(sql)
-      db.pragma(`user_version = ${version + 1}`)
-    })()
   }
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A webhook subscription as stored. */
 export interface Webhook {
@@ -37,13 +37,13 @@ function fromRow(row: Row): Webhook {
 }
 
 export class WebhookStore {
-  private readonly insertRow: Database.Statement
-  private readonly selectByBusiness: Database.Statement
-  private readonly selectById: Database.Statement
-  private readonly selectAnyById: Database.Statement
-  private readonly updateRow: Database.Statement
+  private readonly insertRow: SqlStatement
+  private readonly selectByBusiness: SqlStatement
+  private readonly selectById: SqlStatement
+  private readonly selectAnyById: SqlStatement
+  private readonly updateRow: SqlStatement
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.insertRow =
       db.prepare(`INSERT INTO webhooks (id, business_id, url, secret, events, use_secret, created_at, updated_at)
       VALUES (@id, @business_id, @url, @secret, @events, @use_secret, @created_at, @updated_at)`)
