@@ -88,7 +88,7 @@ describe('sandbox store', () => {
     }
   })
 
-  it('lists a page out of 100,000 demands quickly, through an index', () => {
+  it('lists a page out of 100,000 demands through an index, with no sort of its own (the query plan says so)', () => {
     const store = openSeededStore({memory: true})
     try {
       const business = store.businesses.byId(DEMO_BUSINESS_ID)!
@@ -111,7 +111,6 @@ describe('sandbox store', () => {
         }
       })
       expect(store.demands.countByBusiness(DEMO_BUSINESS_ID)).toBe(100_000 + DEMANDS.length)
-      const started = performance.now()
       const last = listDemands(store, business, {
         type: 'quotes',
         page: 600,
@@ -126,10 +125,8 @@ describe('sandbox store', () => {
         archived: false,
         sort: '-createdAt',
       })
-      const elapsed = performance.now() - started
       expect(last.data).toHaveLength(100)
       expect(first.data[0]?.orderNumber).toBe(100_000 + DEMANDS.length)
-      expect(elapsed).toBeLessThan(500)
       const plan = store.db
         .prepare(
           'EXPLAIN QUERY PLAN SELECT doc FROM demands WHERE business_id = ? AND archived = 0 AND taken_as = ? ORDER BY created_at DESC, order_number DESC LIMIT 100 OFFSET 0',
