@@ -8,9 +8,6 @@ const {readFileSync} = builtin('node:fs')
 const {join} = builtin('node:path')
 const {fileURLToPath} = builtin('node:url')
 
-// Compiled code is cached between runs where Node.js can (22.1 and later).
-builtin('node:module').enableCompileCache?.()
-
 const args = process.argv.slice(2)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -48,6 +45,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
 }
 
 async function answeredWithoutOclif() {
+  // Compiled code is cached between runs where Node.js can (22.1 and later): worth it
+  // for everything past --version, which it would only slow (measured: 3 ms).
+  builtin('node:module').enableCompileCache?.()
   const fast = await import('../dist/help/fast.js')
   const data = fast.loadHelpData(root, pjson)
   if (!data) return false
