@@ -35,17 +35,14 @@ function packageName(spec) {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
 }
 
-// got loads two optional parts eagerly that mfg never uses: http2-wrapper for
-// HTTP/2 (loading it creates a TLS context) and cacheable-request for its
-// response cache (with keyv and http-cache-semantics). Each is replaced by a
-// stand-in in src/api that fails loudly if it is ever asked for.
-const GOT_STAND_INS = {'http2-wrapper': 'api/no-http2.ts', 'cacheable-request': 'api/no-cache.ts'}
-const gotStandIns = {
-  name: 'got-stand-ins',
+// got loads its optional response cache (cacheable-request, with keyv and
+// http-cache-semantics) when it loads, although only the `cache` option uses it;
+// mfg never passes one. It is replaced by a stand-in in src/api that fails loudly
+// if it is ever asked for (docs/dependencies.md has what that saves).
+const gotStandIn = {
+  name: 'got-stand-in',
   setup(b) {
-    b.onResolve({filter: /^(http2-wrapper|cacheable-request)$/}, (args) => ({
-      path: join(src, GOT_STAND_INS[args.path]),
-    }))
+    b.onResolve({filter: /^cacheable-request$/}, () => ({path: join(src, 'api/no-cache.ts')}))
   },
 }
 
@@ -127,14 +124,6 @@ function patch(name, file, edit) {
 }
 
 const patches = [
-  // @oclif/core reads its own version from `__dirname/../package.json`, which a
-  // bundle does not have; point it at the installed package instead.
-  patch('oclif-package-json', /@oclif[\\/]core[\\/]lib[\\/]cache\.js$/, (text) =>
-    text.replace(
-      "(0, node_path_1.join)(__dirname, '..', 'package.json')",
-      "require.resolve('@oclif/core/package.json')",
-    ),
-  ),
   // @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
   // it loads, which initialises ICU: about 25 ms of every command's start, for
   // an error message it rarely formats. Build them on first use instead.
@@ -208,7 +197,7 @@ const result = await build({
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
-  plugins: [gotStandIns, standIns, externals, ...patches],
+  plugins: [gotStandIn, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {
