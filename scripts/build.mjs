@@ -125,8 +125,9 @@ function patch(name, file, edit) {
 
 const patches = [
   // @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
-  // it loads, which initialises ICU: about 25 ms of every command's start, for
-  // an error message it rarely formats. Build them on first use instead.
+  // it loads, which initialises ICU: 15 ms of CPU in the start of every command
+  // that sends a request through got (docs/dependencies.md), for an error message
+  // it rarely formats. Build them on first use instead.
   patch('lazy-list-format', /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (text) => {
     let patched = text
     for (const name of ['andFormatter', 'orFormatter']) {
@@ -142,13 +143,13 @@ const patches = [
   // @oclif/core checks the Node version against its own package.json's engines
   // when it loads, from a path relative to its files that the bundle does not
   // have, so the check can never warn; it still loads semver and compiles its
-  // regular expressions first (about 10 ms). bin/run.js checks mfg's engines.
+  // regular expressions first (7 ms of CPU). bin/run.js checks mfg's engines.
   patch('oclif-engine-check', /@oclif[\\/]core[\\/]lib[\\/]index\.js$/, (text) =>
     text.replace('\ncheckNodeVersion();\n', '\n'),
   ),
   // @oclif/core sorts a plugin's commands with localeCompare when it loads them,
-  // and the first localeCompare of a process starts ICU's collator (30 ms or
-  // more). Command ids are ASCII, so a code-unit comparison orders them alike.
+  // and the first localeCompare of a process starts ICU's collator (10 ms of
+  // CPU). Command ids are ASCII, so a code-unit comparison orders them alike.
   patch('oclif-plain-sort', /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (text) =>
     text.replace(
       '.sort((a, b) => a.id.localeCompare(b.id))',
