@@ -89,7 +89,7 @@ What got there:
 - Help (\`mfg\`, \`mfg help …\`, \`mfg TOPIC\`, \`… --help\`) is rendered by \`src/help/fast.ts\` from oclif.manifest.json and package.json, with nothing but \`node:fs\` and \`node:path\` loaded.
 - Every command is an entry of one esbuild build with code splitting (\`scripts/build.mjs\`): the CLI loads a few larger chunks instead of hundreds of files, and what a command needs only inside \`run()\` (HTTP client, sandbox, mesh, prompts, tables, MCP) sits in chunks loaded when imported.
 - zod is imported as a namespace so the bundle leaves out its translated error messages (about 360 KB of locales).
-- got's optional HTTP/2 wrapper, which builds a TLS context when loaded, is replaced in the build by a stand-in that fails loudly if HTTP/2 were ever asked for (mfg uses HTTP/1.1).
+- got's optional response cache (cacheable-request, with keyv and http-cache-semantics), which got loads at start although mfg never passes a cache, is replaced in the build by a stand-in that fails loudly if it were ever asked for.
 - Profiles are read straight from config.json; conf (with its JSON-schema validator) is loaded only by the commands that write profiles.
 - One oclif plugin fewer: help is ours, so \`@oclif/plugin-help\` is not loaded.
 - \`price measure\` in plain form is a direct command (\`src/direct\`): parsed against its manifest entry and run without loading oclif, from a build of its own.

@@ -36,17 +36,14 @@ function packageName(spec) {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
 }
 
-// got loads two optional parts eagerly that mfg never uses: http2-wrapper for
-// HTTP/2 (loading it creates a TLS context) and cacheable-request for its
-// response cache (with keyv and http-cache-semantics). Each is replaced by a
-// stand-in in src/api that fails loudly if it is ever asked for.
-const GOT_STAND_INS = {'http2-wrapper': 'api/no-http2.ts', 'cacheable-request': 'api/no-cache.ts'}
-const gotStandIns = {
-  name: 'got-stand-ins',
+// got loads its optional response cache (cacheable-request, with keyv and
+// http-cache-semantics) when it loads, although only the `cache` option uses it;
+// mfg never passes one. It is replaced by a stand-in in src/api that fails loudly
+// if it is ever asked for (docs/dependencies.md has what that saves).
+const gotStandIn = {
+  name: 'got-stand-in',
   setup(b) {
-    b.onResolve({filter: /^(http2-wrapper|cacheable-request)$/}, (args) => ({
-      path: join(src, GOT_STAND_INS[args.path]),
-    }))
+    b.onResolve({filter: /^cacheable-request$/}, () => ({path: join(src, 'api/no-cache.ts')}))
   },
 }
 
@@ -140,17 +137,10 @@ function patch(name, file, edit) {
 }
 
 const patches = [
-  // @oclif/core reads its own version from `__dirname/../package.json`, which a
-  // bundle does not have; point it at the installed package instead.
-  patch('oclif-package-json', /@oclif[\\/]core[\\/]lib[\\/]cache\.js$/, (text) =>
-    text.replace(
-      "(0, node_path_1.join)(__dirname, '..', 'package.json')",
-      "require.resolve('@oclif/core/package.json')",
-    ),
-  ),
   // @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
-  // it loads, which initialises ICU: about 25 ms of every command's start, for
-  // an error message it rarely formats. Build them on first use instead.
+  // it loads, which initialises ICU: 15 ms of CPU in the start of every command
+  // that sends a request through got (docs/dependencies.md), for an error message
+  // it rarely formats. Build them on first use instead.
   patch('lazy-list-format', /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (text) => {
     let patched = text
     for (const name of ['andFormatter', 'orFormatter']) {
@@ -166,13 +156,13 @@ const patches = [
   // @oclif/core checks the Node version against its own package.json's engines
   // when it loads, from a path relative to its files that the bundle does not
   // have, so the check can never warn; it still loads semver and compiles its
-  // regular expressions first (about 10 ms). bin/run.js checks mfg's engines.
+  // regular expressions first (7 ms of CPU). bin/run.js checks mfg's engines.
   patch('oclif-engine-check', /@oclif[\\/]core[\\/]lib[\\/]index\.js$/, (text) =>
     text.replace('\ncheckNodeVersion();\n', '\n'),
   ),
   // @oclif/core sorts a plugin's commands with localeCompare when it loads them,
-  // and the first localeCompare of a process starts ICU's collator (30 ms or
-  // more). Command ids are ASCII, so a code-unit comparison orders them alike.
+  // and the first localeCompare of a process starts ICU's collator (10 ms of
+  // CPU). Command ids are ASCII, so a code-unit comparison orders them alike.
   patch('oclif-plain-sort', /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (text) =>
     text.replace(
       '.sort((a, b) => a.id.localeCompare(b.id))',
@@ -223,7 +213,7 @@ const result = await build({
   metafile: true,
   // Only node:http in this build: requiring every built-in saved no more (node:fs's
   // stream classes load with got anyway) and made 20 more chunks.
-  plugins: [builtinsByRequire(['http']), gotStandIns, standIns, externals, ...patches],
+  plugins: [builtinsByRequire(['http']), gotStandIn, standIns, externals, ...patches],
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {

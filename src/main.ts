@@ -1,7 +1,7 @@
 // The oclif entry of the bundle: bin/run.js imports it for every command that
 // is not answered by a fast path (--version, help). Commands are built in the
 // same esbuild run, so they and this entry share one copy of @oclif/core.
-import {settings} from '@oclif/core'
+import {type Interfaces, flush, handle, run, settings} from '@oclif/core'
 
 // The bundle is what runs, whatever NODE_ENV says. With NODE_ENV=development or
 // test (vitest sets test for the processes a test starts) oclif would otherwise
@@ -11,4 +11,21 @@ import {settings} from '@oclif/core'
 // imports @oclif/core itself, so its development mode is untouched.
 settings.enableAutoTranspile = false
 
-export {execute} from '@oclif/core'
+/**
+ * What oclif's `execute` does (run the command, wait for stdout to drain, report an
+ * error), from its public parts, except that the wait ends when stdout closes. A
+ * reader that has gone (`mfg demand list --json | head -1`) closes stdout while it
+ * still holds output: it never drains, and @oclif/core 5 awaits that drain with a
+ * timer that does not keep the process alive, so the process would end with the
+ * top-level await of bin/run.js unsettled (exit 13 and a warning) instead of quietly
+ * with exit 0, as the direct commands and oclif 4 end.
+ */
+export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
+  try {
+    const result = await run(process.argv.slice(2), options.loadOptions)
+    await Promise.race([flush(), new Promise((resolve) => process.stdout.once('close', resolve))])
+    return result
+  } catch (error) {
+    return handle(error instanceof Error ? error : new Error(String(error)))
+  }
+}

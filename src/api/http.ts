@@ -446,8 +446,8 @@ function describeNetworkFailure(
   error: unknown,
   timeoutMs: number,
 ): {code: string; message: string; mayHaveBeenSent: boolean} {
-  const e = error as {code?: unknown; name?: unknown; event?: unknown; message?: unknown}
-  const code = typeof e.code === 'string' ? e.code : 'ENETWORK'
+  const e = error as {code?: unknown; name?: unknown; event?: unknown; message?: unknown; cause?: {code?: unknown}}
+  const code = failureCode(e)
   const raw = typeof e.message === 'string' ? e.message : String(error)
   if (e.name === 'TimeoutError' || code === 'ETIMEDOUT') {
     const event = typeof e.event === 'string' ? e.event : 'request'
@@ -467,6 +467,20 @@ function describeNetworkFailure(
     EHOSTUNREACH: 'host unreachable',
   }
   return {code, message: `${what[code] ?? 'network error'} (${raw})`, mayHaveBeenSent: !NOT_SENT_CODES.has(code)}
+}
+
+/**
+ * A network failure's code as the direct transport (src/api/direct.ts) and Node report it.
+ * got 16 reports an answer cut short by a closed connection as a Content-Length mismatch,
+ * where Node and the direct transport say ECONNRESET; and it names any other failure while
+ * reading the answer ERR_READING_RESPONSE_STREAM, with Node's error (a zlib code for a body
+ * that does not decode, say) as its cause.
+ */
+function failureCode(e: {code?: unknown; cause?: {code?: unknown}}): string {
+  if (typeof e.code !== 'string') return 'ENETWORK'
+  if (e.code === 'ERR_HTTP_CONTENT_LENGTH_MISMATCH') return 'ECONNRESET'
+  if (e.code === 'ERR_READING_RESPONSE_STREAM' && typeof e.cause?.code === 'string') return e.cause.code
+  return e.code
 }
 
 /** Waits `ms`, or less when `signal` aborts; never rejects. */

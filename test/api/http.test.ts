@@ -393,6 +393,31 @@ for (const bulk of [false, true]) {
         expect((err as NetworkError).mayHaveBeenSent).toBe(true)
       })
 
+      it('an answer cut short on a GET is a connection reset, and retried', async () => {
+        let calls = 0
+        const {server, client, lines} = await setup((_req, res) => {
+          if (++calls > 1) return json(res, 200, {ok: true})
+          res.writeHead(200, {'content-type': 'application/json', 'content-length': '1000'})
+          res.write('{"ok":')
+          setTimeout(() => res.socket?.destroy(), 20)
+        })
+        const answer = await client.request({method: 'GET', path: '/api/public/v1/demand/x'})
+        expect(answer.body).toEqual({ok: true})
+        expect(server.requests).toHaveLength(2)
+        expect(lines[0]).toMatch(/^→ GET \/api\/public\/v1\/demand\/x ECONNRESET \d+ms \(retry 1\/3 in \d+ms\)$/)
+      })
+
+      it("an answer that does not decode is a NetworkError naming zlib's code, not retried", async () => {
+        const {server, client, lines} = await setup((_req, res) => {
+          res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'gzip'})
+          res.end('not gzip at all')
+        })
+        const err = await failure(client.request({method: 'GET', path: '/api/public/v1/demand/x'}))
+        expect(err).toBeInstanceOf(NetworkError)
+        expect(server.requests).toHaveLength(1)
+        expect(lines).toEqual([expect.stringMatching(/^→ GET \/api\/public\/v1\/demand\/x Z_DATA_ERROR \d+ms$/)])
+      })
+
       it('times out a request that gets no answer', async () => {
         const {client} = await setup(() => undefined, {timeoutMs: 200, retries: 0})
         const started = Date.now()

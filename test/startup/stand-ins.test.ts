@@ -6,7 +6,6 @@ import {createRequire} from 'node:module'
 import {describe, expect, it} from 'vitest'
 
 import CacheableRequest, {CacheError} from '../../src/api/no-cache.js'
-import http2 from '../../src/api/no-http2.js'
 
 const require = createRequire(import.meta.url)
 const load = (name: string): Record<string, (...args: unknown[]) => unknown> =>
@@ -81,14 +80,7 @@ describe('build stand-ins', () => {
   })
 })
 
-describe("got's stand-ins", () => {
-  it('HTTP/2: any use fails with a clear message; module interop probes do not', () => {
-    expect(() => http2['auto']).toThrow(/HTTP\/2 is not built into mfg/)
-    expect(() => http2['globalAgent']).toThrow(/HTTP\/2 is not built into mfg/)
-    expect(http2['__esModule']).toBeUndefined()
-    expect(http2['then']).toBeUndefined()
-  })
-
+describe("got's stand-in", () => {
   it('response cache: constructing it fails with a clear message; its error class exists for instanceof', () => {
     expect(() => new CacheableRequest()).toThrow(/caching is not built into mfg/)
     expect(new CacheError('x')).toBeInstanceOf(Error)
