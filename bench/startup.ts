@@ -93,6 +93,7 @@ What got there:
 - Profiles are read straight from config.json; conf (with its JSON-schema validator) is loaded only by the commands that write profiles.
 - One oclif plugin fewer: help is ours, so \`@oclif/plugin-help\` is not loaded.
 - \`price measure\` in plain form is a direct command (\`src/direct\`): parsed against its manifest entry and run without loading oclif, from a build of its own.
+- \`bin/run.js\` turns on Node's compile cache (\`module.enableCompileCache()\`) for everything past \`--version\`, and the commands' bundle requires \`node:http\` rather than importing it (on Node 22 and later its ES facade loads undici).
 - \`bin/run.js\`, help and the direct commands take Node's modules from \`process.getBuiltinModule\` rather than importing them, so no ES facade reads every export (\`node:fs\`'s lazy \`ReadStream\` loads the stream classes).
 
 ${machine()}; load average at the end ${load}.`,
