@@ -17,6 +17,13 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const DRIVER_RUNS = Number(process.env.BENCH_DRIVER_RUNS ?? 5)
 const CONCURRENCY = 4
+
+/** The baseline: bench/baseline/post-chunks.mjs posting a file of chunks to a sandbox's first business. */
+function postChunks(file: string, sb: {url: string; businesses: {id: string; apiKey: string}[]}) {
+  const demo = sb.businesses[0]!
+  const script = join(root, 'bench/baseline/post-chunks.mjs')
+  return measure([process.execPath, script, file, sb.url, demo.id, demo.apiKey, String(CONCURRENCY)])
+}
 const TARGET = 1.25
 
 const header = [
@@ -117,15 +124,7 @@ for (let run = 0; run < RUNS; run++) {
         const chunks = keyedChunks(`${which}-${run}`)
         const file = join(work, `chunks-${which}-${run}.json`)
         writeFileSync(file, JSON.stringify(which === 'bare' ? chunks.map((c) => c.items) : chunks))
-        const r = await measure([
-          process.execPath,
-          join(root, 'bench/baseline/post-chunks.mjs'),
-          file,
-          sb.url,
-          demo.id,
-          demo.apiKey,
-          String(CONCURRENCY),
-        ])
+        const r = await postChunks(file, sb)
         if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
         ;(which === 'bare' ? bareMs : baseMs).push(r.ms)
       }
@@ -150,16 +149,7 @@ for (let run = 0; run < DRIVER_RUNS; run++) {
       const file = join(work, `chunks-driver-${run}.json`)
       writeFileSync(file, JSON.stringify(keyedChunks(`driver-${run}`)))
       const sb = await serveSandboxOn(driver, storage === 'file' ? mkdtempSync(join(work, 'db-')) : undefined)
-      const demo = sb.businesses[0]!
-      const r = await measure([
-        process.execPath,
-        join(root, 'bench/baseline/post-chunks.mjs'),
-        file,
-        sb.url,
-        demo.id,
-        demo.apiKey,
-        String(CONCURRENCY),
-      ])
+      const r = await postChunks(file, sb)
       const cpu = await sb.stop()
       if (r.code !== 0) throw new Error(`posting to the sandbox on ${driver} failed: ${r.stderr}`)
       driverRuns[storage].post[driver].push(r.ms)

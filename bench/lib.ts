@@ -126,3 +126,23 @@ export function timeSpawn(argv: string[], env: NodeJS.ProcessEnv): number {
   }
   return ms
 }
+
+/**
+ * The environment for timing whole `mfg` runs against a standalone sandbox: its first
+ * business's credentials, a home of the bench's own, and none of the variables that
+ * change how Node starts (a CA bundle, a compile cache, extra options).
+ */
+export function benchEnv(sandbox: Served, home: string): NodeJS.ProcessEnv {
+  const demo = sandbox.businesses[0]!
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CI: 'true',
+    MFG_HOME: home,
+    MFG_BASE_URL: sandbox.url,
+    MFG_API_KEY: demo.apiKey,
+    MFG_AUTH_TOKEN: demo.authToken,
+    MFG_BUSINESS_ID: demo.id,
+  }
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_COMPILE_CACHE', 'NODE_OPTIONS']) delete env[name]
+  return env
+}

@@ -16,7 +16,7 @@ import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import {cli, machine, median, root, serveSandbox, timeSpawn, writeSection} from './lib.js'
+import {benchEnv, cli, machine, median, root, serveSandbox, timeSpawn, writeSection} from './lib.js'
 import {writeTorus} from './mesh-lib.js'
 
 const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 15))
@@ -51,19 +51,7 @@ const afterCommit = spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'
 const sandbox = await serveSandbox()
 const home = mkdtempSync(join(tmpdir(), 'mfg-bench-startup-nodes-'))
 try {
-  const demo = sandbox.businesses[0]!
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CI: 'true',
-    MFG_HOME: home,
-    MFG_BASE_URL: sandbox.url,
-    MFG_API_KEY: demo.apiKey,
-    MFG_AUTH_TOKEN: demo.authToken,
-    MFG_BUSINESS_ID: demo.id,
-  }
-  delete env.NODE_EXTRA_CA_CERTS
-  delete env.NODE_COMPILE_CACHE
-  delete env.NODE_OPTIONS
+  const env = benchEnv(sandbox, home)
   const part = join(home, 'part.stl')
   writeTorus(part, 24, 12)
   const commands: {label: string; args: string[]}[] = [

@@ -7,7 +7,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {cli, machine, median, serveSandbox, timeSpawn as time, writeSection} from './lib.js'
+import {benchEnv, cli, machine, median, serveSandbox, timeSpawn as time, writeSection} from './lib.js'
 import {writeTorus} from './mesh-lib.js'
 
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 21))
@@ -21,18 +21,7 @@ interface Case {
 const sandbox = await serveSandbox()
 const home = mkdtempSync(join(tmpdir(), 'mfg-bench-startup-'))
 try {
-  const demo = sandbox.businesses[0]!
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_EXTRA_CA_CERTS: '',
-    CI: 'true',
-    MFG_HOME: home,
-    MFG_BASE_URL: sandbox.url,
-    MFG_API_KEY: demo.apiKey,
-    MFG_AUTH_TOKEN: demo.authToken,
-    MFG_BUSINESS_ID: demo.id,
-  }
-  delete env.NODE_EXTRA_CA_CERTS
+  const env = benchEnv(sandbox, home)
   // A small part (a 24 × 12 torus, 576 triangles): the command's start-up, not the mesh work.
   const part = join(home, 'part.stl')
   writeTorus(part, 24, 12)
