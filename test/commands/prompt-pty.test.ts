@@ -150,20 +150,18 @@ describe('prompts on a pseudo-terminal', () => {
     )
     expect(added.exitCode, added.stderr).toBe(0)
 
-    const no = inTerminal(['profile', 'remove', 'old'], {MFG_HOME: home})
-    await no.waitFor('Remove profile "old"?')
-    no.type(`n${ENTER}`)
-    const kept = await no.exited
-    expect(kept.code, kept.shown).toBe(0)
-    expect(kept.shown).toContain('Not removed.')
+    /** Answers the confirmation of `profile remove old` with `key` on the terminal; what it showed. */
+    const answerRemove = async (key: string) => {
+      const term = inTerminal(['profile', 'remove', 'old'], {MFG_HOME: home})
+      await term.waitFor('Remove profile "old"?')
+      term.type(`${key}${ENTER}`)
+      const done = await term.exited
+      expect(done.code, done.shown).toBe(0)
+      return done.shown
+    }
+    expect(await answerRemove('n')).toContain('Not removed.')
     expect((await runCli(['profile', 'show', 'old'], {env: {MFG_HOME: home}})).exitCode).toBe(0)
-
-    const yes = inTerminal(['profile', 'remove', 'old'], {MFG_HOME: home})
-    await yes.waitFor('Remove profile "old"?')
-    yes.type(`y${ENTER}`)
-    const removed = await yes.exited
-    expect(removed.code, removed.shown).toBe(0)
-    expect(removed.shown).toContain('Removed profile "old"')
+    expect(await answerRemove('y')).toContain('Removed profile "old"')
     expect((await runCli(['profile', 'show', 'old'], {env: {MFG_HOME: home}})).exitCode).not.toBe(0)
   })
 
