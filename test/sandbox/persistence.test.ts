@@ -1,21 +1,13 @@
-import {mkdtempSync, rmSync, statSync, existsSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {statSync, existsSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {resetSandbox} from '../../src/sandbox/index.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
+import {useTempDirs} from '../helpers/temp.js'
 
-const dirs: string[] = []
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mfg-sandbox-'))
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
+const tempDir = useTempDirs('mfg-sandbox-')
 
 describe('file-backed sandbox', () => {
   it('creates the directory 0700 and the database 0600, and keeps state and credentials across restarts', async () => {

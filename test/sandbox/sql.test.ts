@@ -3,28 +3,20 @@
 // connections opening one new file, the read-only inspection `mfg doctor`
 // uses, and the ExperimentalWarning Node 22 prints when node:sqlite loads.
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {openSeededStore, seedStore} from '../../src/sandbox/index.js'
 import {DB_FILE_NAME, openStore} from '../../src/sandbox/store/index.js'
 import {inspectDatabase} from '../../src/sandbox/store/integrity.js'
 import {SCHEMA_VERSION} from '../../src/sandbox/store/schema.js'
 import {nodeSqliteDriver, scalar, sqliteCode, transaction, type SqlDatabase} from '../../src/sandbox/store/sql.js'
+import {useTempDirs} from '../helpers/temp.js'
 
 const root = resolve(import.meta.dirname, '../..')
-const dirs: string[] = []
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mfg-sql-'))
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
+const tempDir = useTempDirs('mfg-sql-')
 
 const count = (db: SqlDatabase): number => Number(scalar(db, 'SELECT COUNT(*) FROM t'))
 
