@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tool results are arbitrary JSON that tests inspect freely */
+import {spawn} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
@@ -129,17 +130,22 @@ describe('the MCP client in a stateful session', () => {
   })
 })
 
-describe('mcp proxy (the built CLI) in a stateful session', () => {
-  it('relays with the session id and version, and ends the session when stdin closes', async () => {
+describe('mcp proxy (the built CLI)', () => {
+  /** The proxy's environment: this process's, without MFG_* and NODE_OPTIONS, toward `base`. */
+  const proxyEnv = (base: string): Record<string, string> => {
     if (!existsSync(join(root, 'dist/commands/mcp/proxy.js')))
       throw new Error('dist/ has no mcp proxy: run `npm run build` first (npm test does).')
     const env: Record<string, string> = {}
     for (const [k, v] of Object.entries(process.env))
       if (v !== undefined && !k.startsWith('MFG_') && k !== 'NODE_OPTIONS') env[k] = v
+    return {...env, MFG_HOME: tempDir(), MFG_BASE_URL: base, MFG_API_KEY: KEY, MFG_BUSINESS_ID: 'b'}
+  }
+
+  it('relays with the session id and version, and ends the session when stdin closes', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
-      env: {...env, MFG_HOME: tempDir(), MFG_BASE_URL: url, MFG_API_KEY: KEY, MFG_BUSINESS_ID: 'b'},
+      env: proxyEnv(url),
       stderr: 'pipe',
     })
     let stderr = ''
@@ -154,5 +160,40 @@ describe('mcp proxy (the built CLI) in a stateful session', () => {
     const id = expectOneSession(stateful.seen)
     expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE'])
     expect(stateful.closed, stderr).toEqual([id])
+  })
+
+  it('answers a request the endpoint accepts without an answer (202) with a JSON-RPC error, then exits', async () => {
+    const silent = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.writeHead(202).end())
+    })
+    const base = await listen(silent)
+    try {
+      const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
+        env: proxyEnv(base),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+      const init = {
+        jsonrpc: '2.0',
+        id: 'a',
+        method: 'initialize',
+        params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+      }
+      child.stdin.end(`${JSON.stringify(init)}\n`)
+      expect(await exited).toBe(0)
+      expect(
+        stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toEqual([
+        {jsonrpc: '2.0', id: 'a', error: {code: -32000, message: 'The MCP endpoint sent no answer to initialize.'}},
+      ])
+    } finally {
+      silent.close()
+    }
   })
 })

@@ -24,7 +24,7 @@ export const UPSTREAM_ERROR = -32000
  * delivers whole bodies, so an answer in an event stream is read moments after
  * the exchange ends; only a server that sent none waits this long.
  */
-const ANSWER_GRACE_MS = 5_000
+const ANSWER_GRACE_MS = 1_000
 
 type Message = JSONRPCMessage & {id?: RequestId; method?: string; result?: unknown}
 
