@@ -1,5 +1,6 @@
 import type {FetchLike} from '@modelcontextprotocol/sdk/shared/transport.js'
 
+import {ApiError} from './errors.js'
 import type {ApiClient, HttpMethod} from './http.js'
 
 /**
@@ -31,14 +32,28 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
     const headers: Record<string, string> = {}
     new Headers(init.headers).forEach((value, name) => (headers[name] = value))
     const signals = [init.signal, signal].filter((s): s is AbortSignal => s != null)
+    const path = url.pathname.slice(basePath.length) + url.search
     const res = await client.request<string>({
       method,
-      path: url.pathname.slice(basePath.length) + url.search,
+      path,
       headers,
       ...(init.body != null ? {body: init.body} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
       responseType: 'text',
     })
+    // A request taken with 202 will never be answered: said at once, rather
+    // than after the SDK's 60 s wait for the answer.
+    if (res.status === 202 && typeof init.body === 'string') {
+      const sent = JSON.parse(init.body) as {id?: unknown; method?: unknown}
+      if (sent.id !== undefined && typeof sent.method === 'string')
+        throw new ApiError({
+          status: 202,
+          method,
+          path,
+          code: 'bad_response',
+          serverMessage: `the MCP endpoint accepted ${sent.method} without answering it`,
+        })
+    }
     const answer = new Headers()
     for (const [name, value] of Object.entries(res.headers))
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, one)

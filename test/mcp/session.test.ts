@@ -130,6 +130,25 @@ describe('the MCP client in a stateful session', () => {
   })
 })
 
+describe('the MCP client against an endpoint that does not answer', () => {
+  it('reports a request taken with 202 at once, as a bad response naming the method', async () => {
+    const accepting = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.writeHead(202).end())
+    })
+    const base = await listen(accepting)
+    try {
+      const client = createClient({baseUrl: base, apiKey: KEY, retries: 0})
+      const error = await callMcpTool(client, 'echo').catch((e: unknown) => e)
+      expect(error).toMatchObject({code: 'bad_response', status: 202})
+      expect((error as Error).message).toMatch(/accepted initialize without answering it/)
+      client.close?.()
+    } finally {
+      accepting.close()
+    }
+  })
+})
+
 describe('mcp proxy (the built CLI)', () => {
   /** The proxy's environment: this process's, without MFG_* and NODE_OPTIONS, toward `base`. */
   const proxyEnv = (base: string): Record<string, string> => {
@@ -162,10 +181,10 @@ describe('mcp proxy (the built CLI)', () => {
     expect(stateful.closed, stderr).toEqual([id])
   })
 
-  it('answers a request the endpoint accepts without an answer (202) with a JSON-RPC error, then exits', async () => {
+  it('answers a request the endpoint leaves unanswered (an empty event stream) with a JSON-RPC error, then exits', async () => {
     const silent = createServer((req, res) => {
       req.resume()
-      req.on('end', () => res.writeHead(202).end())
+      req.on('end', () => res.writeHead(200, {'content-type': 'text/event-stream'}).end(': nothing to say\n\n'))
     })
     const base = await listen(silent)
     try {
