@@ -57,6 +57,12 @@ export interface RequestOptions {
    * time-out. Ignored for FormData bodies and upload progress, which need got.
    */
   bulk?: boolean
+  /**
+   * How the body comes back: `json` (default) parsed when the response says it
+   * is JSON, else its text; `text` the text as received, whatever its type (an
+   * event stream, say); `buffer` the bytes of that text.
+   */
+  responseType?: 'json' | 'text' | 'buffer'
 }
 
 export interface ApiResponse<T = unknown> {
@@ -268,6 +274,10 @@ export function createClient(opts: ClientOptions): ApiClient {
         continue
       }
 
+      if (status >= 200 && status < 300 && req.responseType !== undefined && req.responseType !== 'json') {
+        const raw = req.responseType === 'buffer' ? Buffer.from(res.body) : res.body
+        return {status, headers: {...res.headers}, body: raw as T, durationMs}
+      }
       const parsed = parseBody(res)
       if (status >= 200 && status < 300) {
         if (parsed.jsonError) {

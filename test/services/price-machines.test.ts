@@ -4,7 +4,7 @@ import type {AddressInfo} from 'node:net'
 import {describe, expect, it} from 'vitest'
 
 import {createClient} from '../../src/api/http.js'
-import {McpError, callMcpTool, findResponse, parseSse} from '../../src/api/mcp.js'
+import {McpError, callMcpTool} from '../../src/api/mcp.js'
 import {machineRows, normaliseMachines} from '../../src/services/price/machines.js'
 
 const KEY = 'pk_business_test0000000000000000'
@@ -14,7 +14,7 @@ const KEY = 'pk_business_test0000000000000000'
  * stateful Streamable HTTP server: answers as server-sent events, hands out a
  * session id on initialize, wants it back afterwards, accepts DELETE.
  */
-function sdkLikeServer(tool: (name: string, args: unknown) => unknown) {
+function sdkLikeServer(tool: (name: string, args: unknown) => unknown, opts: {stream?: (id: number) => string} = {}) {
   const seen: {method: string; rpc?: string; headers: IncomingHttpHeaders}[] = []
   const server = createServer((req, res) => {
     let raw = ''
@@ -40,6 +40,10 @@ function sdkLikeServer(tool: (name: string, args: unknown) => unknown) {
           id: body.id,
           result: {protocolVersion: '2025-03-26', capabilities: {tools: {}}, serverInfo: {name: 'x', version: '1'}},
         })
+      if (opts.stream)
+        return void res
+          .writeHead(200, {'content-type': 'text/event-stream', 'mcp-session-id': 'session-1'})
+          .end(opts.stream(body.id))
       // A progress notification first, then the answer, as a streaming server may send.
       return sse(
         {jsonrpc: '2.0', method: 'notifications/progress', params: {progress: 1}},
@@ -75,7 +79,7 @@ describe('the MCP client', () => {
       for (const s of seen) {
         expect(s.headers.authorization).toBe(`Bearer ${KEY}`)
         expect(s.headers['x-auth-token']).toBeUndefined()
-        expect(s.headers.accept).toBe('application/json, text/event-stream')
+        if (s.method === 'POST') expect(s.headers.accept).toBe('application/json, text/event-stream')
       }
       expect(seen[0]?.headers['mcp-session-id']).toBeUndefined()
       expect(seen.slice(1).map((s) => s.headers['mcp-session-id'])).toEqual(['session-1', 'session-1', 'session-1'])
@@ -108,13 +112,20 @@ describe('the MCP client', () => {
     }
   })
 
-  it('parses SSE streams and finds the answer by id', () => {
-    const text =
-      'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"ping","id":"s1"}\n\n: comment\n\ndata: {"jsonrpc":"2.0",\ndata: "id":7,"result":{"ok":true}}\n\n'
-    expect(parseSse(text)).toHaveLength(2)
-    expect(findResponse(text, 7)).toEqual({jsonrpc: '2.0', id: 7, result: {ok: true}})
-    expect(findResponse({jsonrpc: '2.0', id: 2, result: {}}, 2)).toEqual({jsonrpc: '2.0', id: 2, result: {}})
-    expect(() => findResponse('', 3, 'tools/call')).toThrow(/no JSON-RPC answer with id 3/)
+  it('reads an answer spread over data lines, after a comment and a server request, in an event stream', async () => {
+    const {server} = sdkLikeServer(() => ({}), {
+      stream: (id) =>
+        `: a comment\n\nevent: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"ping","id":"s1"}\n\n` +
+        `data: {"jsonrpc":"2.0",\ndata: "id":${id},"result":{"content":[{"type":"text","text":"{\\"ok\\":true}"}]}}\n\n`,
+    })
+    const url = await listen(server)
+    try {
+      const client = createClient({baseUrl: url, apiKey: KEY, retries: 0})
+      expect((await callMcpTool(client, 'list_machines')).value).toEqual({ok: true})
+      client.close?.()
+    } finally {
+      server.close()
+    }
   })
 })
 

@@ -41,10 +41,9 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
       input = parseObject(text, source)
     }
     const {client} = await this.context(flags).session()
-    const [{callTool, firstSentence, resultValue}, {confirmOrYes}, {McpError, toolErrorMessage}] = await Promise.all([
+    const [{callTool, firstSentence, resultValue, toolError}, {confirmOrYes}] = await Promise.all([
       import('../../services/mcp/tools.js'),
       import('../../cli/prompt.js'),
-      import('../../api/mcp.js'),
     ])
     const outcome = await callTool(
       {client},
@@ -64,10 +63,7 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
       this.note('Nothing was sent.')
       return undefined
     }
-    if (result.isError) {
-      const text = result.content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text
-      throw new McpError({method: `tools/call ${args.tool}`, serverMessage: toolErrorMessage(text)})
-    }
+    if (result.isError) throw toolError(args.tool, result)
     if (!this.jsonEnabled()) {
       const {formatJson} = await import('../../cli/output.js')
       for (const c of result.content) {

@@ -27,7 +27,7 @@ The key stays in the profile: \`mcp config\` prints the client configuration tha
     process.stdin.once('end', end)
     process.stdin.once('close', end)
     try {
-      await runProxy({client}, transport as never, (line) => writeErr(redact(line, this.secrets())))
+      await runProxy({client}, transport, (line) => writeErr(redact(line, this.secrets())))
     } finally {
       process.stdin.off('end', end)
       process.stdin.off('close', end)

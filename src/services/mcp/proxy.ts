@@ -1,69 +1,122 @@
-import {relayMcpMessage, type RelayState} from '../../api/mcp.js'
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
+import type {JSONRPCMessage, RequestId} from '@modelcontextprotocol/sdk/types.js'
+
+import {ApiError} from '../../api/errors.js'
+import {mcpTransport} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 
 /**
- * `mcp proxy`: relays every JSON-RPC message from a local transport (stdio) to
- * the service's MCP endpoint and every answer back. The initialize request is
- * passed on as it is, so the client and the service agree the protocol version
- * themselves; later messages carry it. A request whose upstream call fails is
- * answered with a JSON-RPC error, never left waiting.
+ * `mcp proxy`: relays every JSON-RPC message between a local transport (the
+ * SDK's stdio server transport) and the SDK's Streamable HTTP client transport
+ * toward the service, as they are. The client's initialize is passed on as it
+ * is, so client and service agree the protocol version themselves; the
+ * transport is told the version chosen, and keeps the session id. Later
+ * messages wait for the initialize answer, so they carry both. A request whose
+ * upstream call fails, or that the service leaves unanswered, is answered with
+ * a JSON-RPC error, never left waiting.
  */
-
-/** The part of an MCP transport the relay uses (the SDK's StdioServerTransport fits). */
-export interface LocalTransport {
-  start(): Promise<void>
-  send(message: never): Promise<void>
-  close(): Promise<void>
-  onmessage?: (message: never) => void
-  onclose?: () => void
-  onerror?: (error: Error) => void
-}
 
 /** JSON-RPC: an error of the relay itself (the upstream call failed). */
 export const UPSTREAM_ERROR = -32000
 
-type Message = Record<string, unknown> & {id?: string | number | null; method?: string}
+/**
+ * How long an answer may lag behind the end of its HTTP exchange. The pipeline
+ * delivers whole bodies, so an answer in an event stream is read moments after
+ * the exchange ends; only a server that sent none waits this long.
+ */
+const ANSWER_GRACE_MS = 1_000
+
+type Message = JSONRPCMessage & {id?: RequestId; method?: string; result?: unknown}
 
 const isRequest = (m: Message) => typeof m.method === 'string' && m.id !== undefined && m.id !== null
+const isAnswer = (m: Message) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m)
 
-/** Runs until the local transport closes (stdin ended) and every relayed call has been answered. */
+/** Runs until the local transport closes (stdin ended) and every relayed request has been answered. */
 export async function runProxy(
   ctx: Pick<ServiceContext, 'client'>,
-  transport: LocalTransport,
+  local: Transport,
   log: (line: string) => void,
 ): Promise<void> {
-  const state: RelayState = {}
+  const remote = await mcpTransport(ctx.client)
+  /** Requests sent upstream and not answered yet: their ids, and what to call when the answer comes. */
+  const waiting = new Map<RequestId, () => void>()
   const pending = new Set<Promise<void>>()
-  const send = (m: unknown) =>
-    transport.send(m as never).catch((e: Error) => log(`mcp proxy: cannot write: ${e.message}`))
+  let initialized: Promise<void> = Promise.resolve()
+  let initializeId: RequestId | undefined
 
-  const relay = async (message: Message): Promise<void> => {
+  const send = (m: unknown) =>
+    local.send(m as JSONRPCMessage).catch((e: Error) => log(`mcp proxy: cannot write: ${e.message}`))
+  const refuse = (id: RequestId, message: string) => send({jsonrpc: '2.0', id, error: {code: UPSTREAM_ERROR, message}})
+
+  remote.onmessage = (message) => {
+    const m = message as Message
+    if (isAnswer(m)) {
+      const answered = waiting.get(m.id as RequestId)
+      // Already answered with our own error: a late answer would be a second one.
+      if (!answered) return
+      waiting.delete(m.id as RequestId)
+      const version = (m.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
+      if (m.id === initializeId && typeof version === 'string') remote.setProtocolVersion(version)
+      answered()
+    }
+    void send(m)
+  }
+  // The pipeline's errors come back through the failed send, logged there; the
+  // rest (a message in an event stream that is not JSON-RPC) only through here.
+  remote.onerror = (error) => {
+    if (!(error instanceof ApiError)) log(`mcp proxy: ${error.message}`)
+  }
+
+  const relay = async (m: Message): Promise<void> => {
+    const request = isRequest(m)
+    const id = m.id as RequestId
+    const answered = request ? new Promise<boolean>((done) => waiting.set(id, () => done(true))) : undefined
     try {
-      const answers = await relayMcpMessage(ctx.client, message, state)
-      for (const a of answers) await send(a)
-      if (isRequest(message) && !answers.some((a) => (a as Message).id === message.id))
-        await send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: {code: UPSTREAM_ERROR, message: `The MCP endpoint sent no answer to ${message.method}.`},
-        })
+      await remote.send(m)
+      if (answered && !(await within(answered, ANSWER_GRACE_MS)) && waiting.delete(id))
+        await refuse(id, `The MCP endpoint sent no answer to ${m.method}.`)
     } catch (error) {
       const text = (error as Error).message
-      log(`mcp proxy: ${message.method ?? 'message'} failed: ${text}`)
-      if (isRequest(message))
-        await send({jsonrpc: '2.0', id: message.id, error: {code: UPSTREAM_ERROR, message: `MCP endpoint: ${text}`}})
+      log(`mcp proxy: ${m.method ?? 'message'} failed: ${text}`)
+      if (request && waiting.delete(id)) await refuse(id, `MCP endpoint: ${text}`)
     }
   }
 
+  await remote.start()
   await new Promise<void>((resolve) => {
-    transport.onmessage = (message: never) => {
-      const p: Promise<void> = relay(message as Message).finally(() => pending.delete(p))
+    local.onmessage = (message) => {
+      const m = message as Message
+      let p: Promise<void>
+      if (m.method === 'initialize' && isRequest(m)) {
+        initializeId = m.id
+        p = initialized = relay(m)
+      } else {
+        const after = initialized
+        p = after.then(() => relay(m))
+      }
       pending.add(p)
+      void p.finally(() => pending.delete(p))
     }
-    transport.onerror = (error) => log(`mcp proxy: ${error.message}`)
-    transport.onclose = () => {
+    local.onerror = (error) => log(`mcp proxy: ${error.message}`)
+    local.onclose = () => {
       void Promise.allSettled([...pending]).then(() => resolve())
     }
-    void transport.start()
+    void local.start()
   })
+  // Ending a session is a courtesy: a server may refuse it (405) or have dropped it already.
+  await remote.terminateSession().catch(() => undefined)
+  await remote.close()
+}
+
+/** Whether `promise` settles with true within `ms`. */
+async function within(promise: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((done) => {
+    timer = setTimeout(() => done(false), ms)
+  })
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }

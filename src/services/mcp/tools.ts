@@ -1,4 +1,6 @@
 import {withMcpSession, type McpCallResult, type McpTool} from '../../api/mcp.js'
+
+export {resultValue, toolError} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 
@@ -122,16 +124,4 @@ export async function callTool(ctx: Pick<ServiceContext, 'client'>, input: CallI
     if (changesData(tool) && !(await input.confirm(tool, args))) return {tool, arguments: args}
     return {tool, arguments: args, result: await s.call(tool.name, args)}
   })
-}
-
-/** The value of a result: structured content, else the first text parsed as JSON, else the text. */
-export function resultValue(result: McpCallResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent
-  const text = result.content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text
-  if (text === undefined) return undefined
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
 }

@@ -1,0 +1,62 @@
+import type {FetchLike} from '@modelcontextprotocol/sdk/shared/transport.js'
+
+import {ApiError} from './errors.js'
+import type {ApiClient, HttpMethod} from './http.js'
+
+/**
+ * The `fetch` given to the MCP SDK's Streamable HTTP transport: every request
+ * goes through the client's pipeline, so MCP calls get the same credentials
+ * (the v1 key), time-out, retries, error classes and `--verbose` log as any
+ * other request, and a failure reaches the caller as one of our errors (the
+ * transport rethrows what its fetch throws). `signal` ends every request of
+ * the session early (doctor's time limit).
+ *
+ * The pipeline hands back whole bodies, so an event stream answering a POST
+ * arrives complete and the SDK reads it as usual. The standing stream that
+ * the transport opens with a GET after initialisation would never complete
+ * that way; it is answered here with 405, the answer the transport takes for
+ * "this server has no such stream" (as the sandbox's own endpoint says), and
+ * nothing is sent. Every message mfg needs comes back on its POST.
+ */
+export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLike {
+  const base = new URL(client.baseUrl)
+  const basePath = base.pathname.replace(/\/$/, '')
+  return async (input, init = {}) => {
+    const url = new URL(String(input))
+    const method = (init.method ?? 'GET').toUpperCase() as HttpMethod
+    if (url.origin !== base.origin || !url.pathname.startsWith(`${basePath}/`))
+      throw new Error(`the MCP transport asked for ${url.origin}${url.pathname}, outside the profile's base URL`)
+    if (method === 'GET') return new Response(null, {status: 405, statusText: 'Method Not Allowed'})
+    if (init.body != null && typeof init.body !== 'string')
+      throw new Error('the MCP transport sent a body that is not text; the pipeline takes JSON-RPC as text only')
+    const headers: Record<string, string> = {}
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value))
+    const signals = [init.signal, signal].filter((s): s is AbortSignal => s != null)
+    const path = url.pathname.slice(basePath.length) + url.search
+    const res = await client.request<string>({
+      method,
+      path,
+      headers,
+      ...(init.body != null ? {body: init.body} : {}),
+      ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
+      responseType: 'text',
+    })
+    // A request taken with 202 will never be answered: said at once, rather
+    // than after the SDK's 60 s wait for the answer.
+    if (res.status === 202 && typeof init.body === 'string') {
+      const sent = JSON.parse(init.body) as {id?: unknown; method?: unknown}
+      if (sent.id !== undefined && typeof sent.method === 'string')
+        throw new ApiError({
+          status: 202,
+          method,
+          path,
+          code: 'bad_response',
+          serverMessage: `the MCP endpoint accepted ${sent.method} without answering it`,
+        })
+    }
+    const answer = new Headers()
+    for (const [name, value] of Object.entries(res.headers))
+      for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, one)
+    return new Response(res.body === '' ? null : res.body, {status: res.status, headers: answer})
+  }
+}

@@ -1,0 +1,218 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tool results are arbitrary JSON that tests inspect freely */
+import {spawn} from 'node:child_process'
+import {randomUUID} from 'node:crypto'
+import {existsSync} from 'node:fs'
+import {createServer, type IncomingMessage, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join, resolve} from 'node:path'
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
+import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {z} from 'zod'
+
+import {createClient} from '../../src/api/http.js'
+import {MCP_PATH, callMcpTool, withMcpSession} from '../../src/api/mcp.js'
+import {useTempDirs} from '../helpers/temp.js'
+
+/**
+ * The MCP client and `mcp proxy` against a stateful server built from the MCP
+ * SDK's own server classes (not the sandbox, which is stateless): it hands out
+ * a session id at initialize, refuses a later request without it, answers in
+ * event streams, and ends the session on DELETE.
+ */
+
+const root = resolve(import.meta.dirname, '../..')
+const KEY = 'pk_business_session0000000000000000'
+const tempDir = useTempDirs('mfg-mcp-session-')
+
+interface Seen {
+  method: string
+  session?: string
+  version?: string
+  authorization?: string
+}
+
+function statefulServer() {
+  const seen: Seen[] = []
+  const closed: string[] = []
+  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const header = (req: IncomingMessage, name: string) => {
+    const v = req.headers[name]
+    return typeof v === 'string' ? v : undefined
+  }
+  const server = createServer((req, res) => {
+    const session = header(req, 'mcp-session-id')
+    seen.push({
+      method: req.method ?? '',
+      ...(session ? {session} : {}),
+      ...(header(req, 'mcp-protocol-version') ? {version: header(req, 'mcp-protocol-version')} : {}),
+      ...(header(req, 'authorization') ? {authorization: header(req, 'authorization')} : {}),
+    })
+    if (req.url !== MCP_PATH) return void res.writeHead(404).end()
+    void (async () => {
+      let transport = session ? sessions.get(session) : undefined
+      if (!transport) {
+        if (session) return void res.writeHead(404).end()
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, created),
+          onsessionclosed: (id) => {
+            closed.push(id)
+            sessions.delete(id)
+          },
+        })
+        const mcp = new McpServer({name: 'stateful', version: '1'})
+        mcp.registerTool(
+          'echo',
+          {description: 'Echoes the text.', inputSchema: {text: z.string()}, annotations: {readOnlyHint: true}},
+          ({text}) => ({content: [{type: 'text', text: JSON.stringify({echo: text})}]}),
+        )
+        await mcp.connect(created)
+        transport = created
+      }
+      await transport.handleRequest(req, res)
+    })()
+  })
+  return {server, seen, closed}
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+let stateful: ReturnType<typeof statefulServer>
+let url: string
+beforeEach(async () => {
+  stateful = statefulServer()
+  url = await listen(stateful.server)
+})
+afterEach(async () => {
+  stateful.server.closeAllConnections()
+  await new Promise((done) => stateful.server.close(done))
+})
+
+/** Every request after the first carries the session id the server handed out, and the version agreed. */
+function expectOneSession(seen: Seen[]): string {
+  const id = seen[1]?.session
+  expect(id).toMatch(/^[0-9a-f-]{36}$/)
+  expect(seen[0]?.session).toBeUndefined()
+  expect(seen.slice(1).map((s) => s.session)).toEqual(seen.slice(1).map(() => id))
+  for (const s of seen.slice(1)) expect(s.version).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+  for (const s of seen) expect(s.authorization).toBe(`Bearer ${KEY}`)
+  return id!
+}
+
+describe('the MCP client in a stateful session', () => {
+  it('sends the session id back on every request, answers from event streams, and ends the session', async () => {
+    const client = createClient({baseUrl: url, apiKey: KEY, retries: 0})
+    const r = await callMcpTool(client, 'echo', {text: 'hi'})
+    expect(r.value).toEqual({echo: 'hi'})
+    // initialize, notifications/initialized, tools/call, DELETE; no standing GET stream.
+    expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'DELETE'])
+    const id = expectOneSession(stateful.seen)
+    expect(stateful.closed).toEqual([id])
+    client.close?.()
+  })
+
+  it('ends the session when the body fails too', async () => {
+    const client = createClient({baseUrl: url, apiKey: KEY, retries: 0})
+    const failed = await withMcpSession(client, async (s) => {
+      expect((await s.tools()).map((t) => t.name)).toEqual(['echo'])
+      throw new Error('stop here')
+    }).catch((e: unknown) => e)
+    expect((failed as Error).message).toBe('stop here')
+    expect(stateful.closed).toEqual([expectOneSession(stateful.seen)])
+    client.close?.()
+  })
+})
+
+describe('the MCP client against an endpoint that does not answer', () => {
+  it('reports a request taken with 202 at once, as a bad response naming the method', async () => {
+    const accepting = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.writeHead(202).end())
+    })
+    const base = await listen(accepting)
+    try {
+      const client = createClient({baseUrl: base, apiKey: KEY, retries: 0})
+      const error = await callMcpTool(client, 'echo').catch((e: unknown) => e)
+      expect(error).toMatchObject({code: 'bad_response', status: 202})
+      expect((error as Error).message).toMatch(/accepted initialize without answering it/)
+      client.close?.()
+    } finally {
+      accepting.close()
+    }
+  })
+})
+
+describe('mcp proxy (the built CLI)', () => {
+  /** The proxy's environment: this process's, without MFG_* and NODE_OPTIONS, toward `base`. */
+  const proxyEnv = (base: string): Record<string, string> => {
+    if (!existsSync(join(root, 'dist/commands/mcp/proxy.js')))
+      throw new Error('dist/ has no mcp proxy: run `npm run build` first (npm test does).')
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith('MFG_') && k !== 'NODE_OPTIONS') env[k] = v
+    return {...env, MFG_HOME: tempDir(), MFG_BASE_URL: base, MFG_API_KEY: KEY, MFG_BUSINESS_ID: 'b'}
+  }
+
+  it('relays with the session id and version, and ends the session when stdin closes', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
+      env: proxyEnv(url),
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
+    const client = new Client({name: 'proxy-session-test', version: '1'})
+    await client.connect(transport)
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo'])
+    const result: any = await client.callTool({name: 'echo', arguments: {text: 'through'}})
+    expect(JSON.parse(result.content[0].text)).toEqual({echo: 'through'})
+    // Ends the proxy's stdin and waits for it to exit.
+    await client.close()
+    const id = expectOneSession(stateful.seen)
+    expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE'])
+    expect(stateful.closed, stderr).toEqual([id])
+  })
+
+  it('answers a request the endpoint leaves unanswered (an empty event stream) with a JSON-RPC error, then exits', async () => {
+    const silent = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.writeHead(200, {'content-type': 'text/event-stream'}).end(': nothing to say\n\n'))
+    })
+    const base = await listen(silent)
+    try {
+      const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
+        env: proxyEnv(base),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+      const init = {
+        jsonrpc: '2.0',
+        id: 'a',
+        method: 'initialize',
+        params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+      }
+      child.stdin.end(`${JSON.stringify(init)}\n`)
+      expect(await exited).toBe(0)
+      expect(
+        stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toEqual([
+        {jsonrpc: '2.0', id: 'a', error: {code: -32000, message: 'The MCP endpoint sent no answer to initialize.'}},
+      ])
+    } finally {
+      silent.close()
+    }
+  })
+})
