@@ -25,7 +25,7 @@ import type {Business} from '../store/businesses.js'
 import type {Product} from '../store/catalog.js'
 import type {StoredFile} from '../store/files.js'
 import type {StoredPost} from '../store/posts.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 /** Legacy products/posts (prefix /api/v2): list, create, upload, add model, update, delete. */
 
