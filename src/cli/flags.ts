@@ -80,3 +80,16 @@ export function shippingAddressFrom(flags: Record<string, unknown>): Record<stri
   }
   return Object.keys(out).length > 0 ? out : undefined
 }
+
+/** A number flag within [min, max]; the message names the flag and the range. */
+export const numberFlag = (min: number, max = Infinity) =>
+  Flags.custom<number>({
+    parse: async (text, _ctx, opts) => {
+      const n = Number(text)
+      if (text.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+        throw new Error(
+          `--${opts.name} must be a number from ${min}${max === Infinity ? '' : ` to ${max}`}, got ${text}`,
+        )
+      return n
+    },
+  })
