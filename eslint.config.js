@@ -108,6 +108,10 @@ export default tseslint.config(
     }),
   },
   {
+    files: ['src/shared/**/*.ts', 'src/engines.ts'],
+    rules: importLimits({regex: '^(?!\\./)', message: 'shared/ and engines.ts are leaves: they import nothing.'}),
+  },
+  {
     files: ['src/mesh/**/*.ts'],
     rules: importLimits({
       regex: '^(?!node:|\\./)',
@@ -130,7 +134,7 @@ export default tseslint.config(
   },
   {
     // The fast paths that run without oclif (bin/run.js, src/direct, src/help).
-    files: ['src/direct/**/*.ts', 'src/help/**/*.ts', 'src/engines.ts'],
+    files: ['src/direct/**/*.ts', 'src/help/**/*.ts'],
     rules: importLimits(NOTHING_IMPORTS_COMMANDS, SANDBOX_ONLY_DYNAMIC, {
       group: ['@oclif/*'],
       message: 'The fast paths run without oclif.',
