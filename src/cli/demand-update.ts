@@ -3,6 +3,7 @@
 import type {LegacyUpdateBody} from '../schemas/legacy-demand.js'
 import {given} from '../shared/fields.js'
 import {UsageError} from './errors.js'
+import {numberOf} from './flags.js'
 
 /** Flags only the legacy update takes. */
 const LEGACY_ONLY = ['resolution', 'filling', 'thickness', 'tolerance'] as const
@@ -61,13 +62,4 @@ export function legacyFields(
     tolerance: numberOf(flags.tolerance, '--tolerance'),
     shippingAddress: shipping,
   })
-}
-
-/** A flag's text as a number; undefined when the flag was not given. */
-export function numberOf(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined
-  const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n))
-    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
-  return n
 }

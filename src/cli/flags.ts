@@ -1,5 +1,7 @@
 import {Flags} from '@oclif/core'
 
+import {UsageError} from './errors.js'
+
 /**
  * The output flags every list command shares: `--columns`, `--sort`,
  * `--no-header`, `--csv`, `--ndjson`. `--json` comes from BaseCommand.
@@ -93,3 +95,12 @@ export const numberFlag = (min: number, max = Infinity) =>
       return n
     },
   })
+
+/** A flag's text as a number; undefined when the flag was not given. */
+export function numberOf(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n))
+    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
+  return n
+}

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {checkUpdateFlags, legacyFields, numberOf} from '../../cli/demand-update.js'
+import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
 import {displayRecord} from '../../cli/demands.js'
-import {fileFlag, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {STAGES, TAKEN_AS, type DemandRecord, type Stage} from '../../schemas/demand.js'
 import type {LegacyUpdateBody} from '../../schemas/legacy-demand.js'
