@@ -150,7 +150,7 @@ export default tseslint.config(
     rules: {'no-restricted-syntax': ['error', {selector: SANDBOX_INTERNAL_IMPORT, message: SANDBOX_IMPORT_MESSAGE}]},
   },
   {
-    files: ['src/services/**/*.ts', 'src/cli/**/*.ts', 'src/api/**/*.ts'],
+    files: ['src/services/**/*.ts', 'src/cli/**/*.ts', 'src/api/**/*.ts', 'src/sandbox/**/*.ts'],
     ignores: LONG_FUNCTIONS_PENDING,
     rules: {'max-lines-per-function': FUNCTION_LINES},
   },
