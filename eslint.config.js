@@ -28,8 +28,9 @@ const SANDBOX_IMPORT_MESSAGE =
 // (parsing only; the doing is in services/, the rendering in cli/).
 const FUNCTION_LINES = ['error', {max: 120, skipBlankLines: true, skipComments: true}]
 // Files of the other parts of issue 15 still being rewritten there; drop each from
-// this list once its longest function is under 120 lines.
+// these lists once it is within the limit.
 const LONG_FUNCTIONS_PENDING = ['src/api/http.ts', 'src/cli/rows.ts', 'src/services/demands/batch.ts']
+const LONG_COMMANDS_PENDING = ['src/commands/demand/create.ts']
 
 export default tseslint.config(
   {ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'oclif.manifest.json']},
@@ -66,10 +67,12 @@ export default tseslint.config(
   },
   {
     files: ['src/commands/**/*.ts'],
-    rules: {
-      ...importLimits(SANDBOX_ONLY_DYNAMIC),
-      'max-lines': ['error', {max: 120, skipBlankLines: false, skipComments: false}],
-    },
+    rules: importLimits(SANDBOX_ONLY_DYNAMIC),
+  },
+  {
+    files: ['src/commands/**/*.ts'],
+    ignores: LONG_COMMANDS_PENDING,
+    rules: {'max-lines': ['error', {max: 120, skipBlankLines: false, skipComments: false}]},
   },
   {
     files: ['src/cli/**/*.ts'],
