@@ -2,6 +2,7 @@ import type {ApiClient} from '../api/http.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 import {redact} from '../schemas/secrets.js'
 import type {ServiceContext} from '../services/context.js'
+import type {EmbeddedSandbox} from './embedded.js'
 import {UsageError} from './errors.js'
 
 export interface ContextOptions {
@@ -22,12 +23,6 @@ export interface Session {
   client: ApiClient
   /** Stable name of the service: the base URL, or the embedded sandbox's data directory. */
   target: string
-}
-
-interface EmbeddedSandbox {
-  url: string
-  businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]
-  close(): Promise<void>
 }
 
 /** The variable that does what `--insecure` does, for scripts. */
@@ -122,17 +117,13 @@ export class CommandContext {
     let profile = await this.profile()
     let target = profile.baseUrl
     if (profile.embedded) {
-      const [{startSandbox}, {mfgPaths}] = await Promise.all([
-        import('../sandbox/index.js'),
+      const [{startEmbeddedSandbox}, {mfgPaths}] = await Promise.all([
+        import('./embedded.js'),
         import('../profiles/paths.js'),
       ])
       const dataDir = mfgPaths(this.env).sandboxDir
       target = `local:${dataDir}`
-      const sandbox: EmbeddedSandbox = await startSandbox({
-        dataDir,
-        port: 0,
-        host: '127.0.0.1',
-      })
+      const sandbox = await startEmbeddedSandbox(dataDir)
       this.sandbox = sandbox
       const demo = sandbox.businesses[0]
       if (!demo) throw new Error('the embedded sandbox has no seeded business')

@@ -30,3 +30,10 @@ export const LEGACY_LIST_COLUMNS = [
 export function displayRecord(record: DemandRecord): DemandRecord {
   return record.paymentAuthToken ? {...record, paymentAuthToken: maskSecret(record.paymentAuthToken)} : record
 }
+
+/** The ids the service did not know, the first 20 named. */
+export function notFoundLine(missing: readonly string[], asked: number): string {
+  const shown = missing.slice(0, 20).join(', ')
+  const more = missing.length > 20 ? ` … and ${missing.length - 20} more` : ''
+  return `Not found: ${missing.length} of ${asked} id(s): ${shown}${more}`
+}

@@ -1,5 +1,7 @@
 import {Flags} from '@oclif/core'
 
+import {UsageError} from './errors.js'
+
 /**
  * The output flags every list command shares: `--columns`, `--sort`,
  * `--no-header`, `--csv`, `--ndjson`. `--json` comes from BaseCommand.
@@ -79,4 +81,26 @@ export function shippingAddressFrom(flags: Record<string, unknown>): Record<stri
     if (typeof v === 'string') out[field] = v
   }
   return Object.keys(out).length > 0 ? out : undefined
+}
+
+/** A number flag within [min, max]; the message names the flag and the range. */
+export const numberFlag = (min: number, max = Infinity) =>
+  Flags.custom<number>({
+    parse: async (text, _ctx, opts) => {
+      const n = Number(text)
+      if (text.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+        throw new Error(
+          `--${opts.name} must be a number from ${min}${max === Infinity ? '' : ` to ${max}`}, got ${text}`,
+        )
+      return n
+    },
+  })
+
+/** A flag's text as a number; undefined when the flag was not given. */
+export function numberOf(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n))
+    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
+  return n
 }

@@ -15,14 +15,8 @@
 // commands change nothing, so running one twice is safe. Only node: modules and
 // the commands' own code may be imported: never @oclif/core.
 import type {ManifestCommand} from '../help/fast.js'
+import type {DirectCommand} from './command.js'
 import type {DirectId} from './ids.js'
-
-export interface DirectCommand {
-  /** Per option flag, its value from the text given; undefined when the command refuses it. */
-  values?: Record<string, (text: string) => unknown>
-  /** Runs the command; writes its output only once it has succeeded, and throws on failure. */
-  run(args: Record<string, string>, flags: Record<string, unknown>, argv: string[]): Promise<void>
-}
 
 /** The direct commands by id (one for each of ids.ts). */
 export const COMMANDS: Record<DirectId, () => Promise<DirectCommand>> = {

@@ -2,7 +2,7 @@
 // output as its oclif command (src/commands/price/measure.ts), from src/cli/measurement.ts.
 import {measureWithFlags, positiveNumber, writeMeasurementText, type MeasureFlags} from '../cli/measurement.js'
 import {isTty, writeOut} from '../cli/stdio.js'
-import type {DirectCommand} from './index.js'
+import type {DirectCommand} from './command.js'
 
 export const command: DirectCommand = {
   values: {'layer-height': positiveNumber, 'first-layer-height': positiveNumber, density: positiveNumber},

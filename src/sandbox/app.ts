@@ -5,7 +5,7 @@ import {MAX_JSON_DEPTH, nestedDeeperThan} from '../schemas/depth.js'
 import {badRequest, errorHandler, notFoundHandler, sendError} from './errors.js'
 import {DeliveryWorker, type DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultStats} from './faults.js'
-import {randomSecret} from './ids.js'
+import {signingSecret, type SandboxContext} from './context.js'
 import {fileHostRoutes, v1FileRoutes, v2FileRoutes} from './routes/files.js'
 import {postRoutes} from './routes/posts.js'
 import {pricingRoutes} from './routes/pricing.js'
@@ -42,28 +42,6 @@ export interface SandboxStats {
 
 /** The sandbox's own routes live under this prefix, outside /api, without authentication. */
 export const SANDBOX_ROUTES_PREFIX = '/__sandbox'
-
-/** What every route plugin gets. */
-export interface SandboxContext {
-  store: Store
-  clock: () => number
-  /** Signs payment auth tokens (and later file links); kept in the database. */
-  signingSecret: string
-  /** draftId replay and Idempotency-Key handling on create. */
-  replay: boolean
-  /** Origin of signed file links, when fixed (else the request's origin). */
-  fileHost?: string
-}
-
-/** The signing secret of this database, created on first use. */
-export function signingSecret(store: Store): string {
-  let secret = store.meta.get('signing_secret')
-  if (!secret) {
-    secret = randomSecret(32)
-    store.meta.set('signing_secret', secret)
-  }
-  return secret
-}
 
 /** Builds the sandbox's HTTP app over a store, without listening. */
 export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {

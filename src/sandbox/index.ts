@@ -3,7 +3,7 @@ import type {FastifyInstance} from 'fastify'
 import {join} from 'node:path'
 
 import type {SandboxBusiness} from '../schemas/business.js'
-import {buildApp, type SandboxStats} from './app.js'
+import type {SandboxStats} from './app.js'
 import type {DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultOptions, type FaultStats} from './faults.js'
 import {DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, seed} from './seed.js'
@@ -103,6 +103,8 @@ function urlHost(host: string): string {
 /** Starts the sandbox: opens (and on first use seeds) the database, then listens. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const faults = new FaultInjector(opts.faults)
+  // Loaded here, not at the top: `sandbox reset` and `doctor` use this module without fastify.
+  const {buildApp} = await import('./app.js')
   const store = openSeededStore(location(opts), opts.driver)
   const app = buildApp(store, {
     logger: opts.logger ?? false,
@@ -161,7 +163,7 @@ export async function resetSandbox(dataDir: string): Promise<void> {
   openSeededStore({dataDir}).close()
 }
 
-export {buildApp} from './app.js'
+export {inspectDatabase, type DatabaseInspection} from './store/integrity.js'
 export type {DeliveryOptions} from './events.js'
 export {FAULT_KINDS, FaultPlan, type FaultKind, type FaultOptions, type FaultStats} from './faults.js'
 export type {SandboxStats}

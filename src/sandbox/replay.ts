@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 
 import type {FastifyReply, FastifyRequest} from 'fastify'
 
-import type {SandboxContext} from './app.js'
+import type {SandboxContext} from './context.js'
 import {badRequest} from './errors.js'
 import type {Business} from './store/businesses.js'
 

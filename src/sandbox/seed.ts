@@ -1,5 +1,5 @@
 import type {CreateDemandItem, Stage} from '../schemas/demand.js'
-import {signingSecret} from './app.js'
+import {signingSecret} from './context.js'
 import {createDemands, updateDemand} from './demands.js'
 import {STORAGE_HOST} from './files.js'
 import {newApiKey, newAuthToken, seedId} from './ids.js'

@@ -122,6 +122,26 @@ describe('get posts', () => {
     expect((await list('', demo, second.business.id)).status).toBe(403)
     expect((await list('', second)).body).toMatchObject({posts: [], total: 0, totalPages: 0})
   })
+
+  it('matches tags in any letter case, beyond ASCII too, and pages and counts the matches only', async () => {
+    const create = (title: string, tags: string[], formats: string[]) =>
+      second.post(`/api/v2/ms-post/post/${second.business.id}`, newPost({title, tags, formats}))
+    for (const [title, tags] of [
+      ['Filter housing', ['Öl-Filter', 'Pump']],
+      ['Filter cap', ['ÖL-FILTER']],
+      ['Pump gear', ['pump']],
+      ['Oil can', ['öl-filter']],
+    ] as const)
+      expect((await create(title, [...tags], ['STL'])).status).toBe(201)
+    const page = async (query: string) => (await list(`?sortBy=createdAtInc&${query}`, second)).body
+    const titles = (body: {posts: {title: string}[]}) => body.posts.map((p) => p.title)
+    const oil = await page('tags=%C3%96L-filter&pageSize=2&currentPage=2')
+    expect(titles(oil)).toEqual(['Oil can'])
+    expect(oil).toMatchObject({currentPage: 2, pageSize: 2, total: 3, totalPages: 2})
+    expect(titles(await page('tags=PUMP'))).toEqual(['Filter housing', 'Pump gear'])
+    expect((await page('formats=.Stl&pageSize=50')).total).toBe(4)
+    expect(await page('tags=pump&currentPage=3')).toMatchObject({posts: [], total: 2, totalPages: 1})
+  })
 })
 
 describe('create, upload, add model, update, delete', () => {

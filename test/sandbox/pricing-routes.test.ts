@@ -1,7 +1,8 @@
 import type {FastifyInstance} from 'fastify'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {buildApp, openSeededStore, sandboxBusinesses, type RunningSandbox} from '../../src/sandbox/index.js'
+import {buildApp} from '../../src/sandbox/app.js'
+import {openSeededStore, sandboxBusinesses, type RunningSandbox} from '../../src/sandbox/index.js'
 import {EUR_RATES, round2} from '../../src/sandbox/pricing.js'
 import {DAILY_ESTIMATION_ALLOWANCE} from '../../src/sandbox/store/allowance.js'
 import type {Store} from '../../src/sandbox/store/index.js'

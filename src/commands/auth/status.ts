@@ -2,6 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {maskSecret} from '../../schemas/secrets.js'
 import {checkCredentials, type CredentialCheck} from '../../services/auth/status.js'
+import {defined, given} from '../../shared/fields.js'
 
 export interface AuthStatusResult {
   profile: string
@@ -35,11 +36,13 @@ Prints the profile, business, base URL and masked key with each result. Exits 3 
       profile: profile.name,
       embedded: profile.embedded,
       baseUrl: profile.baseUrl,
-      ...(profile.businessId ? {businessId: profile.businessId} : {}),
-      ...(profile.apiKey ? {apiKey: maskSecret(profile.apiKey)} : {}),
-      ...(profile.authToken ? {authToken: maskSecret(profile.authToken)} : {}),
+      ...given({
+        businessId: profile.businessId,
+        apiKey: profile.apiKey ? maskSecret(profile.apiKey) : undefined,
+        authToken: profile.authToken ? maskSecret(profile.authToken) : undefined,
+      }),
       v1: status.v1,
-      ...(status.v2 ? {v2: status.v2} : {}),
+      ...defined({v2: status.v2 || undefined}),
     }
     if (!this.jsonEnabled()) {
       const {default: chalk} = await import('chalk')

@@ -1,12 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord} from '../../cli/demands.js'
-import {listFlags} from '../../cli/flags.js'
+import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
+import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
 import {writeErr, writeOut} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type DemandRecord, type ListType} from '../../schemas/demand.js'
 import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
+import {given} from '../../shared/fields.js'
 
 export default class DemandList extends BaseCommand {
   static override summary = 'List demands (quote requests and orders).'
@@ -49,13 +50,13 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     const {flags} = await this.parse(DemandList)
     if (flags.ids !== undefined || flags['ids-file'] !== undefined) return this.byIds(flags)
     const ctx = await this.context(flags).service()
-    const input = {
+    const input = given({
       type: flags.type as ListType,
-      ...(flags.status ? {status: flags.status} : {}),
-      ...(flags.archived ? {archived: true} : {}),
-      ...(flags.page === undefined ? {} : {page: flags.page}),
-      ...(flags.limit === undefined ? {} : {limit: flags.limit}),
-    }
+      status: flags.status,
+      archived: flags.archived || undefined,
+      page: flags.page,
+      limit: flags.limit,
+    })
     // The table renderer is only loaded when a table, CSV, NDJSON or a sort is asked for.
     const render = this.jsonEnabled() && !flags.sort ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
@@ -88,17 +89,9 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
   }
 
   /** The legacy flow: stored ids in, records out in the same order, missing ids on stderr. */
-  private async byIds(flags: {
-    ids?: string
-    'ids-file'?: string
-    profile?: string
-    verbose?: boolean
-    columns?: string
-    sort?: string
-    'no-header'?: boolean
-    csv?: boolean
-    ndjson?: boolean
-  }): Promise<LegacyDemandRecord[]> {
+  private async byIds(
+    flags: ListOutputFlags & {ids?: string; 'ids-file'?: string; profile?: string; verbose?: boolean},
+  ): Promise<LegacyDemandRecord[]> {
     const {listLegacyByIds, splitIds} = await import('../../services/demands/legacy.js')
     let text = flags.ids ?? ''
     if (flags['ids-file'] !== undefined) {
@@ -119,11 +112,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       records = render.sortRows(records, flags.sort)
       if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS)
     }
-    if (missing.length > 0) {
-      const shown = missing.slice(0, 20).join(', ')
-      const more = missing.length > 20 ? ` … and ${missing.length - 20} more` : ''
-      writeErr(`Not found: ${missing.length} of ${ids.length} id(s): ${shown}${more}`)
-    }
+    if (missing.length > 0) writeErr(notFoundLine(missing, ids.length))
     return records
   }
 }

@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
-import {fileFlag, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {LANGS, type Lang, type LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+import {given} from '../../shared/fields.js'
 
 export default class DemandOrder extends BaseCommand {
   static override summary = 'Place an order for a catalogue product (legacy by-product order).'
@@ -33,17 +34,17 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
 
   async run(): Promise<LegacyDemandRecord[]> {
     const {flags} = await this.parse(DemandOrder)
-    const fromFlags: Record<string, unknown> = {
-      ...(flags.product ? {productId: flags.product} : {}),
-      ...(flags.referral ? {referral: flags.referral} : {}),
-      ...(flags.material ? {material: flags.material} : {}),
-      ...(flags.resolution ? {resolution: flags.resolution} : {}),
-      ...(flags.quantity === undefined ? {} : {quantity: flags.quantity}),
-      ...(flags.color ? {color: flags.color} : {}),
-      ...(flags.filling === undefined ? {} : {filling: toNumber(flags.filling, '--filling')}),
-      ...(flags.thickness === undefined ? {} : {thickness: toNumber(flags.thickness, '--thickness')}),
-      ...(flags.tolerance === undefined ? {} : {tolerance: toNumber(flags.tolerance, '--tolerance')}),
-    }
+    const fromFlags: Record<string, unknown> = given({
+      productId: flags.product,
+      referral: flags.referral,
+      material: flags.material,
+      resolution: flags.resolution,
+      quantity: flags.quantity,
+      color: flags.color,
+      filling: numberOf(flags.filling, '--filling'),
+      thickness: numberOf(flags.thickness, '--thickness'),
+      tolerance: numberOf(flags.tolerance, '--tolerance'),
+    })
     const shipping = shippingAddressFrom(flags)
     let items: Record<string, unknown>[]
     if (flags.file === undefined) {
@@ -73,11 +74,4 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
     }
     return records
   }
-}
-
-function toNumber(raw: string, flag: string): number {
-  const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n))
-    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
-  return n
 }

@@ -1,12 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
 import {displayRecord} from '../../cli/demands.js'
-import {UsageError} from '../../cli/errors.js'
-import {fileFlag, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {STAGES, TAKEN_AS, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import type {LegacyUpdateBody} from '../../schemas/legacy-demand.js'
 import {buildUpdateBody, updateDemand} from '../../services/demands/update.js'
+import {given} from '../../shared/fields.js'
 
 export default class DemandUpdate extends BaseCommand {
   static override summary = 'Change a demand: stage, fields, prices.'
@@ -49,7 +51,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     ...shippingFlags(),
   }
 
-  async run(): Promise<DemandRecord | Record<string, unknown>> {
+  async run(): Promise<DemandRecord | LegacyUpdateResult> {
     const {args, flags} = await this.parse(DemandUpdate)
     let fromFile: Record<string, unknown> | undefined
     if (flags.file !== undefined) {
@@ -58,32 +60,26 @@ Stages move quote_sent → special_verified → special_accepted (production) �
       fromFile = parseObject(text, source)
     }
     const shipping = shippingAddressFrom(flags)
-    if (flags.legacy) return this.legacy(args.id, flags, fromFile, shipping)
-    const legacyOnly = (['resolution', 'filling', 'thickness', 'tolerance'] as const).filter(
-      (f) => flags[f] !== undefined,
+    checkUpdateFlags(flags)
+    if (flags.legacy) return this.legacy(args.id, legacyFields(flags, shipping), fromFile, flags)
+    const body = buildUpdateBody(
+      fromFile,
+      given({
+        status: flags.status as Stage | undefined,
+        substatus: flags.substatus,
+        material: flags.material,
+        quantity: flags.quantity,
+        color: flags.color,
+        priceTotal: numberOf(flags['price-total'], '--price-total'),
+        priceDelivery: numberOf(flags['price-delivery'], '--price-delivery'),
+        takenAs: flags['taken-as'] as 'QUOTE' | 'ORDER' | undefined,
+        paymentStatus: flags['payment-status'],
+        trackId: flags['track-id'],
+        shippingProvider: flags['shipping-provider'],
+        fabricatedDate: flags['fabricated-date'],
+        archive: flags.archive,
+      }),
     )
-    if (legacyOnly.length > 0) {
-      throw new UsageError(
-        `--${legacyOnly[0]} belongs to the legacy update: add --legacy, or use --file for the v1 body.`,
-      )
-    }
-    const body = buildUpdateBody(fromFile, {
-      ...(flags.status ? {status: flags.status as Stage} : {}),
-      ...(flags.substatus ? {substatus: flags.substatus} : {}),
-      ...(flags.material ? {material: flags.material} : {}),
-      ...(flags.quantity === undefined ? {} : {quantity: flags.quantity}),
-      ...(flags.color ? {color: flags.color} : {}),
-      ...(flags['price-total'] === undefined ? {} : {priceTotal: toNumber(flags['price-total'], '--price-total')}),
-      ...(flags['price-delivery'] === undefined
-        ? {}
-        : {priceDelivery: toNumber(flags['price-delivery'], '--price-delivery')}),
-      ...(flags['taken-as'] ? {takenAs: flags['taken-as'] as 'QUOTE' | 'ORDER'} : {}),
-      ...(flags['payment-status'] ? {paymentStatus: flags['payment-status']} : {}),
-      ...(flags['track-id'] ? {trackId: flags['track-id']} : {}),
-      ...(flags['shipping-provider'] ? {shippingProvider: flags['shipping-provider']} : {}),
-      ...(flags['fabricated-date'] ? {fabricatedDate: flags['fabricated-date']} : {}),
-      ...(flags.archive === undefined ? {} : {archive: flags.archive}),
-    })
     if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
     const {client} = await this.context(flags).session()
     const record = displayRecord(await updateDemand({client}, args.id, body))
@@ -99,27 +95,12 @@ Stages move quote_sent → special_verified → special_accepted (production) �
 
   private async legacy(
     id: string,
-    flags: LegacyFlags,
+    fields: Partial<LegacyUpdateBody>,
     fromFile: Record<string, unknown> | undefined,
-    shipping: Record<string, string> | undefined,
+    flags: {profile?: string; verbose?: boolean; insecure?: boolean},
   ): Promise<LegacyUpdateResult> {
-    const other = v1Only(flags)
-    if (other) {
-      throw new UsageError(
-        `--${other} is not part of the legacy update (material, resolution, filling, quantity, color, thickness, tolerance, shipping address); drop --legacy to use it.`,
-      )
-    }
     const {buildLegacyUpdate, updateLegacy} = await import('../../services/demands/legacy.js')
-    const body = buildLegacyUpdate(fromFile, {
-      ...(flags.material ? {material: flags.material} : {}),
-      ...(flags.quantity === undefined ? {} : {quantity: flags.quantity}),
-      ...(flags.color ? {color: flags.color} : {}),
-      ...(flags.resolution ? {resolution: flags.resolution} : {}),
-      ...(flags.filling === undefined ? {} : {filling: toNumber(flags.filling, '--filling')}),
-      ...(flags.thickness === undefined ? {} : {thickness: toNumber(flags.thickness, '--thickness')}),
-      ...(flags.tolerance === undefined ? {} : {tolerance: toNumber(flags.tolerance, '--tolerance')}),
-      ...(shipping ? {shippingAddress: shipping} : {}),
-    })
+    const body = buildLegacyUpdate(fromFile, fields)
     const {client} = await this.context(flags).session()
     const answer = await updateLegacy({client}, id, body)
     if (!this.jsonEnabled()) {
@@ -131,52 +112,6 @@ Stages move quote_sent → special_verified → special_accepted (production) �
   }
 }
 
-type LegacyFlags = {
-  material?: string
-  quantity?: number
-  color?: string
-  resolution?: string
-  filling?: string
-  thickness?: string
-  tolerance?: string
-  status?: string
-  substatus?: string
-  'price-total'?: string
-  'price-delivery'?: string
-  'taken-as'?: string
-  'payment-status'?: string
-  'track-id'?: string
-  'shipping-provider'?: string
-  'fabricated-date'?: string
-  archive?: boolean
-  profile?: string
-  verbose?: boolean
-}
-
-function v1Only(flags: LegacyFlags): string | undefined {
-  const names = [
-    'status',
-    'substatus',
-    'price-total',
-    'price-delivery',
-    'taken-as',
-    'payment-status',
-    'track-id',
-    'shipping-provider',
-    'fabricated-date',
-    'archive',
-  ] as const
-  return names.find((n) => flags[n] !== undefined)
-}
-
 export interface LegacyUpdateResult extends Record<string, unknown> {
   _id: string
-}
-
-function toNumber(raw: string, flag: string): number {
-  const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n)) {
-    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
-  }
-  return n
 }

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {writeOut} from '../../cli/output.js'
+import {defined, given} from '../../shared/fields.js'
 
 interface LinkResult {
   url: string
@@ -47,10 +48,7 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
     const {demandFileLink, storageFileLink} = await import('../../services/files/link.js')
     const link =
       flags['file-link'] === undefined
-        ? await demandFileLink({client}, args.demandId!, {
-            ...(flags['file-name'] === undefined ? {} : {fileName: flags['file-name']}),
-            ...(flags.index === undefined ? {} : {index: flags.index}),
-          })
+        ? await demandFileLink({client}, args.demandId!, defined({fileName: flags['file-name'], index: flags.index}))
         : await storageFileLink({client}, flags['file-link'])
     if (!this.jsonEnabled()) {
       if (flags['show-url']) writeOut(link.url)
@@ -64,7 +62,7 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
       url: link.url,
       token: link.token,
       fileName: link.fileName,
-      ...(link.expiresAt ? {expiresAt: link.expiresAt} : {}),
+      ...given({expiresAt: link.expiresAt}),
     }
   }
 }

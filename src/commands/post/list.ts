@@ -13,6 +13,7 @@ import {
   type PostSort,
 } from '../../schemas/posts.js'
 import {listPostPage, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
+import {given} from '../../shared/fields.js'
 
 const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
 
@@ -55,17 +56,17 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
   async run(): Promise<PostRecord[]> {
     const {flags} = await this.parse(PostList)
     const ctx = await this.context(flags).service()
-    const input: ListPostsInput = {
-      ...(flags.category ? {category: flags.category} : {}),
-      ...(flags.service ? {service: flags.service} : {}),
-      ...(flags.type ? {type: flags.type} : {}),
-      ...(flags.free === undefined ? {} : {free: flags.free}),
-      ...(flags.tags ? {tags: splitList(flags.tags)} : {}),
-      ...(flags.formats ? {formats: splitList(flags.formats)} : {}),
-      ...(flags['sort-by'] ? {sortBy: flags['sort-by'] as PostSort} : {}),
-      ...(flags.page === undefined ? {} : {currentPage: flags.page}),
-      ...(flags['page-size'] === undefined ? {} : {pageSize: flags['page-size']}),
-    }
+    const input: ListPostsInput = given({
+      category: flags.category,
+      service: flags.service,
+      type: flags.type,
+      free: flags.free,
+      tags: flags.tags ? splitList(flags.tags) : undefined,
+      formats: flags.formats ? splitList(flags.formats) : undefined,
+      sortBy: flags['sort-by'] as PostSort | undefined,
+      currentPage: flags.page,
+      pageSize: flags['page-size'],
+    })
     const render = await import('../../cli/render.js')
     let posts: PostRecord[] = []
     let more: {currentPage: number; totalPages: number; total: number} | undefined

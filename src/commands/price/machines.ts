@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {writeErr, writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {listMachines, machineRows, type MachinesResult} from '../../services/price/machines.js'
+import {given} from '../../shared/fields.js'
 
 const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'currency', 'startup cost', 'minimum']
 
@@ -27,11 +28,10 @@ The interface has no REST catalogue endpoint: the list comes from the MCP endpoi
   async run(): Promise<MachinesResult> {
     const {flags} = await this.parse(PriceMachines)
     const ctx = await this.context(flags).service()
-    const result = await listMachines(ctx, {
-      ...(flags.service ? {service: flags.service} : {}),
-      ...(flags.technology ? {technology: flags.technology} : {}),
-      ...(flags.material ? {material: flags.material} : {}),
-    })
+    const result = await listMachines(
+      ctx,
+      given({service: flags.service, technology: flags.technology, material: flags.material}),
+    )
     if (!this.jsonEnabled()) {
       const rows = machineRows(result)
       if (rows.length === 0) writeErr('No machines match.')

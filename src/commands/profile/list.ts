@@ -2,6 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
 import {LOCAL_PROFILE, ProfileStore} from '../../profiles/index.js'
 import {maskSecret} from '../../schemas/secrets.js'
+import {given} from '../../shared/fields.js'
 
 const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
 
@@ -28,10 +29,12 @@ export default class ProfileList extends BaseCommand {
     const rows: ProfileRow[] = store.list().map((p) => ({
       name: p.name,
       baseUrl: p.baseUrl,
-      ...(p.businessId ? {businessId: p.businessId} : {}),
-      ...(p.apiKey ? {apiKey: maskSecret(p.apiKey)} : {}),
-      ...(p.authToken ? {authToken: maskSecret(p.authToken)} : {}),
-      ...(p.currency ? {currency: p.currency} : {}),
+      ...given({
+        businessId: p.businessId,
+        apiKey: p.apiKey ? maskSecret(p.apiKey) : undefined,
+        authToken: p.authToken ? maskSecret(p.authToken) : undefined,
+        currency: p.currency,
+      }),
       current: p.name === current,
     }))
     rows.push({name: LOCAL_PROFILE, baseUrl: '(embedded sandbox)', current: current === LOCAL_PROFILE})

@@ -10,6 +10,7 @@ import {
   unknownProfile,
   type Profile,
 } from '../../profiles/index.js'
+import {given} from '../../shared/fields.js'
 
 export interface ShownProfile extends Profile {
   embedded: boolean
@@ -39,10 +40,7 @@ export default class ProfileShow extends BaseCommand {
       shown = {
         name: m.name,
         baseUrl: r.embedded ? '(embedded sandbox)' : m.baseUrl,
-        ...(m.apiKey ? {apiKey: m.apiKey} : {}),
-        ...(m.authToken ? {authToken: m.authToken} : {}),
-        ...(m.businessId ? {businessId: m.businessId} : {}),
-        ...(m.currency ? {currency: m.currency} : {}),
+        ...given({apiKey: m.apiKey, authToken: m.authToken, businessId: m.businessId, currency: m.currency}),
         embedded: r.embedded,
         current: r.name === current,
         overrides: r.overrides,

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
 import type {ShownWebhook, UpdateWebhookInput} from '../../services/webhooks/subscriptions.js'
+import {defined} from '../../shared/fields.js'
 
 export default class WebhookUpdate extends BaseCommand {
   static override summary = 'Change a webhook subscription.'
@@ -37,11 +38,11 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
     const {args, flags} = await this.parse(WebhookUpdate)
     this.secretValue = flags.secret
     const {parseEvents, updateWebhook} = await import('../../services/webhooks/subscriptions.js')
-    const input: UpdateWebhookInput = {
-      ...(flags.url === undefined ? {} : {url: flags.url}),
-      ...(flags.events === undefined ? {} : {events: parseEvents(flags.events)}),
-      ...(flags['use-secret'] === undefined ? {} : {useSecret: flags['use-secret']}),
-    }
+    const input: UpdateWebhookInput = defined({
+      url: flags.url,
+      events: flags.events === undefined ? undefined : parseEvents(flags.events),
+      useSecret: flags['use-secret'],
+    })
     if (flags.secret !== undefined || flags['prompt-secret']) {
       const {webhookSecret} = await import('../../cli/webhooks.js')
       this.secretValue = await webhookSecret({flag: flags.secret, required: true})

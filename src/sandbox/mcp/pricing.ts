@@ -187,6 +187,69 @@ const EstimateOutput = z.looseObject({
   unitPrice: z.number(),
 })
 
+/** What get_pricing_setup answers: per service and technology the rules, machines and materials; then options and rates. */
+function pricingSetup(store: Store, business: Business, service: (typeof SERVICES)[number] | undefined) {
+  const machines = store.catalog.machines(business.id).filter((m) => service === undefined || m.service === service)
+  const materials = store.catalog.materials(business.id)
+  const keys = [...new Set(machines.map((m) => `${m.service}/${m.technology}`))]
+  const technologies = keys.map((key) => {
+    const [svc, technology] = key.split('/') as [string, string]
+    const own = machines.filter((m) => m.service === svc && m.technology === technology)
+    const rule = TECHNOLOGY_RULES[technology.toUpperCase()] ?? TECHNOLOGY_RULES.SLS
+    return {
+      service: svc,
+      technology,
+      ...rule,
+      machines: own.map((m) => ({
+        _id: m._id,
+        name: m.name,
+        status: m.status,
+        hourlyRate: m.hourlyRate,
+        currency: m.currency,
+        startupCost: m.startupCost,
+        minimumPrice: m.minimumPrice,
+        technologyFactor: m.technologyFactor,
+        ...(m.pricePerBend !== undefined ? {pricePerBend: m.pricePerBend} : {}),
+        buildVolume: m.buildVolume,
+      })),
+      materials: materials
+        .filter((mat) => own.some((m) => m._id === mat.machine))
+        .map((mat) => ({
+          _id: mat._id,
+          name: mat.materials,
+          machine: mat.machine,
+          price: mat.price,
+          unit: mat.unit,
+          currency: mat.currency,
+          density: mat.density.value,
+          factor: mat.factor,
+          startupCost: mat.startupCost.price ?? 0,
+          colors: mat.colors.map((c) => c.name),
+          ...(mat.thicknesses ? {thicknesses: mat.thicknesses} : {}),
+        })),
+    }
+  })
+  const options = store.catalog
+    .options(business.id)
+    .filter((o) => service === undefined || o.services.includes(service))
+    .map(({business: _b, created: _c, ...o}) => ({
+      ...o,
+      effect:
+        o.type === 'price_multiplier'
+          ? `× ${o.priceMultiplier ?? 1}`
+          : o.type === 'percentage'
+            ? `+ ${o.percentage ?? 0} %`
+            : `+ ${o.fixedPrice?.price ?? 0} ${o.fixedPrice?.currency ?? ''}`.trim(),
+    }))
+  return {
+    currency: business.currency,
+    technologies,
+    steps: PRICE_STEPS,
+    options,
+    currencyRates: {base: 'EUR', rates: EUR_RATES},
+  }
+}
+
 export function registerPricingTools(server: McpServer, env: ToolEnv): void {
   const {ctx, business} = env
   const {store} = ctx
@@ -266,70 +329,7 @@ export function registerPricingTools(server: McpServer, env: ToolEnv): void {
       }),
       annotations: READ,
     },
-    async ({service}) =>
-      run(() => {
-        const machines = store.catalog
-          .machines(business.id)
-          .filter((m) => service === undefined || m.service === service)
-        const materials = store.catalog.materials(business.id)
-        const keys = [...new Set(machines.map((m) => `${m.service}/${m.technology}`))]
-        const technologies = keys.map((key) => {
-          const [svc, technology] = key.split('/') as [string, string]
-          const own = machines.filter((m) => m.service === svc && m.technology === technology)
-          const rule = TECHNOLOGY_RULES[technology.toUpperCase()] ?? TECHNOLOGY_RULES.SLS
-          return {
-            service: svc,
-            technology,
-            ...rule,
-            machines: own.map((m) => ({
-              _id: m._id,
-              name: m.name,
-              status: m.status,
-              hourlyRate: m.hourlyRate,
-              currency: m.currency,
-              startupCost: m.startupCost,
-              minimumPrice: m.minimumPrice,
-              technologyFactor: m.technologyFactor,
-              ...(m.pricePerBend !== undefined ? {pricePerBend: m.pricePerBend} : {}),
-              buildVolume: m.buildVolume,
-            })),
-            materials: materials
-              .filter((mat) => own.some((m) => m._id === mat.machine))
-              .map((mat) => ({
-                _id: mat._id,
-                name: mat.materials,
-                machine: mat.machine,
-                price: mat.price,
-                unit: mat.unit,
-                currency: mat.currency,
-                density: mat.density.value,
-                factor: mat.factor,
-                startupCost: mat.startupCost.price ?? 0,
-                colors: mat.colors.map((c) => c.name),
-                ...(mat.thicknesses ? {thicknesses: mat.thicknesses} : {}),
-              })),
-          }
-        })
-        const options = store.catalog
-          .options(business.id)
-          .filter((o) => service === undefined || o.services.includes(service))
-          .map(({business: _b, created: _c, ...o}) => ({
-            ...o,
-            effect:
-              o.type === 'price_multiplier'
-                ? `× ${o.priceMultiplier ?? 1}`
-                : o.type === 'percentage'
-                  ? `+ ${o.percentage ?? 0} %`
-                  : `+ ${o.fixedPrice?.price ?? 0} ${o.fixedPrice?.currency ?? ''}`.trim(),
-          }))
-        return ok({
-          currency: business.currency,
-          technologies,
-          steps: PRICE_STEPS,
-          options,
-          currencyRates: {base: 'EUR', rates: EUR_RATES},
-        })
-      }),
+    async ({service}) => run(() => ok(pricingSetup(store, business, service))),
   )
 
   server.registerTool(

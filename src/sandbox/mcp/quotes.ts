@@ -9,6 +9,7 @@ import {blobExists, demandFiles, grantLink, keyOfLink, LINK_VALIDITY_S, type Dem
 import {paymentAuthToken} from '../ids.js'
 import {isPlainObject, v1Record} from '../records.js'
 import type {DemandDoc} from '../store/demands.js'
+import {given} from '../../shared/fields.js'
 import {ok, run, type ToolEnv} from './result.js'
 
 /** Quote tools: list_quotes, get_quote, get_quote_file, create_quotes, update_quote. */
@@ -104,6 +105,31 @@ const NewQuote = z
   .describe('One quote, in the fields of the v1 create-quotes request (CreateDemandRequestData).')
 
 export function registerQuoteTools(server: McpServer, env: ToolEnv): void {
+  registerQuoteReads(server, env)
+  registerQuoteWrites(server, env)
+}
+
+/** The file a get_quote_file call names: by fileName, by index, else the first. */
+function chooseFile(quoteId: string, files: DemandFile[], fileName?: string, index?: number): DemandFile {
+  if (files.length === 0) throw notFound(`Quote ${quoteId} has no files.`)
+  if (fileName !== undefined && index !== undefined) throw badRequest('Send fileName or index, not both.')
+  if (fileName !== undefined) {
+    const found = files.find((f) => f.fileName === fileName)
+    if (!found)
+      throw notFound(
+        `Quote ${quoteId} has no file named ${JSON.stringify(fileName)}; its files are ${files.map((f) => JSON.stringify(f.fileName)).join(', ')}.`,
+      )
+    return found
+  }
+  if (index !== undefined) {
+    if (index >= files.length)
+      throw badRequest(`index must be from 0 to ${files.length - 1} (the quote has ${files.length} file(s)).`)
+    return files[index] as DemandFile
+  }
+  return files[0] as DemandFile
+}
+
+function registerQuoteReads(server: McpServer, env: ToolEnv): void {
   const {ctx, business} = env
   const {store} = ctx
 
@@ -137,8 +163,7 @@ export function registerQuoteTools(server: McpServer, env: ToolEnv): void {
           pageSize: args.pageSize,
           archived: args.archived,
           sort: args.sort,
-          ...(args.status ? {status: args.status} : {}),
-          ...(args.draftId !== undefined ? {draftId: args.draftId} : {}),
+          ...given({status: args.status, draftId: args.draftId}),
         })
         return ok({
           quotes: data.map(args.detail === 'full' ? v1Record : quoteSummary),
@@ -181,21 +206,7 @@ export function registerQuoteTools(server: McpServer, env: ToolEnv): void {
       run(() => {
         const doc = getDemand(store, business, quoteId)
         const files = demandFiles(doc)
-        if (files.length === 0) throw notFound(`Quote ${quoteId} has no files.`)
-        if (fileName !== undefined && index !== undefined) throw badRequest('Send fileName or index, not both.')
-        let chosen = files[0] as DemandFile
-        if (fileName !== undefined) {
-          const found = files.find((f) => f.fileName === fileName)
-          if (!found)
-            throw notFound(
-              `Quote ${quoteId} has no file named ${JSON.stringify(fileName)}; its files are ${files.map((f) => JSON.stringify(f.fileName)).join(', ')}.`,
-            )
-          chosen = found
-        } else if (index !== undefined) {
-          if (index >= files.length)
-            throw badRequest(`index must be from 0 to ${files.length - 1} (the quote has ${files.length} file(s)).`)
-          chosen = files[index] as DemandFile
-        }
+        const chosen = chooseFile(quoteId, files, fileName, index)
         const key = keyOfLink(chosen.fileLink, env.fileHost)
         const file = key === undefined ? undefined : store.files.byKey(key)
         if (!file || file.businessId !== business.id || !blobExists(store, file))
@@ -211,6 +222,11 @@ export function registerQuoteTools(server: McpServer, env: ToolEnv): void {
         })
       }),
   )
+}
+
+function registerQuoteWrites(server: McpServer, env: ToolEnv): void {
+  const {ctx, business} = env
+  const {store} = ctx
 
   server.registerTool(
     'create_quotes',

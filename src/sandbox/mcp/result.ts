@@ -4,7 +4,7 @@ import {MeshError} from '../../mesh/index.js'
 import {ApiError, errorBody} from '../errors.js'
 import {PricingInputError} from '../pricing.js'
 import type {Business} from '../store/businesses.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 /** What every tool runs with: the sandbox, the key's business, and the origin signed links point at. */
 export interface ToolEnv {

@@ -19,7 +19,7 @@ import {
 } from '../files.js'
 import type {Business} from '../store/businesses.js'
 import type {StoredFile} from '../store/files.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 /** The file host of this sandbox: an explicit one, else the origin the request reached. */
 function fileHost(ctx: SandboxContext, request: FastifyRequest): string {

@@ -1,6 +1,6 @@
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 import {businessOf, v1Auth} from '../auth.js'
 import {ApiError, sendError} from '../errors.js'
 

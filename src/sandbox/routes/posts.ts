@@ -24,8 +24,8 @@ import {differs, isPlainObject} from '../records.js'
 import type {Business} from '../store/businesses.js'
 import type {Product} from '../store/catalog.js'
 import type {StoredFile} from '../store/files.js'
-import type {StoredPost} from '../store/posts.js'
-import type {SandboxContext} from '../app.js'
+import type {PostFilter, StoredPost} from '../store/posts.js'
+import type {SandboxContext} from '../context.js'
 
 /** Legacy products/posts (prefix /api/v2): list, create, upload, add model, update, delete. */
 
@@ -39,15 +39,9 @@ function ddmmyyyy(epoch: number): string {
 
 // ---------------------------------------------------------------- list
 
-interface PostQuery {
+interface PostQuery extends PostFilter {
   currentPage: number
   pageSize: number
-  category?: string
-  free?: boolean
-  service?: string
-  type?: string
-  tags?: string[]
-  formats?: string[]
   sortBy: (typeof POST_SORTS)[number]
 }
 
@@ -111,23 +105,6 @@ function parsePostQuery(query: Record<string, unknown>): PostQuery {
     formats,
     sortBy: sortBy ?? 'createdAtDec',
   }
-}
-
-function matches(post: Product, q: PostQuery): boolean {
-  if (q.category !== undefined && post.category !== q.category) return false
-  if (q.free !== undefined && post.free !== q.free) return false
-  if (q.service !== undefined && post.service !== q.service) return false
-  if (q.type !== undefined && post.type !== q.type) return false
-  if (q.tags && !post.tags.some((t) => q.tags?.includes(t.toLowerCase()))) return false
-  if (q.formats && !post.formats.some((f) => q.formats?.includes(f.toLowerCase()))) return false
-  return true
-}
-
-const SORTS: Record<PostQuery['sortBy'], (a: StoredPost, b: StoredPost) => number> = {
-  createdAtInc: (a, b) => a.createdAt - b.createdAt || a.post._id.localeCompare(b.post._id),
-  createdAtDec: (a, b) => b.createdAt - a.createdAt || b.post._id.localeCompare(a.post._id),
-  viewsDec: (a, b) => b.post.views - a.post.views || b.createdAt - a.createdAt || b.post._id.localeCompare(a.post._id),
-  likesDec: (a, b) => b.post.likes - a.post.likes || b.createdAt - a.createdAt || b.post._id.localeCompare(a.post._id),
 }
 
 // ---------------------------------------------------------------- create, update
@@ -272,17 +249,16 @@ export async function postRoutes(app: FastifyInstance, ctx: SandboxContext): Pro
   app.get<{Params: {userId: string}}>('/ms-post/post/user-posts/:userId', async (request) => {
     const business = ownBusiness(request, request.params.userId)
     const query = parsePostQuery((request.query ?? {}) as Record<string, unknown>)
-    const all = store.posts
-      .active(business.id)
-      .filter((p) => matches(p.post, query))
-      .sort(SORTS[query.sortBy])
-    const start = (query.currentPage - 1) * query.pageSize
+    const {posts, total} = store.posts.list(business.id, query, query.sortBy, {
+      offset: (query.currentPage - 1) * query.pageSize,
+      limit: query.pageSize,
+    })
     return {
-      posts: all.slice(start, start + query.pageSize).map((p) => p.post),
+      posts: posts.map((p) => p.post),
       currentPage: query.currentPage,
       pageSize: query.pageSize,
-      total: all.length,
-      totalPages: Math.ceil(all.length / query.pageSize),
+      total,
+      totalPages: Math.ceil(total / query.pageSize),
     }
   })
 

@@ -11,7 +11,7 @@ import {ownBusiness, v1Auth, v2Auth} from '../auth.js'
 import {ApiError, badRequest} from '../errors.js'
 import {catalogOf, estimate, isCurrency, PricingInputError, type Estimate} from '../pricing.js'
 import {DAILY_ESTIMATION_ALLOWANCE, secondsToUtcMidnight, utcDay} from '../store/allowance.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 export const V1_ESTIMATION_PATH = '/api/public/v1/price-estimation/:businessId'
 export const LEGACY_ESTIMATION_PATH = '/api/v2/ms-machine-learning/machine-learing/modelPriceEstimation/:businessId'

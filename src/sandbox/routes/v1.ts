@@ -9,7 +9,7 @@ import {badRequest} from '../errors.js'
 import {paymentAuthToken} from '../ids.js'
 import {createIdempotently} from '../replay.js'
 import {v1Record} from '../records.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 const wholeNumber = (min: number, max?: number) => {
   const n = max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max)

@@ -16,7 +16,7 @@ import {
 } from '../legacy-demands.js'
 import {legacyCreateRecord, legacyRecord} from '../records.js'
 import {createIdempotently} from '../replay.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 /** Legacy v2 routes (prefix /api/v2): API key and X-Auth-Token on every one. */
 export async function v2Routes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {

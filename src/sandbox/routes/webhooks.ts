@@ -10,7 +10,7 @@ import {newId} from '../ids.js'
 import {isPlainObject, v1Record} from '../records.js'
 import type {Business} from '../store/businesses.js'
 import type {Webhook} from '../store/webhooks.js'
-import type {SandboxContext} from '../app.js'
+import type {SandboxContext} from '../context.js'
 
 /** A subscription as the interface answers it (businessId is request-only). */
 export function webhookRecord(webhook: Webhook): Record<string, unknown> {

@@ -1,6 +1,6 @@
-import type {SqlDatabase, SqlStatement} from './sql.js'
-
+import type {PostSort} from '../../schemas/posts.js'
 import type {Product} from './catalog.js'
+import type {SqlDatabase, SqlStatement} from './sql.js'
 
 /** A product as stored with its sort keys (epoch ms). */
 export interface StoredPost {
@@ -21,6 +21,39 @@ const fromRow = (row: Row): StoredPost => ({
   updatedAt: row.updated_at ?? row.created_at,
 })
 
+/** What a list of products may be narrowed to; tags and formats lower-cased, any of them matches. */
+export interface PostFilter {
+  category?: string
+  free?: boolean
+  service?: string
+  type?: string
+  tags?: string[]
+  formats?: string[]
+}
+
+/** Lower-cases as JavaScript does (SQLite's own lower() knows ASCII only), for tags and formats. */
+const CASEFOLD = 'mfg_casefold'
+
+/** A JSON array field of the document holds any of the values of a JSON array parameter. */
+const anyOf = (field: string, param: string) =>
+  `(@${param} IS NULL OR EXISTS (SELECT 1 FROM json_each(doc, '$.${field}') AS f ` +
+  `WHERE ${CASEFOLD}(f.value) IN (SELECT value FROM json_each(@${param}))))`
+
+const LISTED = `FROM products WHERE business_id = @business AND deleted_at IS NULL
+  AND (@category IS NULL OR json_extract(doc, '$.category') = @category)
+  AND (@free IS NULL OR json_extract(doc, '$.free') = @free)
+  AND (@service IS NULL OR json_extract(doc, '$.service') = @service)
+  AND (@type IS NULL OR json_extract(doc, '$.type') = @type)
+  AND ${anyOf('tags', 'tags')} AND ${anyOf('formats', 'formats')}`
+
+/** Ties fall to the newer product, then to the greater id, as the service orders them. */
+const ORDER_BY: Record<PostSort, string> = {
+  createdAtInc: 'created_at, id',
+  createdAtDec: 'created_at DESC, id DESC',
+  viewsDec: "json_extract(doc, '$.views') DESC, created_at DESC, id DESC",
+  likesDec: "json_extract(doc, '$.likes') DESC, created_at DESC, id DESC",
+}
+
 /**
  * Products edited through the legacy posts API (the `products` table the catalogue
  * seeds). Deleting is soft: `deleted_at` hides the row from every read.
@@ -29,10 +62,12 @@ export class PostStore {
   private readonly insertRow: SqlStatement
   private readonly updateRow: SqlStatement
   private readonly deleteRow: SqlStatement
-  private readonly selectActive: SqlStatement
   private readonly selectOne: SqlStatement
+  private readonly countListed: SqlStatement
+  private readonly selectPage: Record<PostSort, SqlStatement>
 
   constructor(db: SqlDatabase) {
+    db.function(CASEFOLD, {deterministic: true}, (value) => (typeof value === 'string' ? value.toLowerCase() : value))
     this.insertRow = db.prepare(
       'INSERT INTO products (id, business_id, service, created_at, updated_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
     )
@@ -42,12 +77,18 @@ export class PostStore {
     this.deleteRow = db.prepare(
       'UPDATE products SET deleted_at = ? WHERE business_id = ? AND id = ? AND deleted_at IS NULL',
     )
-    this.selectActive = db.prepare(
-      'SELECT doc, created_at, updated_at FROM products WHERE business_id = ? AND deleted_at IS NULL ORDER BY created_at, id',
-    )
     this.selectOne = db.prepare(
       'SELECT doc, created_at, updated_at FROM products WHERE business_id = ? AND id = ? AND deleted_at IS NULL',
     )
+    this.countListed = db.prepare(`SELECT count(*) AS n ${LISTED}`)
+    const page = (sort: PostSort) =>
+      db.prepare(`SELECT doc, created_at, updated_at ${LISTED} ORDER BY ${ORDER_BY[sort]} LIMIT @limit OFFSET @offset`)
+    this.selectPage = {
+      createdAtInc: page('createdAtInc'),
+      createdAtDec: page('createdAtDec'),
+      viewsDec: page('viewsDec'),
+      likesDec: page('likesDec'),
+    }
   }
 
   insert(post: Product, now: number): void {
@@ -62,9 +103,25 @@ export class PostStore {
     return this.deleteRow.run(now, businessId, id).changes === 1
   }
 
-  /** The business's products that are not deleted, oldest first. */
-  active(businessId: string): StoredPost[] {
-    return (this.selectActive.all(businessId) as Row[]).map(fromRow)
+  /** One page of the business's products that are not deleted, with how many match in all. */
+  list(
+    businessId: string,
+    filter: PostFilter,
+    sort: PostSort,
+    page: {offset: number; limit: number},
+  ): {posts: StoredPost[]; total: number} {
+    const params = {
+      business: businessId,
+      category: filter.category ?? null,
+      free: filter.free === undefined ? null : Number(filter.free),
+      service: filter.service ?? null,
+      type: filter.type ?? null,
+      tags: filter.tags ? JSON.stringify(filter.tags) : null,
+      formats: filter.formats ? JSON.stringify(filter.formats) : null,
+    }
+    const {n} = this.countListed.get(params) as {n: number}
+    const rows = this.selectPage[sort].all({...params, limit: page.limit, offset: page.offset}) as Row[]
+    return {posts: rows.map(fromRow), total: n}
   }
 
   /** A product of this business; another business's id, or a deleted one, reads as unknown. */

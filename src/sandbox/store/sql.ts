@@ -24,6 +24,8 @@ export interface SqlStatement {
 
 export interface SqlDatabase {
   prepare(sql: string): SqlStatement
+  /** A scalar SQL function written in JavaScript (both drivers' `function`). */
+  function(name: string, options: {deterministic: boolean}, fn: (...args: SqlValue[]) => SqlValue): void
   exec(sql: string): void
   close(): void
 }

@@ -1,5 +1,6 @@
 import {iterateDemands, listDemands} from '../../api/v1/demands.js'
 import {V1_PAGE_SIZE_MAX, type DemandRecord, type ListType} from '../../schemas/demand.js'
+import {defined, given} from '../../shared/fields.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 
@@ -24,11 +25,7 @@ export interface DemandListPage {
 }
 
 function query(input: ListDemandsInput) {
-  return {
-    ...(input.status ? {status: input.status} : {}),
-    ...(input.archived ? {archived: true} : {}),
-    ...(input.draftId ? {draftId: input.draftId} : {}),
-  }
+  return given({status: input.status, archived: input.archived || undefined, draftId: input.draftId})
 }
 
 /** One page of demands. */
@@ -40,8 +37,7 @@ export async function listDemandPage(ctx: ServiceContext, input: ListDemandsInpu
   }
   const page = await listDemands(ctx.client, ctx.businessId, input.type, {
     ...query(input),
-    ...(input.page === undefined ? {} : {page: input.page}),
-    ...(input.limit === undefined ? {} : {pageSize: input.limit}),
+    ...defined({page: input.page, pageSize: input.limit}),
   })
   return {records: page.data, page: page.page, pageSize: page.pageSize, total: page.total, totalPages: page.totalPages}
 }
@@ -54,7 +50,7 @@ export function streamDemands(ctx: ServiceContext, input: ListDemandsInput): Asy
     ctx.client,
     ctx.businessId,
     input.type,
-    {...query(input), pageSize: V1_PAGE_SIZE_MAX, ...(input.page === undefined ? {} : {page: input.page})},
+    {...query(input), pageSize: V1_PAGE_SIZE_MAX, ...defined({page: input.page})},
     input.limit === undefined ? {} : {limit: input.limit},
   )
 }

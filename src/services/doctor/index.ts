@@ -8,7 +8,7 @@ export {assessClock, CLOCK_FAIL_MS, CLOCK_WARN_MS, formatDuration} from './clock
 export type {DatabaseInspection, InspectDatabase} from './database.js'
 export type {SecretFiles} from './files.js'
 export {profileFix, type DoctorProfile} from './profiles.js'
-export {countByStatus, type CheckResult, type CheckStatus, type DoctorReport} from './types.js'
+export {countByStatus, maskReport, type CheckResult, type CheckStatus, type DoctorReport} from './types.js'
 
 export interface DoctorInput {
   node: {version: string; required?: string}

@@ -1,3 +1,5 @@
+import {redact} from '../../schemas/secrets.js'
+
 /** `ok`: nothing to do. `warn`: works, but something is off or not configured. `fail`: broken. */
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 
@@ -27,4 +29,16 @@ export function countByStatus(checks: readonly CheckResult[]): Record<CheckStatu
   const counts: Record<CheckStatus, number> = {ok: 0, warn: 0, fail: 0}
   for (const c of checks) counts[c.status]++
   return counts
+}
+
+/** The report with every secret masked in its messages and fixes, for printing. */
+export function maskReport(report: DoctorReport, secrets: readonly string[]): DoctorReport {
+  return {
+    ok: report.ok,
+    checks: report.checks.map((c) => ({
+      ...c,
+      message: redact(c.message, secrets),
+      ...(c.fix === undefined ? {} : {fix: redact(c.fix, secrets)}),
+    })),
+  }
 }

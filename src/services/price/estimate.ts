@@ -7,6 +7,7 @@ import type {Measurement} from '../../mesh/index.js'
 import {CURRENCIES, type ErrorDetail} from '../../schemas/common.js'
 import {LEGACY_TECHNOLOGIES, type BulkRow} from '../../schemas/pricing.js'
 import type {ServiceContext} from '../context.js'
+import {defined, given} from '../../shared/fields.js'
 import {InputError} from '../errors.js'
 import type {SliceResult} from './slicer.js'
 
@@ -142,19 +143,18 @@ export function buildModel(input: EstimateInput): Record<string, unknown> {
           unit: 'mm',
         }
       : {}),
-    ...(input.service ? {service: input.service} : {}),
-    ...(input.technology ? {technology: input.technology} : {}),
-    ...(input.material ? {material: input.material} : {}),
-    ...(input.color ? {color: input.color} : {}),
+    ...given({service: input.service, technology: input.technology, material: input.material, color: input.color}),
     quantity: input.quantity ?? 1,
     selectedOptions: (input.options ?? []).map((o) => ({refer: o.refer, name: o.name})),
-    ...(input.discount === undefined ? {} : {discount: input.discount}),
-    ...(input.designFee === undefined ? {} : {priceConception: input.designFee}),
-    ...(input.extraFee === undefined ? {} : {priceExtra: input.extraFee}),
-    ...(Object.keys(slicing).length > 0 ? {slicingData: slicing} : {}),
-    ...(sizes ? {modelSizes: {width: sizes.width, height: sizes.height, depth: sizes.depth, unit: 'mm'}} : {}),
-    ...(input.thickness === undefined ? {} : {thickness: input.thickness}),
-    ...(input.bends ? {bendingData: {bends: Array.from({length: input.bends}, (_, i) => ({index: i + 1}))}} : {}),
+    ...defined({
+      discount: input.discount,
+      priceConception: input.designFee,
+      priceExtra: input.extraFee,
+      slicingData: Object.keys(slicing).length > 0 ? slicing : undefined,
+      modelSizes: sizes ? {width: sizes.width, height: sizes.height, depth: sizes.depth, unit: 'mm'} : undefined,
+      thickness: input.thickness,
+      bendingData: input.bends ? {bends: Array.from({length: input.bends}, (_, i) => ({index: i + 1}))} : undefined,
+    }),
   }
 }
 
@@ -210,6 +210,12 @@ function slicerSummary(s: SliceResult): SlicerSummary {
   }
 }
 
+/** The part file and the slicer's summary, where the input has them. */
+const partAndSlicer = (input: EstimateInput) => ({
+  part: input.part?.file,
+  slicer: input.slicer ? slicerSummary(input.slicer) : undefined,
+})
+
 const optionLabels = (input: EstimateInput) => (input.options ?? []).map((o) => `${o.refer}=${o.name}`)
 const round2 = (x: number) => Math.round(x * 100 + 1e-7) / 100
 
@@ -234,13 +240,11 @@ export async function estimatePart(ctx: ServiceContext, input: EstimateInput): P
     service: d.service ?? input.service ?? null,
     technology: d.technology ?? input.technology ?? null,
     material: d.material ?? input.material ?? '',
-    ...(input.color ? {color: input.color} : {}),
+    ...given({color: input.color}),
     options: optionLabels(input),
     interface: 'v1',
     message: answer.message,
-    ...(d.bulk ? {bulk: d.bulk} : {}),
-    ...(input.part ? {part: input.part.file} : {}),
-    ...(input.slicer ? {slicer: slicerSummary(input.slicer)} : {}),
+    ...defined({bulk: d.bulk, ...partAndSlicer(input)}),
   }
 }
 
@@ -284,7 +288,7 @@ async function estimateLegacy(ctx: ServiceContext, input: EstimateInput): Promis
     service,
     technology,
     material: input.material ?? '',
-    ...(input.color ? {color: input.color} : {}),
+    ...given({color: input.color}),
     options: optionLabels(input),
     interface: 'legacy',
     message: answers[0]?.message ?? '',
@@ -296,8 +300,6 @@ async function estimateLegacy(ctx: ServiceContext, input: EstimateInput): Promis
           }),
         }
       : {}),
-    ...(allowanceRemaining === undefined ? {} : {allowanceRemaining}),
-    ...(input.part ? {part: input.part.file} : {}),
-    ...(input.slicer ? {slicer: slicerSummary(input.slicer)} : {}),
+    ...defined({allowanceRemaining, ...partAndSlicer(input)}),
   }
 }

@@ -1,4 +1,5 @@
 import {MeshError, measureFile, type LengthUnit, type Measurement} from '../../mesh/index.js'
+import {defined} from '../../shared/fields.js'
 import {InputError} from '../errors.js'
 
 export interface MeasureInput {
@@ -20,13 +21,16 @@ export interface PartMeasurement extends Measurement {
 export function measurePart(input: MeasureInput): PartMeasurement {
   let m: Measurement
   try {
-    m = measureFile(input.file, {
-      ...(input.unit ? {unit: input.unit} : {}),
-      ...(input.layerHeight === undefined ? {} : {layerHeight: input.layerHeight}),
-      ...(input.firstLayerHeight === undefined ? {} : {firstLayerHeight: input.firstLayerHeight}),
-      ...(input.density === undefined ? {} : {density: input.density}),
-      ...(input.hull === false ? {hull: false} : {}),
-    })
+    m = measureFile(
+      input.file,
+      defined({
+        unit: input.unit || undefined,
+        layerHeight: input.layerHeight,
+        firstLayerHeight: input.firstLayerHeight,
+        density: input.density,
+        hull: input.hull === false ? false : undefined,
+      }),
+    )
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) throw new InputError(error.message)
     throw error

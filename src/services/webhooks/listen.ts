@@ -132,6 +132,58 @@ const HOP_BY_HOP = new Set([
   'trailer',
 ])
 
+/** Forwards events to one address one at a time, in order of arrival. */
+class Forwarder {
+  private queue: Promise<void> = Promise.resolve()
+  private readonly inFlight = new Set<AbortController>()
+
+  constructor(
+    private readonly target: string,
+    private readonly opts: Pick<ListenOptions, 'onForwarded' | 'onForwardError'>,
+  ) {}
+
+  send(event: ReceivedEvent, headers: IncomingHttpHeaders, body: Buffer): void {
+    const sendHeaders: Record<string, string> = {}
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      sendHeaders[name] = Array.isArray(value) ? value.join(', ') : value
+    }
+    // In order of arrival: the next forward starts when this one has an answer.
+    this.queue = this.queue.then(() => this.post(event, sendHeaders, body))
+  }
+
+  /** Waits up to `ms` for the forwards under way, then cuts off those still running. */
+  async drain(ms: number): Promise<void> {
+    const drained = await Promise.race([
+      this.queue.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+    ])
+    if (!drained) for (const c of this.inFlight) c.abort()
+  }
+
+  private async post(event: ReceivedEvent, headers: Record<string, string>, body: Buffer): Promise<void> {
+    const {target, opts} = this
+    const controller = new AbortController()
+    this.inFlight.add(controller)
+    const timer = setTimeout(() => controller.abort(), FORWARD_TIMEOUT_MS)
+    try {
+      const res = await fetch(target, {method: 'POST', headers, body, signal: controller.signal})
+      await res.arrayBuffer().catch(() => undefined)
+      if (res.status >= 200 && res.status < 300) opts.onForwarded?.(event, res.status)
+      else opts.onForwardError?.(event, `${target} answered ${res.status}`)
+    } catch (error) {
+      const e = error as {cause?: {code?: string; message?: string}; message?: string; name?: string}
+      const why = controller.signal.aborted
+        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+        : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(error))
+      opts.onForwardError?.(event, `${target} failed: ${why}`)
+    } finally {
+      clearTimeout(timer)
+      this.inFlight.delete(controller)
+    }
+  }
+}
+
 /**
  * A local webhook receiver (pure node:http): reads at most `maxBodyBytes`,
  * checks signatures when a secret is given, filters by event type, reports each
@@ -142,8 +194,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
   const maxBody = opts.maxBodyBytes ?? MAX_WEBHOOK_BODY
   const now = opts.now ?? Date.now
   const wanted = opts.events?.length ? new Set(opts.events.map((e) => WEBHOOK_EVENT_ALIASES[e] ?? e)) : undefined
-  let forwarding: Promise<void> = Promise.resolve()
-  const inFlight = new Set<AbortController>()
+  const forwarder = opts.forwardTo ? new Forwarder(opts.forwardTo, opts) : undefined
 
   const reject = (res: ServerResponse, status: number, reason: string, close = false): void => {
     opts.onRejected?.({status, reason})
@@ -151,37 +202,6 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     res.setHeader('content-type', 'application/json')
     if (close) res.setHeader('connection', 'close')
     res.end(JSON.stringify({statusCode: status, message: reason}))
-  }
-
-  const forward = (event: ReceivedEvent, headers: IncomingHttpHeaders, body: Buffer): void => {
-    const target = opts.forwardTo
-    if (!target) return
-    const sendHeaders: Record<string, string> = {}
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name)) continue
-      sendHeaders[name] = Array.isArray(value) ? value.join(', ') : value
-    }
-    // In order of arrival: the next forward starts when this one has an answer.
-    forwarding = forwarding.then(async () => {
-      const controller = new AbortController()
-      inFlight.add(controller)
-      const timer = setTimeout(() => controller.abort(), FORWARD_TIMEOUT_MS)
-      try {
-        const res = await fetch(target, {method: 'POST', headers: sendHeaders, body, signal: controller.signal})
-        await res.arrayBuffer().catch(() => undefined)
-        if (res.status >= 200 && res.status < 300) opts.onForwarded?.(event, res.status)
-        else opts.onForwardError?.(event, `${target} answered ${res.status}`)
-      } catch (error) {
-        const e = error as {cause?: {code?: string; message?: string}; message?: string; name?: string}
-        const why = controller.signal.aborted
-          ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-          : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(error))
-        opts.onForwardError?.(event, `${target} failed: ${why}`)
-      } finally {
-        clearTimeout(timer)
-        inFlight.delete(controller)
-      }
-    })
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -210,7 +230,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     res.end('{"received":true}')
     if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return
     opts.onEvent(received)
-    forward(received, req.headers, body)
+    forwarder?.send(received, req.headers, body)
   }
 
   const server = createServer((req, res) => {
@@ -264,11 +284,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       // Forwards in flight get a moment, then are cut off.
-      const drained = await Promise.race([
-        forwarding.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
-      ])
-      if (!drained) for (const c of inFlight) c.abort()
+      await forwarder?.drain(2000)
       server.closeAllConnections()
       await closed
     },

@@ -1,0 +1,65 @@
+// `demand update`: which flags belong to which update (v1 or legacy), and the
+// number-valued text flags. The updates themselves are in src/services/demands.
+import type {LegacyUpdateBody} from '../schemas/legacy-demand.js'
+import {given} from '../shared/fields.js'
+import {UsageError} from './errors.js'
+import {numberOf} from './flags.js'
+
+/** Flags only the legacy update takes. */
+const LEGACY_ONLY = ['resolution', 'filling', 'thickness', 'tolerance'] as const
+
+/** Flags only the v1 update takes. */
+const V1_ONLY = [
+  'status',
+  'substatus',
+  'price-total',
+  'price-delivery',
+  'taken-as',
+  'payment-status',
+  'track-id',
+  'shipping-provider',
+  'fabricated-date',
+  'archive',
+] as const
+
+type UpdateFlags = {legacy: boolean} & Partial<Record<(typeof LEGACY_ONLY | typeof V1_ONLY)[number], unknown>>
+
+/** A usage error when a flag of one update is given to the other. */
+export function checkUpdateFlags(flags: UpdateFlags): void {
+  if (flags.legacy) {
+    const other = V1_ONLY.find((n) => flags[n] !== undefined)
+    if (other)
+      throw new UsageError(
+        `--${other} is not part of the legacy update (material, resolution, filling, quantity, color, thickness, tolerance, shipping address); drop --legacy to use it.`,
+      )
+    return
+  }
+  const legacyOnly = LEGACY_ONLY.find((f) => flags[f] !== undefined)
+  if (legacyOnly)
+    throw new UsageError(`--${legacyOnly} belongs to the legacy update: add --legacy, or use --file for the v1 body.`)
+}
+
+/** The legacy update's fields from its flags. */
+export function legacyFields(
+  flags: {
+    material?: string
+    quantity?: number
+    color?: string
+    resolution?: string
+    filling?: string
+    thickness?: string
+    tolerance?: string
+  },
+  shipping: Record<string, string> | undefined,
+): Partial<LegacyUpdateBody> {
+  return given({
+    material: flags.material,
+    quantity: flags.quantity,
+    color: flags.color,
+    resolution: flags.resolution,
+    filling: numberOf(flags.filling, '--filling'),
+    thickness: numberOf(flags.thickness, '--thickness'),
+    tolerance: numberOf(flags.tolerance, '--tolerance'),
+    shippingAddress: shipping,
+  })
+}

@@ -1,0 +1,119 @@
+// What `mfg doctor` reads from this machine's configuration (the profiles in
+// scope) and how it shows the report. The checks and their verdicts are in
+// src/services/doctor.
+import chalk from 'chalk'
+
+import {LOCAL_PROFILE, ProfileStore, normalizeBaseUrl, unknownProfile, type Profile} from '../profiles/index.js'
+import {extractApiKey} from '../schemas/secrets.js'
+import {countByStatus, type CheckResult, type DoctorProfile, type DoctorReport} from '../services/doctor/index.js'
+import {colorEnabled} from './output.js'
+
+export interface GatheredProfiles {
+  configFile: string
+  profiles: DoctorProfile[]
+  problems: CheckResult[]
+  includeLocal: boolean
+  /** Every key and token seen, to mask in whatever is printed. */
+  secrets: string[]
+}
+
+/**
+ * The profiles in scope: the stored ones plus one built from MFG_BASE_URL (and
+ * the other MFG_* variables), limited to `--profile` when given. A config file
+ * that cannot be read, or a malformed MFG_BASE_URL, becomes a finding rather
+ * than an error, so the other checks still run.
+ */
+export function gatherProfiles(wanted: string | undefined, env: NodeJS.ProcessEnv = process.env): GatheredProfiles {
+  const store = new ProfileStore(env)
+  const problems: CheckResult[] = []
+  let stored: Profile[] = []
+  try {
+    stored = store.list()
+  } catch (error) {
+    problems.push({
+      check: 'config',
+      target: store.path,
+      status: 'fail',
+      message: (error as Error).message,
+      fix: `repair ${store.path} by hand, or move it away and add the profiles again with mfg profile add`,
+    })
+  }
+  const profiles: DoctorProfile[] = stored.map((p) => ({...p, source: 'stored'}))
+  const envName = stored.some((p) => p.name === 'env') ? 'MFG_BASE_URL' : 'env'
+  const fromEnv = envProfile(envName, env)
+  if (fromEnv && 'check' in fromEnv) problems.push(fromEnv)
+  else if (fromEnv) profiles.push(fromEnv)
+  const secrets = [...profiles.flatMap((p) => [p.apiKey, p.authToken]), env.MFG_API_KEY, env.MFG_AUTH_TOKEN].filter(
+    (s): s is string => Boolean(s),
+  )
+  const base = {configFile: store.path, problems, secrets}
+  const name = wanted?.trim()
+  if (!name) return {...base, profiles, includeLocal: true}
+  if (name === LOCAL_PROFILE) return {...base, profiles: [], includeLocal: true}
+  const chosen = profiles.find((p) => p.name === name)
+  // With an unreadable config file the finding above says why the name is unknown.
+  if (!chosen && problems.length === 0) throw unknownProfile(name, '--profile', stored)
+  return {...base, profiles: chosen ? [chosen] : [], includeLocal: false}
+}
+
+/** The MFG_BASE_URL profile, a finding when the variable is malformed, or undefined when unset. */
+function envProfile(name: string, env: NodeJS.ProcessEnv): DoctorProfile | CheckResult | undefined {
+  const value = (variable: string): string | undefined => env[variable]?.trim() || undefined
+  const rawBaseUrl = value('MFG_BASE_URL')
+  if (!rawBaseUrl) return undefined
+  try {
+    const apiKey = value('MFG_API_KEY')
+    const authToken = value('MFG_AUTH_TOKEN')
+    const businessId = value('MFG_BUSINESS_ID')
+    return {
+      name,
+      source: 'env',
+      baseUrl: normalizeBaseUrl(rawBaseUrl, 'MFG_BASE_URL'),
+      ...(apiKey ? {apiKey: extractApiKey(apiKey)} : {}),
+      ...(authToken ? {authToken} : {}),
+      ...(businessId ? {businessId} : {}),
+    }
+  } catch (error) {
+    return {
+      check: 'profile',
+      target: name,
+      status: 'fail',
+      message: (error as Error).message,
+      fix: 'set MFG_BASE_URL to the http(s) address of the service, or unset it',
+    }
+  }
+}
+
+/** One line per check under "This machine" or its profile, with the fix beneath; symbols only with colour. */
+export function renderDoctorReport(report: DoctorReport, profileNames: Set<string>): string {
+  const color = colorEnabled()
+  const mark = (s: CheckResult['status']): string =>
+    color
+      ? {ok: chalk.green('✓'), warn: chalk.yellow('!'), fail: chalk.red('✗')}[s]
+      : {ok: 'ok  ', warn: 'warn', fail: 'FAIL'}[s]
+  const width = Math.max(...report.checks.map((c) => c.check.length))
+  const groups = new Map<string, CheckResult[]>()
+  for (const c of report.checks) {
+    const key = c.target !== undefined && profileNames.has(c.target) ? `Profile ${c.target}` : 'This machine'
+    groups.set(key, [...(groups.get(key) ?? []), c])
+  }
+  const lines: string[] = []
+  for (const [title, checks] of groups) {
+    if (lines.length > 0) lines.push('')
+    lines.push(color ? chalk.bold(title) : title)
+    for (const c of checks) {
+      const where = c.target && !profileNames.has(c.target) && !c.message.includes(c.target) ? ` (${c.target})` : ''
+      lines.push(`  ${mark(c.status)} ${c.check.padEnd(width)}  ${c.message}${where}`)
+      if (c.fix) lines.push(`  ${' '.repeat(color ? 1 : 4)} ${' '.repeat(width)}  fix: ${c.fix}`)
+    }
+  }
+  return lines.join('\n')
+}
+
+/** The closing line on stderr: how many checks passed, warned and failed. */
+export function doctorSummary(report: DoctorReport): string {
+  const n = countByStatus(report.checks)
+  return n.fail + n.warn === 0
+    ? `All ${n.ok} checks passed.`
+    : `${n.fail} failed, ${n.warn} ${n.warn === 1 ? 'warning' : 'warnings'}, ${n.ok} ok.`
+}

@@ -1,0 +1,236 @@
+// `price estimate` in a terminal: the walk that asks for what is missing, the
+// retry when the service refuses a value a flag names, and the rendering of the
+// answer. The pricing itself is in src/services/price.
+import {ValidationError} from '../api/errors.js'
+import {CURRENCIES, SERVICES} from '../schemas/common.js'
+import type {ServiceContext} from '../services/context.js'
+import {
+  choicesFrom,
+  estimatePart,
+  parseOption,
+  probeChoices,
+  type EstimateInput,
+  type EstimateResult,
+} from '../services/price/estimate.js'
+import {measurePart} from '../services/price/measure.js'
+import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
+import {defined} from '../shared/fields.js'
+import {UsageError} from './errors.js'
+import {askChoice, askText, canPrompt} from './prompt.js'
+
+type Unit = 'mm' | 'cm' | 'in'
+type Field = 'technology' | 'material' | 'color' | 'option'
+
+/** Fields the service names in a 400 that a flag or a prompt can fix. */
+const FIXABLE: {path: RegExp; flag: string; field: 'service' | Field}[] = [
+  {path: /^service$/, flag: '--service', field: 'service'},
+  {path: /^technology$/, flag: '--technology', field: 'technology'},
+  {path: /^material(\._id)?$/, flag: '--material', field: 'material'},
+  {path: /^color$/, flag: '--color', field: 'color'},
+  {path: /^selectedOptions\.\d+/, flag: '--option', field: 'option'},
+]
+
+/**
+ * --currency (upper-cased), --legacy and --slicer checked together, before any
+ * file is read or anything sent; `slicer` is the PrusaSlicer binary to run.
+ */
+export function checkEstimateFlags(flags: {currency?: string; legacy: boolean; slicer?: string; part?: string}): {
+  currency?: string
+  slicer?: string
+} {
+  const currency = flags.currency?.trim().toUpperCase()
+  if (flags.legacy && !currency)
+    throw new UsageError(`--legacy needs --currency, one of ${CURRENCIES.join(', ')}. Nothing was sent.`)
+  if (currency && !(CURRENCIES as readonly string[]).includes(currency))
+    throw new UsageError(`--currency must be one of ${CURRENCIES.join(', ')}; got ${JSON.stringify(flags.currency)}.`)
+  const slicer = flags.slicer ? findPrusaSlicer() : undefined
+  if (flags.slicer && !slicer) throw new SlicerNotFoundError()
+  if (flags.slicer && !flags.part && !canPrompt())
+    throw new UsageError('--slicer prusa slices a part file: pass --part FILE.')
+  return {currency, slicer}
+}
+
+export function unitOf(unit: string): Unit {
+  return unit === 'cm' || unit === 'in' ? unit : 'mm'
+}
+
+/** The part file with its measures, as the estimate input takes it. */
+export function measuredPart(file: string, unit: string): NonNullable<EstimateInput['part']> {
+  return {file, measurement: measurePart({file, unit: unitOf(unit)})}
+}
+
+/** PrusaSlicer's figures for the input's part, at the layers the estimate assumes. */
+export async function sliceForEstimate(input: EstimateInput, binary: string, unit: string): Promise<void> {
+  if (!input.part) throw new UsageError('--slicer prusa slices a part file: pass --part FILE.')
+  input.slicer = await sliceWithPrusa({
+    file: input.part.file,
+    unit: unitOf(unit),
+    binary,
+    layerHeight: 0.3,
+    firstLayerHeight: 0.35,
+    density: input.part.measurement.slicingData.density,
+  })
+}
+
+/** In a terminal, asks for what is missing; without one, a missing material is a usage error. */
+export async function completeEstimateInput(ctx: ServiceContext, input: EstimateInput, unit: string): Promise<void> {
+  if (!canPrompt()) {
+    if (!input.material) throw new UsageError('Missing material: pass --material (no terminal to prompt in).')
+    return
+  }
+  /** The choices for a field; when the material turns out to be on several machines, asks which first. */
+  const choicesFor = async (field: Field) => {
+    for (;;) {
+      const probe = await probeChoices(ctx, input, field)
+      if (probe?.field !== 'technology' || field === 'technology') return probe?.choices
+      input.technology = await askChoice({flag: '--technology', message: 'Technology:', choices: probe.choices})
+    }
+  }
+  if (!input.material) await askMachineAndMaterial(input, choicesFor)
+  if (!input.color) {
+    const colors = await choicesFor('color')
+    if (colors && colors.length > 1)
+      input.color = await askChoice({flag: '--color', message: 'Colour:', choices: colors})
+  }
+  if (input.quantity === undefined) {
+    const q = await askText({
+      flag: '--quantity',
+      message: 'Quantity:',
+      default: '1',
+      validate: (v) => (/^\s*[1-9]\d*\s*$/.test(v) ? true : 'A whole number from 1'),
+    })
+    input.quantity = Number(q)
+  }
+  if (!input.options) input.options = await askOptions((await choicesFor('option')) ?? [])
+  const measured = input.part || input.volume !== undefined || input.weight !== undefined || input.size
+  if (!measured) {
+    const file = await askText({
+      flag: '--part',
+      message: 'Part file (STL, OBJ or 3MF; empty to skip):',
+      required: false,
+    })
+    if (file.trim()) input.part = measuredPart(file.trim(), unit)
+  }
+}
+
+async function askMachineAndMaterial(
+  input: EstimateInput,
+  choicesFor: (field: Field) => Promise<string[] | undefined>,
+): Promise<void> {
+  input.service ??= await askChoice({flag: '--service', message: 'Service:', choices: SERVICES})
+  if (!input.technology) {
+    const techs = await choicesFor('technology')
+    if (techs && techs.length === 1) input.technology = techs[0]
+    else if (techs) input.technology = await askChoice({flag: '--technology', message: 'Technology:', choices: techs})
+  }
+  const materials = await choicesFor('material')
+  input.material = materials
+    ? await askChoice({flag: '--material', message: 'Material:', choices: materials})
+    : await askText({flag: '--material', message: 'Material:'})
+}
+
+/** One question per option group (`refer`), from the `refer=name` labels the service lists. */
+async function askOptions(labels: string[]): Promise<{refer: string; name: string}[]> {
+  const byRefer = new Map<string, string[]>()
+  for (const label of labels) {
+    const {refer, name} = parseOption(label)
+    byRefer.set(refer, [...(byRefer.get(refer) ?? []), name])
+  }
+  const options: {refer: string; name: string}[] = []
+  for (const [refer, names] of byRefer) {
+    const name = await askChoice({flag: '--option', message: `${refer.replace(/_/g, ' ')}:`, choices: names})
+    options.push({refer, name})
+  }
+  return options
+}
+
+/**
+ * Estimates; when the service refuses a value a flag names (an ambiguous
+ * material, an unknown colour...), asks for it in a terminal and tries again,
+ * or without one stops with exit 2 naming the flag and the choices.
+ */
+export async function estimateResolving(ctx: ServiceContext, input: EstimateInput): Promise<EstimateResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await estimatePart(ctx, input)
+    } catch (error) {
+      if (!(error instanceof ValidationError) || error.clientSide || error.status !== 400) throw error
+      const fix = FIXABLE.find((f) => error.details?.some((d) => f.path.test(d.path)))
+      if (!fix) throw geometryHint(error)
+      const detail = error.details?.find((d) => fix.path.test(d.path))
+      const choices = choicesFrom(error.details, fix.path) ?? []
+      const reason = error.serverMessage ?? detail?.message ?? 'invalid value'
+      if (!canPrompt() || choices.length === 0 || attempt >= 4)
+        throw new UsageError(
+          `${reason.replace(/\.$/, '')}: pass ${fix.flag}${choices.length > 0 ? `, one of ${choices.join(', ')}` : ''}.`,
+        )
+      const picked = await askChoice({flag: fix.flag, message: `${fix.flag.slice(2)}:`, choices})
+      if (fix.field === 'option') {
+        const index = Number(/^selectedOptions\.(\d+)/.exec(detail?.path ?? '')?.[1] ?? 0)
+        const options = [...(input.options ?? [])]
+        options[index] = parseOption(picked)
+        input.options = options
+      } else input[fix.field] = picked
+    }
+  }
+}
+
+/** Missing or unusable measures: say which flags give them. */
+function geometryHint(error: ValidationError): Error {
+  const geometry = error.details?.some((d) => /^(slicingData|thickness|volume|modelSizes)/.test(d.path))
+  if (!geometry) return error
+  return new UsageError(
+    `${(error.serverMessage ?? 'the part measures are missing').replace(/\.$/, '')}: pass --part FILE, or --volume, --weight, --size and --thickness.`,
+  )
+}
+
+/**
+ * The answer as key-value lines, then with --bulk a table of quantities (and bars
+ * on a terminal): one block of text each.
+ */
+export async function renderEstimate(r: EstimateResult, terminal: boolean): Promise<string[]> {
+  const {toKeyValue} = await import('./render.js')
+  const cur = r.currency ?? ''
+  const money = (n: number) => `${n.toFixed(2)} ${cur}`.trim()
+  const s = r.slicer
+  const text = toKeyValue({
+    price: money(r.price),
+    quantity: r.quantity,
+    'unit price': money(r.unitPrice),
+    material: [r.material, r.color].filter(Boolean).join(', '),
+    machine: [r.technology, r.service].filter(Boolean).join(', '),
+    ...defined({
+      options: r.options.length > 0 ? r.options.join('; ') : undefined,
+      part: r.part || undefined,
+      slicer: s
+        ? `${[s.name, s.version].filter(Boolean).join(' ')}: ${s.layers} layers, ${s.estimatedTime}, ${s.filamentLength.toFixed(1)} mm${s.weight === null ? '' : `, ${s.weight.toFixed(2)} g`}`
+        : undefined,
+    }),
+  })
+  if (!r.bulk || r.bulk.length === 0) return [text]
+  const rows = r.bulk.map((b) => ({
+    quantity: b.quantity,
+    'unit price': b.unitPrice.toFixed(2),
+    total: b.total.toFixed(2),
+  }))
+  return [text, `\n${tableOf(rows)}`, ...(terminal ? [`\n${barChart(r.bulk, cur)}`] : [])]
+}
+
+function tableOf(rows: Record<string, unknown>[]): string {
+  const cols = Object.keys(rows[0] ?? {})
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(width[i] as number)).join('  ')
+  return [line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n')
+}
+
+/** Unit price per quantity as horizontal bars, longest = the highest unit price. */
+function barChart(rows: {quantity: number; unitPrice: number}[], currency: string): string {
+  const max = Math.max(...rows.map((r) => r.unitPrice), 0.01)
+  const qWidth = Math.max(...rows.map((r) => String(r.quantity).length))
+  return rows
+    .map((r) => {
+      const n = Math.max(1, Math.round((r.unitPrice / max) * 40))
+      return `${String(r.quantity).padStart(qWidth)} │${'█'.repeat(n)} ${r.unitPrice.toFixed(2)} ${currency}`.trimEnd()
+    })
+    .join('\n')
+}
