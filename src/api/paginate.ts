@@ -1,13 +1,13 @@
 import type {ApiClient} from './http.js'
 import {ApiError} from './errors.js'
 
-/** One v1 list page as far as paging needs it. */
+/** One v1 list page as far as paging needs it; the tolerant reader leaves out paging fields it cannot use. */
 export interface V1Page<T> {
   data: T[]
-  page: number
-  pageSize: number
-  total: number
-  totalPages: number
+  page?: number
+  pageSize?: number
+  total?: number
+  totalPages?: number
 }
 
 export interface PaginateOptions<T> {
@@ -38,6 +38,7 @@ export async function* paginateV1<T>(
   const {page: firstPage, ...rest} = query
   let page = typeof firstPage === 'number' ? firstPage : Number(firstPage ?? 1) || 1
   let yielded = 0
+  let previous: unknown
   for (;;) {
     const res = await client.request({
       method: 'GET',
@@ -50,9 +51,27 @@ export async function* paginateV1<T>(
       yield item
       if (++yielded >= limit) return
     }
-    if (body.data.length === 0 || page >= body.totalPages) return
+    if (body.data.length === 0 || lastPage(body, page, opts.pageSize, previous)) return
+    previous = body.data[0]
     page++
   }
+}
+
+/**
+ * Whether no page follows `body`: its `totalPages` says so; or, when the service
+ * sent none, the page is shorter than the page size, or begins with the same
+ * item as the page before (a service that ignores the page number).
+ */
+export function lastPage(
+  body: {data: readonly unknown[]; totalPages?: number | undefined; pageSize?: number | undefined},
+  page: number,
+  askedSize: number | undefined,
+  previousFirst: unknown,
+): boolean {
+  if (body.totalPages !== undefined) return page >= body.totalPages
+  const size = askedSize ?? body.pageSize
+  if (size !== undefined && body.data.length < size) return true
+  return previousFirst !== undefined && JSON.stringify(body.data[0]) === JSON.stringify(previousFirst)
 }
 
 function checkPage<T>(body: unknown, path: string): V1Page<T> {
