@@ -280,15 +280,16 @@ function readPage(
     obj = value
     if (!Array.isArray(obj[key])) {
       const alias = aliases.find((a) => Array.isArray(obj[a]))
+      const noteKey = (text: string) => notes.push({path: join(path, key), text})
       if (alias !== undefined) {
-        note(`${key} read from ${alias}`)
+        noteKey(`read from ${alias}`)
         const {[alias]: items, ...rest} = obj
         obj = {...rest, [key]: items}
       } else if (obj[key] === undefined && (typeof obj._id === 'string' || typeof obj.id === 'string')) {
         note(`one record read as a page of one (${key})`)
         obj = {[key]: [obj]}
       } else if (obj[key] === null || obj[key] === undefined) {
-        note(`${key} ${obj[key] === null ? 'null' : 'absent'}, read as an empty list`)
+        noteKey(`${obj[key] === null ? 'null' : 'absent'}, read as an empty list`)
         obj = {...obj, [key]: []}
       }
     }
