@@ -10,7 +10,7 @@ import {AddModelAnswerRead, PostRecordRead, PostsPageRead, UploadAnswerRead} fro
 import type * as z from 'zod'
 
 import type {ApiClient} from '../http.js'
-import {lastPage} from '../paginate.js'
+import {checkPageCap, lastPage, repeatsPage} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 
 const BASE = '/api/v2/ms-post/post'
@@ -71,10 +71,13 @@ export async function* iteratePosts(
   let previous: unknown
   for (;;) {
     const answer = await listPosts(client, businessId, {...q, currentPage: page}, opts)
+    const shape = {data: answer.posts, totalPages: answer.totalPages, pageSize: answer.pageSize}
+    if (repeatsPage(shape, previous)) return
     yield* answer.posts
-    if (answer.posts.length === 0 || lastPage({...answer, data: answer.posts}, page, q.pageSize, previous)) return
+    if (lastPage(shape, page, q.pageSize)) return
     previous = answer.posts[0]
     page++
+    checkPageCap(page - (q.currentPage ?? 1), listPath(businessId))
   }
 }
 
