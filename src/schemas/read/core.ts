@@ -56,9 +56,15 @@ interface Hint {
   page?: {key: string; aliases: readonly string[]}
   /** A record that may arrive as its id alone (a string). */
   fromId?: boolean
-  /** Last repairs of one object, with a way to note them relative to it. */
-  fix?: (obj: Record<string, unknown>, note: (field: string, text: string) => void) => void
+  /**
+   * Repairs of one object before its fields are read: `set` changes a field (on a
+   * copy; the answer is never modified) and notes why, relative to the object.
+   */
+  fix?: (obj: Readonly<Record<string, unknown>>, set: FieldSetter) => void
 }
+
+/** Sets `field` to `value` in the object being read, noting `text` for it. */
+export type FieldSetter = (field: string, value: unknown, text: string) => void
 
 const hints = z.registry<Hint>()
 
@@ -210,11 +216,11 @@ function walkObject(
   notes: ReadNote[],
 ): Record<string, unknown> {
   let out: Record<string, unknown> | undefined
-  if (hint?.fix) {
-    out = {...value}
-    const target = out
-    hint.fix(target, (field, text) => notes.push({path: join(path, field), text}))
-  }
+  hint?.fix?.(value, (field, next, text) => {
+    out ??= {...value}
+    out[field] = next
+    notes.push({path: join(path, field), text})
+  })
   const shape = schema.shape as Shape
   for (const key in shape) {
     const current = (out ?? value)[key]

@@ -2,7 +2,7 @@ import * as z from 'zod'
 
 import {SERVICES, TECHNIQUES} from '../common.js'
 import {STAGES, TAKEN_AS, TYPE_DELIVERY} from '../demand.js'
-import {bool, count, epochMs, isoDate, list, num, openEnum, page, record, text} from './core.js'
+import {bool, count, epochMs, isoDate, list, num, openEnum, page, record, text, type FieldSetter} from './core.js'
 
 /**
  * Demands as the CLI reads them (v1 and legacy). Only `_id` is required: every
@@ -10,13 +10,10 @@ import {bool, count, epochMs, isoDate, list, num, openEnum, page, record, text} 
  */
 
 /** A record answered with `id` instead of `_id` is read with that id. */
-function idFromId(obj: Record<string, unknown>, note: (field: string, text: string) => void): void {
+function idFromId(obj: Readonly<Record<string, unknown>>, set: FieldSetter): void {
   if (obj._id !== undefined && obj._id !== null) return
   const id = obj.id
-  if (typeof id === 'string' || typeof id === 'number') {
-    obj._id = String(id)
-    note('_id', 'absent, read from id')
-  }
+  if (typeof id === 'string' || typeof id === 'number') set('_id', String(id), 'absent, read from id')
 }
 
 const opt = {

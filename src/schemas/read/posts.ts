@@ -60,10 +60,9 @@ export const PostsPageRead = page(
     totalPages: count().optional(),
   },
   {
-    fix: (obj, note) => {
+    fix: (obj, set) => {
       if (obj.currentPage === undefined && obj.page !== undefined && obj.page !== null) {
-        obj.currentPage = obj.page
-        note('currentPage', 'absent, read from page')
+        set('currentPage', obj.page, 'absent, read from page')
       }
     },
   },
@@ -86,13 +85,10 @@ export const AddModelAnswerRead = record({
 export const FileGrantRead = record(
   {url: text(), token: text().default('')},
   {
-    fix: (obj, note) => {
+    fix: (obj, set) => {
       if ((obj.token === undefined || obj.token === null) && typeof obj.url === 'string') {
         const q = obj.url.indexOf('?')
-        if (q >= 0) {
-          obj.token = obj.url.slice(q + 1)
-          note('token', 'absent, taken from the query of url')
-        }
+        if (q >= 0) set('token', obj.url.slice(q + 1), 'absent, taken from the query of url')
       }
     },
   },
