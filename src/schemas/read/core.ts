@@ -112,17 +112,33 @@ export function page<K extends string, T extends z.ZodType, P extends Shape>(
 
 const DROP = Symbol('drop')
 
+type Kind = 'object' | 'array' | 'number' | 'string' | 'boolean' | 'union' | 'other'
+
 /**
- * Brings `value` into the form `schema` reads, noting every change. Returns the
- * repaired value (objects and arrays are copied where something changed; the
- * input is never modified). What cannot be repaired is left for zod to report.
+ * What the walk needs to know of one schema, worked out once per schema (the
+ * walk runs over every field of every record of a long listing, so it must not
+ * ask zod's classes or the registry again each time).
  */
-export function tolerate(schema: z.ZodType, value: unknown, notes: ReadNote[]): unknown {
-  const out = walk(schema, value, '', notes, false)
-  return out === DROP ? undefined : out
+interface Plan {
+  kind: Kind
+  /** The schema with its optional and default wrappers taken off. */
+  schema: z.ZodType
+  optional: boolean
+  /** The default wrapper, whose value is noted when the field is absent. */
+  fallback?: z.ZodType
+  hint?: Hint
+  enumValues?: ReadonlySet<string>
+  fields?: {key: string; plan: Plan}[]
+  element?: Plan
 }
 
-function walk(schema: z.ZodType, value: unknown, path: string, notes: ReadNote[], optional: boolean): unknown {
+const plans = new WeakMap<z.ZodType, Plan>()
+
+function planOf(wrapped: z.ZodType): Plan {
+  const cached = plans.get(wrapped)
+  if (cached) return cached
+  let schema = wrapped
+  let optional = false
   let fallback: z.ZodType | undefined
   for (;;) {
     if (schema instanceof z.ZodOptional) {
@@ -134,101 +150,163 @@ function walk(schema: z.ZodType, value: unknown, path: string, notes: ReadNote[]
       schema = schema.unwrap() as z.ZodType
     } else break
   }
-  const note = (text: string) => notes.push({path: path || '(answer)', text})
+  const kind: Kind =
+    schema instanceof z.ZodObject
+      ? 'object'
+      : schema instanceof z.ZodArray
+        ? 'array'
+        : schema instanceof z.ZodNumber
+          ? 'number'
+          : schema instanceof z.ZodString
+            ? 'string'
+            : schema instanceof z.ZodBoolean
+              ? 'boolean'
+              : schema instanceof z.ZodUnion
+                ? 'union'
+                : 'other'
+  const hint = hints.get(schema)
+  const plan: Plan = {kind, schema, optional}
+  if (fallback) plan.fallback = fallback
+  if (hint) plan.hint = hint
+  if (hint?.enum) plan.enumValues = new Set(hint.enum)
+  // Cached before its parts, so a schema that contains itself ends.
+  plans.set(wrapped, plan)
+  if (schema instanceof z.ZodObject) {
+    plan.fields = Object.entries(schema.shape as Shape).map(([key, field]) => ({key, plan: planOf(field)}))
+  } else if (schema instanceof z.ZodArray) {
+    plan.element = planOf(schema.element as z.ZodType)
+  }
+  return plan
+}
+
+/** Where the walk is, and the notes so far. */
+interface Walk {
+  path: (string | number)[]
+  notes: ReadNote[]
+}
+
+function note(w: Walk, text: string): void {
+  w.notes.push({path: pathText(w.path), text})
+}
+
+function noteAt(w: Walk, key: string | number, text: string): void {
+  w.path.push(key)
+  note(w, text)
+  w.path.pop()
+}
+
+/**
+ * Brings `value` into the form `schema` reads, noting every change. Returns the
+ * repaired value (objects and arrays are copied where something changed; the
+ * input is never modified). What cannot be repaired is left for zod to report.
+ */
+export function tolerate(schema: z.ZodType, value: unknown, notes: ReadNote[]): unknown {
+  const out = walk(planOf(schema), value, {path: [], notes}, false)
+  return out === DROP ? undefined : out
+}
+
+function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unknown {
+  const optional = forceOptional || plan.optional
   if (value === undefined) {
-    if (fallback) note(`absent, read as ${JSON.stringify(fallback.parse(undefined))}`)
+    if (plan.fallback) note(w, `absent, read as ${JSON.stringify(plan.fallback.parse(undefined))}`)
     return value
   }
   if (value === null) {
     if (!optional) return value
-    note('null read as absent')
+    note(w, 'null read as absent')
     return DROP
   }
-  const hint = hints.get(schema)
-  const unreadable = (expected: string): unknown => {
-    if (!optional) return value
-    note(`${show(value)} is not ${expected}, left out`)
-    return DROP
-  }
-
-  if (schema instanceof z.ZodObject) {
-    if (hint?.page) return readPage(schema, hint, hint.page, value, path, notes, note, unreadable)
-    if (typeof value === 'string' && hint?.fromId && value.trim() !== '') {
-      note(`the id ${show(value)} read as a record with that _id`)
-      return walkObject(schema, {_id: value}, hint, path, notes)
+  const hint = plan.hint
+  switch (plan.kind) {
+    case 'string': {
+      if (typeof value === 'string') {
+        if (plan.enumValues && !plan.enumValues.has(value)) {
+          note(w, `${show(value)} is not a value the interface lists, kept as it is`)
+        }
+        return value
+      }
+      if (typeof value === 'number' && hint?.iso) {
+        const iso = isoFromEpoch(value)
+        note(w, `${show(value)} read as ${iso}`)
+        return iso
+      }
+      if (typeof value === 'number' || typeof value === 'boolean') {
+        const text = String(value)
+        note(w, `${show(value)} read as text`)
+        if (plan.enumValues && !plan.enumValues.has(text)) {
+          note(w, `${show(text)} is not a value the interface lists, kept as it is`)
+        }
+        return text
+      }
+      return unreadable(w, value, optional, 'text')
     }
-    if (!isPlainObject(value)) return unreadable('an object')
-    return walkObject(schema, value, hint, path, notes)
-  }
-  if (schema instanceof z.ZodArray) {
-    let items: unknown = value
-    if (!Array.isArray(items) && hint?.list) items = listFrom(schema, items, note)
-    if (!Array.isArray(items)) return unreadable('a list')
-    return walkArray(schema, items, hint, path, notes)
-  }
-  if (schema instanceof z.ZodNumber) {
-    if (hint?.epoch) return readEpoch(value, note, unreadable)
-    let n = value
-    if (typeof n === 'string' && NUMERIC.test(n)) {
-      n = Number(n)
-      note(`${show(value)} read as number`)
+    case 'number': {
+      if (hint?.epoch) return readEpoch(value, w, optional)
+      let n = value
+      if (typeof n === 'string' && NUMERIC.test(n)) {
+        n = Number(n)
+        note(w, `${show(value)} read as number`)
+      }
+      if (typeof n !== 'number' || !Number.isFinite(n)) return unreadable(w, value, optional, 'a number')
+      if (hint?.count && (!Number.isInteger(n) || n < hint.count.min)) {
+        note(w, `${show(value)} is not a ${hint.count.min === 1 ? 'page number' : 'count'}, ignored`)
+        return DROP
+      }
+      return n
     }
-    if (typeof n !== 'number' || !Number.isFinite(n)) return unreadable('a number')
-    if (hint?.count && (!Number.isInteger(n) || n < hint.count.min)) {
-      note(`${show(value)} is not a ${hint.count.min === 1 ? 'page number' : 'count'}, ignored`)
-      return DROP
+    case 'boolean': {
+      if (typeof value === 'boolean') return value
+      const text = typeof value === 'string' ? value.trim().toLowerCase() : ''
+      if (text === 'true' || text === 'false') {
+        note(w, `${show(value)} read as ${text}`)
+        return text === 'true'
+      }
+      return unreadable(w, value, optional, 'true or false')
     }
-    return n
-  }
-  if (schema instanceof z.ZodString) {
-    let s = value
-    if (typeof s === 'number' && hint?.iso) {
-      s = isoFromEpoch(s)
-      note(`${show(value)} read as ${s}`)
-    } else if (typeof s === 'number' || typeof s === 'boolean') {
-      s = String(s)
-      note(`${show(value)} read as text`)
+    case 'object': {
+      if (hint?.page) return readPage(plan, hint.page, value, w, optional)
+      if (isPlainObject(value)) return walkObject(plan, value, w)
+      if (typeof value === 'string' && hint?.fromId && value.trim() !== '') {
+        note(w, `the id ${show(value)} read as a record with that _id`)
+        return walkObject(plan, {_id: value}, w)
+      }
+      return unreadable(w, value, optional, 'an object')
     }
-    if (typeof s !== 'string') return unreadable('text')
-    if (hint?.enum && !hint.enum.includes(s)) note(`${show(s)} is not a value the interface lists, kept as it is`)
-    return s
-  }
-  if (schema instanceof z.ZodBoolean) {
-    if (typeof value === 'boolean') return value
-    if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) {
-      note(`${show(value)} read as ${value.trim().toLowerCase()}`)
-      return value.trim().toLowerCase() === 'true'
+    case 'array': {
+      const items = Array.isArray(value) ? value : hint?.list ? listFrom(plan, value, w) : value
+      if (!Array.isArray(items)) return unreadable(w, value, optional, 'a list')
+      return walkArray(plan, items, w)
     }
-    return unreadable('true or false')
+    case 'union':
+      return plan.schema.safeParse(value).success ? value : unreadable(w, value, optional, 'one of the accepted forms')
+    default:
+      return value
   }
-  if (schema instanceof z.ZodUnion) {
-    if (schema.safeParse(value).success) return value
-    return unreadable(`one of the accepted forms`)
-  }
-  return value
 }
 
-function walkObject(
-  schema: z.ZodObject,
-  value: Record<string, unknown>,
-  hint: Hint | undefined,
-  path: string,
-  notes: ReadNote[],
-): Record<string, unknown> {
+/** An optional value that cannot be read is left out (and noted); a required one is left for zod to report. */
+function unreadable(w: Walk, value: unknown, optional: boolean, expected: string): unknown {
+  if (!optional) return value
+  note(w, `${show(value)} is not ${expected}, left out`)
+  return DROP
+}
+
+function walkObject(plan: Plan, value: Record<string, unknown>, w: Walk): Record<string, unknown> {
   let out: Record<string, unknown> | undefined
-  hint?.fix?.(value, (field, next, text) => {
+  plan.hint?.fix?.(value, (field, next, text) => {
     out ??= {...value}
     out[field] = next
-    notes.push({path: join(path, field), text})
+    noteAt(w, field, text)
   })
-  const shape = schema.shape as Shape
-  for (const key in shape) {
+  for (const {key, plan: field} of plan.fields ?? []) {
     const current = (out ?? value)[key]
     if (current === undefined) {
-      if (shape[key] instanceof z.ZodDefault) walk(shape[key], undefined, join(path, key), notes, true)
+      if (field.fallback) noteAt(w, key, `absent, read as ${JSON.stringify(field.fallback.parse(undefined))}`)
       continue
     }
-    const next = walk(shape[key]!, current, join(path, key), notes, false)
+    w.path.push(key)
+    const next = walk(field, current, w, false)
+    w.path.pop()
     if (next === current) continue
     out ??= {...value}
     if (next === DROP) delete out[key]
@@ -237,29 +315,25 @@ function walkObject(
   return out ?? value
 }
 
-function walkArray(
-  schema: z.ZodArray,
-  items: unknown[],
-  hint: Hint | undefined,
-  path: string,
-  notes: ReadNote[],
-): unknown[] {
-  const element = schema.element as z.ZodType
+function walkArray(plan: Plan, items: unknown[], w: Walk): unknown[] {
+  const element = plan.element!
+  const dropUnreadable = plan.hint?.dropUnreadable === true
   let out: unknown[] | undefined
   for (let i = 0; i < items.length; i++) {
     const item = items[i]
-    const at = `${path}[${i}]`
+    w.path.push(i)
     let next: unknown
     if (item === null) {
-      notes.push({path: at, text: 'null item left out'})
+      note(w, 'null item left out')
       next = DROP
     } else {
-      next = walk(element, item, at, notes, hint?.dropUnreadable === true)
-      if (next !== DROP && hint?.dropUnreadable && !element.safeParse(next).success) {
-        notes.push({path: at, text: `${show(item)} cannot be read, left out`})
+      next = walk(element, item, w, dropUnreadable)
+      if (next !== DROP && dropUnreadable && !readable(element, next)) {
+        note(w, `${show(item)} cannot be read, left out`)
         next = DROP
       }
     }
+    w.path.pop()
     if (next === item && !out) continue
     out ??= items.slice(0, i)
     if (next !== DROP) out.push(next)
@@ -267,78 +341,98 @@ function walkArray(
   return out ?? items
 }
 
+/** Whether a walked value has what its schema requires (the walk has done every repair it could). */
+function readable(plan: Plan, value: unknown): boolean {
+  if (value === undefined) return plan.optional
+  switch (plan.kind) {
+    case 'object':
+      return (
+        isPlainObject(value) &&
+        (plan.fields ?? []).every(({key, plan: field}) => field.optional || readable(field, value[key]))
+      )
+    case 'array':
+      return Array.isArray(value)
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    case 'string':
+      return typeof value === 'string'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'union':
+      return plan.schema.safeParse(value).success
+    default:
+      return true
+  }
+}
+
 function readPage(
-  schema: z.ZodObject,
-  hint: Hint,
+  plan: Plan,
   pageHint: NonNullable<Hint['page']>,
   value: unknown,
-  path: string,
-  notes: ReadNote[],
-  note: (text: string) => void,
-  unreadable: (expected: string) => unknown,
+  w: Walk,
+  optional: boolean,
 ): unknown {
   const {key, aliases} = pageHint
   let obj: Record<string, unknown>
   if (Array.isArray(value)) {
-    note(`a bare list read as a page (${key}) without paging fields`)
+    note(w, `a bare list read as a page (${key}) without paging fields`)
     obj = {[key]: value}
   } else if (isPlainObject(value)) {
     obj = value
     if (!Array.isArray(obj[key])) {
       const alias = aliases.find((a) => Array.isArray(obj[a]))
-      const noteKey = (text: string) => notes.push({path: join(path, key), text})
       if (alias !== undefined) {
-        noteKey(`read from ${alias}`)
+        noteAt(w, key, `read from ${alias}`)
         const {[alias]: items, ...rest} = obj
         obj = {...rest, [key]: items}
       } else if (obj[key] === undefined && (typeof obj._id === 'string' || typeof obj.id === 'string')) {
-        note(`one record read as a page of one (${key})`)
+        note(w, `one record read as a page of one (${key})`)
         obj = {[key]: [obj]}
       } else if (obj[key] === null || obj[key] === undefined) {
-        noteKey(`${obj[key] === null ? 'null' : 'absent'}, read as an empty list`)
+        noteAt(w, key, `${obj[key] === null ? 'null' : 'absent'}, read as an empty list`)
         obj = {...obj, [key]: []}
       }
     }
   } else {
-    return unreadable('a list')
+    return unreadable(w, value, optional, 'a list')
   }
-  return walkObject(schema, obj, hint, path, notes)
+  return walkObject(plan, obj, w)
 }
 
 /** Lists also arrive as `{data: [...]}`, or as one object when a single item is answered. */
-function listFrom(schema: z.ZodArray, value: unknown, note: (text: string) => void): unknown {
+function listFrom(plan: Plan, value: unknown, w: Walk): unknown {
   if (!isPlainObject(value)) return value
   for (const key of ['data', 'items', 'results']) {
     if (Array.isArray(value[key])) {
-      note(`the list read from ${key}`)
+      note(w, `the list read from ${key}`)
       return value[key]
     }
   }
   if ('data' in value && (value.data === null || value.data === undefined)) {
-    note(`data ${value.data === null ? 'null' : 'absent'}, read as an empty list`)
+    note(w, `data ${value.data === null ? 'null' : 'absent'}, read as an empty list`)
     return []
   }
-  if (schema.element instanceof z.ZodObject) {
-    note('one object read as a list of one')
+  if (plan.element?.kind === 'object') {
+    note(w, 'one object read as a list of one')
     return [value]
   }
   return value
 }
 
-function readEpoch(value: unknown, note: (text: string) => void, unreadable: (expected: string) => unknown): unknown {
+function readEpoch(value: unknown, w: Walk, optional: boolean): unknown {
   if (typeof value === 'number' && Number.isFinite(value)) return value
   if (typeof value === 'string') {
     if (NUMERIC.test(value)) {
-      note(`${show(value)} read as number`)
+      note(w, `${show(value)} read as number`)
       return Number(value)
     }
     const ms = parseIsoMs(value)
     if (ms !== undefined) {
-      note(`${show(value)} read as epoch ms ${ms}`)
+      note(w, `${show(value)} read as epoch ms ${ms}`)
       return ms
     }
   }
-  return unreadable('an epoch time in milliseconds or an ISO 8601 time')
+  return unreadable(w, value, optional, 'an epoch time in milliseconds or an ISO 8601 time')
 }
 
 const NUMERIC = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/
@@ -377,8 +471,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function join(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`
+/** `data[3].priceTotal`; `(answer)` for the whole body. */
+function pathText(path: readonly (string | number)[]): string {
+  let out = ''
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key
+    else out += `[${JSON.stringify(key)}]`
+  }
+  return out || '(answer)'
 }
 
 /** A value as it arrived, short, for notes. */
