@@ -1,13 +1,13 @@
 import type {ApiClient} from './http.js'
 import {ApiError} from './errors.js'
 
-/** One v1 list page as far as paging needs it. */
+/** One v1 list page as far as paging needs it; the tolerant reader leaves out paging fields it cannot use. */
 export interface V1Page<T> {
   data: T[]
-  page: number
-  pageSize: number
-  total: number
-  totalPages: number
+  page?: number
+  pageSize?: number
+  total?: number
+  totalPages?: number
 }
 
 export interface PaginateOptions<T> {
@@ -17,6 +17,8 @@ export interface PaginateOptions<T> {
   limit?: number
   /** Checks one page's body; the default checks the v1 list shape only. */
   parsePage?: (body: unknown, path: string) => V1Page<T>
+  /** The most pages to follow before failing (default MAX_PAGES). */
+  maxPages?: number
   signal?: AbortSignal
 }
 
@@ -38,6 +40,7 @@ export async function* paginateV1<T>(
   const {page: firstPage, ...rest} = query
   let page = typeof firstPage === 'number' ? firstPage : Number(firstPage ?? 1) || 1
   let yielded = 0
+  let previous: unknown
   for (;;) {
     const res = await client.request({
       method: 'GET',
@@ -46,13 +49,57 @@ export async function* paginateV1<T>(
       ...(opts.signal ? {signal: opts.signal} : {}),
     })
     const body = parse(res.body, path)
+    if (repeatsPage(body, previous)) return
     for (const item of body.data) {
       yield item
       if (++yielded >= limit) return
     }
-    if (body.data.length === 0 || page >= body.totalPages) return
+    if (lastPage(body, page, opts.pageSize)) return
+    previous = body.data[0]
     page++
+    checkPageCap(page - (Number(firstPage ?? 1) || 1), path, opts.maxPages)
   }
+}
+
+/** The most pages one listing follows, whatever the service says: a service that never ends a list cannot hang the CLI. */
+export const MAX_PAGES = 10_000
+
+/** Throws once `pagesFetched` reaches `max`. */
+export function checkPageCap(pagesFetched: number, path: string, max = MAX_PAGES): void {
+  if (pagesFetched < max) return
+  throw new ApiError({
+    method: 'GET',
+    path,
+    code: 'too_many_pages',
+    serverMessage: `stopped after ${max} pages: the service kept answering full pages; narrow the list with filters or --limit`,
+  })
+}
+
+interface PageShape {
+  data: readonly unknown[]
+  totalPages?: number | undefined
+  pageSize?: number | undefined
+}
+
+/**
+ * Whether no page follows `body`: it is empty, or its `totalPages` says so, or
+ * (when the service sent no `totalPages`) it is shorter than the page size.
+ */
+export function lastPage(body: PageShape, page: number, askedSize: number | undefined): boolean {
+  if (body.data.length === 0) return true
+  if (body.totalPages !== undefined) return page >= body.totalPages
+  const size = askedSize ?? body.pageSize
+  return size !== undefined && body.data.length < size
+}
+
+/**
+ * Whether a page without `totalPages` begins with the item the page before
+ * began with: a service that ignores the page number answers the same page
+ * again, and following it would never end.
+ */
+export function repeatsPage(body: PageShape, previousFirst: unknown): boolean {
+  if (body.totalPages !== undefined || previousFirst === undefined || body.data.length === 0) return false
+  return JSON.stringify(body.data[0]) === JSON.stringify(previousFirst)
 }
 
 function checkPage<T>(body: unknown, path: string): V1Page<T> {

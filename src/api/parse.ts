@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 
 import {issuesToDetails} from '../schemas/common.js'
+import {excerpt, formatNotes, tolerate, valueAt, type ReadNote} from '../schemas/read/core.js'
 import {ApiError, ValidationError} from './errors.js'
 
 /**
@@ -12,9 +13,31 @@ import {ApiError, ValidationError} from './errors.js'
 const COMPILE_AFTER = 4
 let parses = 0
 
+/** The leniencies applied to one answer. */
+export interface ReadReport {
+  method: string
+  path: string
+  notes: readonly ReadNote[]
+  /** The notes as lines, repeated ones folded (see formatNotes). */
+  lines: string[]
+}
+
+const sinks = new WeakMap<object, (report: ReadReport) => void>()
+
 /**
- * Parses a response body with a shared schema. A mismatch is an ApiError with
- * code `bad_response` whose message names the first offending field.
+ * Makes every answer read for `client` report the leniencies applied to it
+ * (`--verbose` prints them). One sink per client; a later call replaces it.
+ */
+export function onLenientRead(client: object, sink: (report: ReadReport) => void): void {
+  sinks.set(client, sink)
+}
+
+/**
+ * Reads a response body with a read schema (src/schemas/read): the small
+ * differences of real services are repaired first and reported to the client's
+ * sink (onLenientRead). What still does not fit is an ApiError with code
+ * `bad_response` naming the first offending field, what was expected, and a
+ * short excerpt (secrets masked) of what arrived there.
  */
 export function parseResponse<S extends z.ZodType>(
   schema: S,
@@ -22,18 +45,31 @@ export function parseResponse<S extends z.ZodType>(
   method: string,
   path: string,
   status?: number,
+  client?: object,
 ): z.output<S> {
-  const result = schema.safeParse(body, parses++ < COMPILE_AFTER ? {jitless: true} : undefined)
-  if (result.success) return result.data
+  const notes: ReadNote[] = []
+  const input = tolerate(schema, body, notes)
+  // reportInput: a wrong value is then worded "must be ..." rather than "is required".
+  const result = schema.safeParse(input, {reportInput: true, ...(parses++ < COMPILE_AFTER ? {jitless: true} : {})})
+  if (result.success) {
+    const sink = client && notes.length > 0 ? sinks.get(client) : undefined
+    if (sink) sink({method, path, notes, lines: formatNotes(notes)})
+    return result.data
+  }
   const details = issuesToDetails(result.error)
   const first = details[0]
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : ''
+  const issuePath = result.error.issues[0]?.path ?? []
+  // What arrived around the problem: the object holding the field, or the body.
+  const around = issuePath.length > 0 ? valueAt(input, issuePath.slice(0, -1)) : input
+  const where = issuePath.length > 1 ? ` at ${issuePath.slice(0, -1).map(String).join('.')}` : ''
+  const arrived = body === undefined || body === '' ? 'no body' : excerpt(around)
   throw new ApiError({
     status,
     method,
     path,
     code: 'bad_response',
-    serverMessage: `unexpected response from the service: ${first ? `${first.path || '(body)'} ${first.message}` : 'wrong shape'}${more}`,
+    serverMessage: `unexpected response from the service: ${first ? `${first.path || '(body)'} ${first.message}` : 'wrong shape'}${more}; received${where}: ${arrived}`,
     details,
   })
 }

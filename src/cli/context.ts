@@ -8,7 +8,7 @@ import {UsageError} from './errors.js'
 export interface ContextOptions {
   /** `--profile`. */
   profileFlag?: string
-  /** `--verbose`: one line per request to stderr, secrets masked. */
+  /** `--verbose`: one line per request, and one per leniency applied to an answer, to stderr, secrets masked. */
   verbose?: boolean
   /** `--insecure`: allow credentials over plain http to another machine (also MFG_INSECURE). */
   insecure?: boolean
@@ -147,6 +147,13 @@ export class CommandContext {
       insecure: this.opts.insecure === true || insecureFromEnv(this.env),
       ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
     })
+    if (this.opts.verbose && log) {
+      // Each leniency of the tolerant reader, under the request it was read from.
+      const {onLenientRead} = await import('../api/parse.js')
+      onLenientRead(this.client, (r) => {
+        for (const line of r.lines) log(redact(`↳ read ${r.method} ${r.path}: ${line}`, secrets()))
+      })
+    }
     return {profile, client: this.client, target}
   }
 }

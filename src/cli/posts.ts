@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {PostRecord} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
 import {parseMaterial, type PostFields} from '../services/posts/write.js'
 
@@ -70,4 +71,22 @@ export function postFieldsFrom(flags: PostFieldFlagValues): PostFields {
   if (flags.formats !== undefined) out.formats = list(flags.formats)
   if (flags.free !== undefined) out.free = flags.free
   return out
+}
+
+/** A table row of `post list`: the materials and models lists as counts (none when absent). */
+export function postRow(post: PostRecord): Record<string, unknown> {
+  return {
+    ...post,
+    materials: Array.isArray(post.materials) ? post.materials.length : 0,
+    models: Array.isArray(post.models) ? post.models.length : 0,
+  }
+}
+
+/** `(3D_PRINTING, machine price 12.50)`, with what the answer gave; empty when it gave neither. */
+export function postSummary(post: PostRecord): string {
+  const parts = [
+    ...(post.service ? [post.service] : []),
+    ...(post.price?.priceMachine !== undefined ? [`machine price ${post.price.priceMachine}`] : []),
+  ]
+  return parts.length > 0 ? ` (${parts.join(', ')})` : ''
 }

@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import Table from 'cli-table3'
 
 import type {ListOutputFlags} from './flags.js'
-import {writeOut} from './output.js'
+import {writeErr, writeOut} from './output.js'
 
 type Row = Record<string, unknown>
 
@@ -41,12 +41,15 @@ export function sortRows<T>(rows: readonly T[], spec: string | undefined): T[] {
   })
 }
 
-/** One cell's text: scalars as they are, objects as compact JSON. */
+/** One cell's text: scalars as they are, objects as compact JSON; absent values (and NaN) an empty cell. */
 export function cellText(value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value === 'string') return value
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return JSON.stringify(value)
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : ''
+  if (typeof value === 'boolean') return String(value)
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value !== 'object') return ''
+  return JSON.stringify(value) ?? ''
 }
 
 /** RFC 4180: quote fields holding a comma, quote, CR or LF; double embedded quotes. */
@@ -119,16 +122,40 @@ export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): 
 /**
  * Prints rows as the list flags ask: table (default), CSV or NDJSON.
  * `--json` is handled by BaseCommand from the command's returned value.
+ * An empty table prints `empty` (such as "No demands.") on stderr, so that an
+ * empty answer is told apart from no answer; stdout stays empty.
  */
-export function printList(rows: readonly Row[], flags: ListOutputFlags, defaultColumns: readonly string[]): void {
+export function printList(
+  rows: readonly Row[],
+  flags: ListOutputFlags,
+  defaultColumns: readonly string[],
+  empty?: string,
+): void {
   const columns = parseColumns(flags.columns, defaultColumns)
   const header = !flags['no-header']
   if (flags.ndjson) {
     for (const row of rows) writeOut(JSON.stringify(flags.columns ? project(row, columns) : row))
     return
   }
-  if (rows.length === 0 && !flags.csv) return
+  if (rows.length === 0 && !flags.csv) {
+    if (empty) writeErr(empty)
+    return
+  }
   writeOut(flags.csv ? toCsv(rows, columns, header) : toTable(rows, columns, header))
+}
+
+/**
+ * The hint under one page of a list when the service says there are more pages
+ * (`Page 1 of 3 (52 demands); --page 2 or --all for more.`); undefined when it
+ * does not say, or says this is the last page.
+ */
+export function morePagesNote(
+  paging: {page?: number | undefined; totalPages?: number | undefined; total?: number | undefined},
+  noun: string,
+): string | undefined {
+  const {page, totalPages, total} = paging
+  if (page === undefined || totalPages === undefined || totalPages <= page) return undefined
+  return `Page ${page} of ${totalPages}${total === undefined ? '' : ` (${total} ${noun})`}; --page ${page + 1} or --all for more.`
 }
 
 /** NDJSON line for one item, for streaming output. */

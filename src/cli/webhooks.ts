@@ -1,3 +1,4 @@
+import type {WebhookRecord} from '../schemas/webhooks.js'
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
 
@@ -26,4 +27,9 @@ export async function webhookSecret(opts: {
     )
   }
   return askSecret({flag: '--secret', message: 'Webhook secret (hidden):'})
+}
+
+/** A table row of `webhook list`: the events joined by commas; an absent url an empty cell. */
+export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
+  return {...hook, events: Array.isArray(hook.events) ? hook.events.join(',') : ''}
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 
 import {Service, Technique} from './common.js'
+import type {DemandPageRead, DemandRecordRead} from './read/demand.js'
 
 const str = z.string()
 const num = z.number()
@@ -327,7 +328,10 @@ export type UpdateDemandBody = z.infer<typeof UpdateDemandBody>
 
 export const TrackingEntry = z.looseObject({status: str, date: num})
 
-/** A demand as v1 answers it. Unknown fields are kept; the real service may omit some. */
+/**
+ * A demand as the sandbox answers it in v1: the strict shape its tests check.
+ * The CLI reads answers with read/demand.ts; the type `DemandRecord` is that read shape.
+ */
 export const DemandRecord = z.looseObject({
   _id: str,
   orderNumber: int.optional(),
@@ -370,7 +374,8 @@ export const DemandRecord = z.looseObject({
   jobDetails: z.looseObject({}).optional(),
   paymentAuthToken: str.optional(),
 })
-export type DemandRecord = z.infer<typeof DemandRecord>
+/** A v1 demand as the CLI holds it after the tolerant read. */
+export type DemandRecord = DemandRecordRead
 
 /**
  * What a batch reads of each created demand (both generations): parsing only
@@ -383,6 +388,7 @@ export const CreatedDemandSummary = z.object({
   status: str.optional(),
 })
 
+/** A v1 list page as the sandbox answers it (strict); the CLI reads pages with read/demand.ts. */
 export const DemandPage = z.looseObject({
   data: z.array(DemandRecord),
   page: int,
@@ -390,7 +396,8 @@ export const DemandPage = z.looseObject({
   total: int,
   totalPages: int,
 })
-export type DemandPage = z.infer<typeof DemandPage>
+/** A v1 list page as the CLI holds it: paging fields absent when the service sent no usable ones. */
+export type DemandPage = DemandPageRead
 
 /** The `{type}` segment of the v1 list path (contract: case-insensitive, QUOTE/ORDER accepted). */
 export const LIST_TYPES = ['quotes', 'orders', 'all'] as const

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 
 import {Technique} from './common.js'
+import type {LegacyDemandRecordRead} from './read/demand.js'
 import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireModelOrMaterial} from './demand.js'
 
 /**
@@ -184,7 +185,10 @@ export const LegacyUpdateBody = z
 export type LegacyUpdateBody = z.infer<typeof LegacyUpdateBody>
 export const LEGACY_UPDATE_FIELDS = Object.keys(LegacyUpdateBody.shape) as (keyof LegacyUpdateBody)[]
 
-/** A demand as the legacy interface answers it. Unknown fields are kept. */
+/**
+ * A demand as the sandbox's legacy interface answers it (strict). The CLI reads
+ * answers with read/demand.ts; the type `LegacyDemandRecord` is that read shape.
+ */
 export const LegacyDemandRecord = z.looseObject({
   _id: str,
   orderNumber: int.optional(),
@@ -215,4 +219,4 @@ export const LegacyDemandRecord = z.looseObject({
   createdAt: str.optional(),
   updatedAt: str.optional(),
 })
-export type LegacyDemandRecord = z.infer<typeof LegacyDemandRecord>
+export type LegacyDemandRecord = LegacyDemandRecordRead

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 
 import {Currency, SERVICES, Service} from './common.js'
+import type {FileGrantRead, PostRecordRead, PostsPageRead} from './read/posts.js'
 
 /** Legacy products/posts: wire shapes shared by the client and the sandbox (interface, Products/posts). */
 
@@ -124,7 +125,10 @@ export const AddModelBody = z.strictObject({
   objects3D: z.union([PostModel, z.array(PostModel).min(1).max(MAX_MODELS_PER_REQUEST)]),
 })
 
-/** A post as answered. */
+/**
+ * A post as the sandbox answers it (strict). The CLI reads answers with
+ * read/posts.ts; the types `PostRecord`, `PostsPage` and `FileGrant` are the read shapes.
+ */
 export const PostRecord = z.looseObject({
   _id: z.string(),
   user: z.string(),
@@ -151,7 +155,7 @@ export const PostRecord = z.looseObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 })
-export type PostRecord = z.infer<typeof PostRecord>
+export type PostRecord = PostRecordRead
 
 /** Get posts answer (contract, Products). */
 export const PostsPage = z.looseObject({
@@ -161,7 +165,7 @@ export const PostsPage = z.looseObject({
   total: z.number().int(),
   totalPages: z.number().int(),
 })
-export type PostsPage = z.infer<typeof PostsPage>
+export type PostsPage = PostsPageRead
 
 /** Upload answer item. */
 export const UploadedFile = z.looseObject({url: z.string(), originalName: z.string()})
@@ -177,5 +181,5 @@ export const AddModelAnswer = z.looseObject({
 
 /** File access grant (v1 access/file answers one, legacy access-storage an array of them). */
 export const FileGrant = z.looseObject({url: z.string(), token: z.string()})
-export type FileGrant = z.infer<typeof FileGrant>
+export type FileGrant = FileGrantRead
 export const FileGrants = z.array(FileGrant)

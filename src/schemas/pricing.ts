@@ -1,6 +1,7 @@
 import * as z from 'zod'
 
 import {CURRENCIES, Service} from './common.js'
+import type {EstimationAnswerRead, LegacyEstimationAnswerRead} from './read/pricing.js'
 
 /**
  * Wire schemas of the two price-estimation interfaces (v1 QuoteModelPublicDto and
@@ -195,11 +196,12 @@ export const EstimationAnswer = z.looseObject({
     bulk: z.array(BulkRow).optional(),
   }),
 })
-export type EstimationAnswer = z.infer<typeof EstimationAnswer>
+/** The v1 answer as the CLI holds it after the tolerant read (read/pricing.ts). */
+export type EstimationAnswer = EstimationAnswerRead
 
 /** Legacy answer: one `{message, data: {price}}` per model, in order. */
 export const LegacyEstimationAnswer = z.array(z.looseObject({message: str, data: z.looseObject({price: num})}))
-export type LegacyEstimationAnswer = z.infer<typeof LegacyEstimationAnswer>
+export type LegacyEstimationAnswer = LegacyEstimationAnswerRead
 
 /** The header that carries the legacy daily allowance left. */
 export const ALLOWANCE_HEADER = 'x-daily-allowance-remaining'

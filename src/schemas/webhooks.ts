@@ -1,5 +1,7 @@
 import * as z from 'zod'
 
+import type {WebhookAnswerRead, WebhookRecordRead} from './read/webhooks.js'
+
 /** Webhook subscriptions and events: wire shapes shared by the client and the sandbox. */
 
 export const WEBHOOK_EVENTS = [
@@ -56,7 +58,11 @@ export const UpdateWebhookBody = z.object({
 })
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>
 
-/** A subscription as answered (the secret is returned, as the interface says). */
+/**
+ * A subscription as the sandbox answers it (strict; the secret is returned, as the
+ * interface says). The CLI reads answers with read/webhooks.ts; the types
+ * `WebhookRecord` and `WebhookAnswer` are the read shapes.
+ */
 export const WebhookRecord = z.looseObject({
   _id: z.string(),
   url: z.string(),
@@ -66,10 +72,10 @@ export const WebhookRecord = z.looseObject({
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
 })
-export type WebhookRecord = z.infer<typeof WebhookRecord>
+export type WebhookRecord = WebhookRecordRead
 
 export const WebhookAnswer = z.looseObject({message: z.string(), data: z.array(WebhookRecord)})
-export type WebhookAnswer = z.infer<typeof WebhookAnswer>
+export type WebhookAnswer = WebhookAnswerRead
 
 /** The body of every delivery (contract, Events). */
 export const WebhookEvent = z.looseObject({

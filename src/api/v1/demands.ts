@@ -1,14 +1,12 @@
-import * as z from 'zod'
-
 import {
   CreateDemandBody,
-  DemandPage,
-  CreatedDemandSummary,
-  DemandRecord,
+  type DemandPage,
+  type DemandRecord,
   ListType,
   UpdateDemandBody,
   V1_PAGE_SIZE_MAX,
 } from '../../schemas/demand.js'
+import {CreatedDemandsRead, CreatedSummariesRead, DemandPageRead, DemandRecordRead} from '../../schemas/read/demand.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {paginateV1} from '../paginate.js'
@@ -70,8 +68,8 @@ export async function createQuotes(
     ...(opts.signal ? {signal: opts.signal} : {}),
     ...(opts.bulk ? {bulk: true} : {}),
   })
-  const schema = opts.summary ? z.array(CreatedDemandSummary) : z.array(DemandRecord)
-  return parseResponse(schema, res.body, 'POST', path, res.status) as DemandRecord[]
+  const schema = opts.summary ? CreatedSummariesRead : CreatedDemandsRead
+  return parseResponse(schema, res.body, 'POST', path, res.status, client) as DemandRecord[]
 }
 
 function listPath(businessId: string, type: ListType): string {
@@ -114,7 +112,7 @@ export async function listDemands(
     query: listQuery(q, path),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(DemandPage, res.body, 'GET', path, res.status)
+  return parseResponse(DemandPageRead, res.body, 'GET', path, res.status, client)
 }
 
 /** Every demand of the list, page by page (starting at `q.page`, default 1), up to `limit`. */
@@ -131,7 +129,7 @@ export function iterateDemands(
     ...(typeof pageSize === 'number' ? {pageSize} : {}),
     ...(opts.limit === undefined ? {} : {limit: opts.limit}),
     ...(opts.signal ? {signal: opts.signal} : {}),
-    parsePage: (body) => parseResponse(DemandPage, body, 'GET', path),
+    parsePage: (body) => parseResponse(DemandPageRead, body, 'GET', path, undefined, client),
   })
 }
 
@@ -143,7 +141,7 @@ export async function getDemand(
 ): Promise<DemandRecord> {
   const path = `${BASE}/${segment(id, 'demand id', 'GET', `${BASE}/{demandId}`)}`
   const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(DemandRecord, res.body, 'GET', path, res.status)
+  return parseResponse(DemandRecordRead, res.body, 'GET', path, res.status, client)
 }
 
 /** PUT /api/public/v1/demand/{demandId}; answers the full updated record. */
@@ -156,5 +154,5 @@ export async function updateDemand(
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{demandId}`)}`
   if (opts.validate ?? true) checkRequest(UpdateDemandBody, body, 'PUT', path, 'the update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(DemandRecord, res.body, 'PUT', path, res.status)
+  return parseResponse(DemandRecordRead, res.body, 'PUT', path, res.status, client)
 }

@@ -1,4 +1,5 @@
-import {FileGrant} from '../../schemas/posts.js'
+import type {FileGrant} from '../../schemas/posts.js'
+import {FileGrantRead} from '../../schemas/read/posts.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
 
@@ -25,5 +26,5 @@ export async function accessFile(
     query: {fileName: q.fileName, index: q.index},
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(FileGrant, res.body, 'GET', path, res.status)
+  return parseResponse(FileGrantRead, res.body, 'GET', path, res.status, client)
 }

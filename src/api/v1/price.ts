@@ -1,4 +1,5 @@
-import {EstimationAnswer, type QuoteModelPublicDto} from '../../schemas/pricing.js'
+import type {EstimationAnswer, QuoteModelPublicDto} from '../../schemas/pricing.js'
+import {EstimationAnswerRead} from '../../schemas/read/pricing.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
 
@@ -23,5 +24,5 @@ export async function estimatePrice(
     ...(opts.currency ? {query: {currency: opts.currency}} : {}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(EstimationAnswer, res.body, 'POST', path, res.status)
+  return parseResponse(EstimationAnswerRead, res.body, 'POST', path, res.status, client)
 }

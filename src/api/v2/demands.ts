@@ -2,17 +2,17 @@ import * as z from 'zod'
 
 import {
   CreateLegacyDemandBody,
-  LegacyDemandRecord,
+  type LegacyDemandRecord,
   LegacyListBody,
   LegacyUpdateBody,
   ProductOrderBody,
   type Lang,
 } from '../../schemas/legacy-demand.js'
-import {CreatedDemandSummary} from '../../schemas/demand.js'
+import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '../../schemas/read/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 
-export {LegacyDemandRecord}
+export type {LegacyDemandRecord}
 
 const BASE = '/api/v2/ms-machine-owner/demand'
 
@@ -51,8 +51,8 @@ export async function createLegacyDemands(
   const path = `${BASE}/create-demands`
   if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
-  const schema = opts.summary ? z.array(CreatedDemandSummary) : z.array(LegacyDemandRecord)
-  return parseResponse(schema, res.body, 'POST', path, res.status) as LegacyDemandRecord[]
+  const schema = opts.summary ? CreatedSummariesRead : LegacyDemandsRead
+  return parseResponse(schema, res.body, 'POST', path, res.status, client) as LegacyDemandRecord[]
 }
 
 /** POST /api/v2/ms-machine-owner/demand/products?lang=: by-product orders, answered in input order. */
@@ -65,7 +65,7 @@ export async function orderProducts(
   const path = `${BASE}/products`
   if (opts.validate ?? true) checkRequest(ProductOrderBody, items, 'POST', path, 'the by-product order body')
   const res = await client.request({method: 'POST', path, query: {lang}, body: items, ...writeExtras(opts)})
-  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', `${path}?lang=${lang}`, res.status)
+  return parseResponse(LegacyDemandsRead, res.body, 'POST', `${path}?lang=${lang}`, res.status, client)
 }
 
 /**
@@ -86,7 +86,7 @@ export async function listLegacyDemands(
     body,
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(z.array(LegacyDemandRecord), res.body, 'POST', path, res.status)
+  return parseResponse(LegacyDemandsRead, res.body, 'POST', path, res.status, client)
 }
 
 /** GET /api/v2/ms-machine-owner/demand/{id}. */
@@ -97,7 +97,7 @@ export async function getLegacyDemand(
 ): Promise<LegacyDemandRecord> {
   const path = `${BASE}/${segment(id, 'demand id', 'GET', `${BASE}/{id}`)}`
   const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(LegacyDemandRecord, res.body, 'GET', path, res.status)
+  return parseResponse(LegacyDemandRecordRead, res.body, 'GET', path, res.status, client)
 }
 
 /** The legacy update answer: the changed fields with `_id`. */
@@ -114,7 +114,7 @@ export async function updateLegacyDemand(
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{id}`)}`
   if (opts.validate ?? true) checkRequest(LegacyUpdateBody, body, 'PUT', path, 'the legacy update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(LegacyUpdateAnswer, res.body, 'PUT', path, res.status)
+  return parseResponse(LegacyUpdateAnswer, res.body, 'PUT', path, res.status, client)
 }
 
 /** DELETE /api/v2/ms-machine-owner/demand/{id}: cancels and archives; answers the record. */
@@ -125,5 +125,5 @@ export async function deleteLegacyDemand(
 ): Promise<LegacyDemandRecord> {
   const path = `${BASE}/${segment(id, 'demand id', 'DELETE', `${BASE}/{id}`)}`
   const res = await client.request({method: 'DELETE', path, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(LegacyDemandRecord, res.body, 'DELETE', path, res.status)
+  return parseResponse(LegacyDemandRecordRead, res.body, 'DELETE', path, res.status, client)
 }

@@ -1,4 +1,5 @@
-import {FileGrants, type FileGrant} from '../../schemas/posts.js'
+import type {FileGrant} from '../../schemas/posts.js'
+import {FileGrantsRead} from '../../schemas/read/posts.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse} from '../parse.js'
@@ -25,5 +26,5 @@ export async function accessStorage(
     query: {fileLink: fileLink.trim()},
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(FileGrants, res.body, 'GET', PATH, res.status)
+  return parseResponse(FileGrantsRead, res.body, 'GET', PATH, res.status, client)
 }

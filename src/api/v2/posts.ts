@@ -1,16 +1,16 @@
 import {
-  AddModelAnswer,
   AddModelBody,
   CreatePostBody,
-  PostRecord,
-  PostsPage,
+  type PostRecord,
+  type PostsPage,
   UpdatePostBody,
-  UploadAnswer,
   type PostSort,
 } from '../../schemas/posts.js'
+import {AddModelAnswerRead, PostRecordRead, PostsPageRead, UploadAnswerRead} from '../../schemas/read/posts.js'
 import type * as z from 'zod'
 
 import type {ApiClient} from '../http.js'
+import {checkPageCap, lastPage, repeatsPage} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 
 const BASE = '/api/v2/ms-post/post'
@@ -57,7 +57,7 @@ export async function listPosts(
     },
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(PostsPage, res.body, 'GET', path, res.status)
+  return parseResponse(PostsPageRead, res.body, 'GET', path, res.status, client)
 }
 
 /** Every post of the list, page after page from `q.currentPage` (default 1), until `totalPages`. */
@@ -68,11 +68,16 @@ export async function* iteratePosts(
   opts: {signal?: AbortSignal} = {},
 ): AsyncGenerator<PostRecord, void, undefined> {
   let page = q.currentPage ?? 1
+  let previous: unknown
   for (;;) {
     const answer = await listPosts(client, businessId, {...q, currentPage: page}, opts)
+    const shape = {data: answer.posts, totalPages: answer.totalPages, pageSize: answer.pageSize}
+    if (repeatsPage(shape, previous)) return
     yield* answer.posts
-    if (answer.posts.length === 0 || page >= answer.totalPages) return
+    if (lastPage(shape, page, q.pageSize)) return
+    previous = answer.posts[0]
     page++
+    checkPageCap(page - (q.currentPage ?? 1), listPath(businessId))
   }
 }
 
@@ -81,7 +86,7 @@ export async function createPost(client: ApiClient, businessId: string, body: un
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{userId}`)}`
   checkRequest(CreatePostBody, body, 'POST', path, 'the product')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(PostRecord, res.body, 'POST', path, res.status)
+  return parseResponse(PostRecordRead, res.body, 'POST', path, res.status, client)
 }
 
 export interface UploadOptions {
@@ -94,7 +99,7 @@ export async function uploadFiles(
   client: ApiClient,
   form: FormData,
   opts: UploadOptions = {},
-): Promise<z.infer<typeof UploadAnswer>> {
+): Promise<z.infer<typeof UploadAnswerRead>> {
   const res = await client.request({
     method: 'POST',
     path: UPLOAD,
@@ -102,7 +107,7 @@ export async function uploadFiles(
     ...(opts.onProgress ? {onUploadProgress: opts.onProgress} : {}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
-  return parseResponse(UploadAnswer, res.body, 'POST', UPLOAD, res.status)
+  return parseResponse(UploadAnswerRead, res.body, 'POST', UPLOAD, res.status, client)
 }
 
 function postQuery(postId: string, method: string): {postId: string} {
@@ -115,12 +120,12 @@ export async function addModels(
   client: ApiClient,
   postId: string,
   objects3D: unknown,
-): Promise<z.infer<typeof AddModelAnswer>> {
+): Promise<z.infer<typeof AddModelAnswerRead>> {
   const query = postQuery(postId, 'POST')
   const body = {objects3D}
   checkRequest(AddModelBody, body, 'POST', UPLOAD, 'the add-model body')
   const res = await client.request({method: 'POST', path: UPLOAD, query, body})
-  return parseResponse(AddModelAnswer, res.body, 'POST', UPLOAD, res.status)
+  return parseResponse(AddModelAnswerRead, res.body, 'POST', UPLOAD, res.status, client)
 }
 
 /** PUT /api/v2/ms-post/post/upload?postId=: changes fields of a product; answers it. */
@@ -132,12 +137,12 @@ export async function updatePost(
   const query = postQuery(postId, 'PUT')
   checkRequest(UpdatePostBody.partial(), body, 'PUT', UPLOAD, 'the update body')
   const res = await client.request({method: 'PUT', path: UPLOAD, query, body})
-  return parseResponse(PostRecord, res.body, 'PUT', UPLOAD, res.status)
+  return parseResponse(PostRecordRead, res.body, 'PUT', UPLOAD, res.status, client)
 }
 
 /** DELETE /api/v2/ms-post/post/upload?postId=: answers the product as it was. */
 export async function deletePost(client: ApiClient, postId: string): Promise<PostRecord> {
   const query = postQuery(postId, 'DELETE')
   const res = await client.request({method: 'DELETE', path: UPLOAD, query})
-  return parseResponse(PostRecord, res.body, 'DELETE', UPLOAD, res.status)
+  return parseResponse(PostRecordRead, res.body, 'DELETE', UPLOAD, res.status, client)
 }

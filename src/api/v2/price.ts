@@ -1,5 +1,6 @@
 import {CURRENCIES} from '../../schemas/common.js'
-import {ALLOWANCE_HEADER, LegacyEstimationAnswer} from '../../schemas/pricing.js'
+import {ALLOWANCE_HEADER, type LegacyEstimationAnswer} from '../../schemas/pricing.js'
+import {LegacyEstimationAnswerRead} from '../../schemas/read/pricing.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
@@ -43,7 +44,7 @@ export async function estimatePriceLegacy(
   const header = res.headers[ALLOWANCE_HEADER]
   const remaining = Number(Array.isArray(header) ? header[0] : header)
   return {
-    answers: parseResponse(LegacyEstimationAnswer, res.body, 'POST', path, res.status),
+    answers: parseResponse(LegacyEstimationAnswerRead, res.body, 'POST', path, res.status, client),
     ...(header !== undefined && Number.isFinite(remaining) ? {allowanceRemaining: remaining} : {}),
   }
 }

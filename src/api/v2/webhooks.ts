@@ -1,27 +1,20 @@
 import * as z from 'zod'
 
+import {WebhookAnswerRead} from '../../schemas/read/webhooks.js'
 import {
   CreateWebhookBody,
   DeliveriesAnswer,
   TriggerBody,
   UpdateWebhookBody,
-  WebhookAnswer,
+  type WebhookAnswer,
+  type WebhookRecord,
 } from '../../schemas/webhooks.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 
-/** A webhook subscription as the legacy interface answers it; unknown fields kept. */
-export const WebhookSubscription = z.looseObject({
-  _id: z.string(),
-  url: z.string(),
-  secret: z.string().optional(),
-  events: z.array(z.string()),
-  useSecret: z.boolean().optional(),
-})
-export type WebhookSubscription = z.infer<typeof WebhookSubscription>
-
-export const WebhookList = z.looseObject({message: z.string(), data: z.array(WebhookSubscription)})
-export type WebhookList = z.infer<typeof WebhookList>
+/** A webhook subscription as the legacy interface answers it, read tolerantly (schemas/read/webhooks.ts). */
+export type WebhookSubscription = WebhookRecord
+export type WebhookList = WebhookAnswer
 
 const BASE = '/api/v2/integrations_ms/webhooks'
 
@@ -33,7 +26,7 @@ export async function listWebhooks(
 ): Promise<WebhookList> {
   const path = `${BASE}/${segment(businessId, 'businessId', 'GET', `${BASE}/{businessId}`)}`
   const res = await client.request({method: 'GET', path, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(WebhookList, res.body, 'GET', path, res.status)
+  return parseResponse(WebhookAnswerRead, res.body, 'GET', path, res.status, client)
 }
 
 /** POST /api/v2/integrations_ms/webhooks: creates a subscription; the body is checked first. */
@@ -41,7 +34,7 @@ export async function createWebhook(client: ApiClient, body: CreateWebhookBody):
   const path = BASE
   checkRequest(CreateWebhookBody, body, 'POST', path, 'the subscription')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(WebhookAnswer, res.body, 'POST', path, res.status)
+  return parseResponse(WebhookAnswerRead, res.body, 'POST', path, res.status, client)
 }
 
 /** POST /api/v2/integrations_ms/webhooks/{businessId}/{webhookId}: changes any of url, secret, events, useSecret. */
@@ -55,7 +48,7 @@ export async function updateWebhook(
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', template)}/${segment(webhookId, 'webhook id', 'POST', template)}`
   checkRequest(UpdateWebhookBody, body, 'POST', path, 'the change')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(WebhookAnswer, res.body, 'POST', path, res.status)
+  return parseResponse(WebhookAnswerRead, res.body, 'POST', path, res.status, client)
 }
 
 /** [ext] GET .../webhooks/{businessId}/{webhookId}/deliveries?limit=: the sandbox's delivery log, newest first. */
@@ -68,7 +61,7 @@ export async function listDeliveries(
   const template = `${BASE}/{businessId}/{webhookId}/deliveries`
   const path = `${BASE}/${segment(businessId, 'businessId', 'GET', template)}/${segment(webhookId, 'webhook id', 'GET', template)}/deliveries`
   const res = await client.request({method: 'GET', path, query: {limit: opts.limit}})
-  return parseResponse(DeliveriesAnswer, res.body, 'GET', path, res.status)
+  return parseResponse(DeliveriesAnswer, res.body, 'GET', path, res.status, client)
 }
 
 export const TriggerAnswer = z.looseObject({
@@ -86,5 +79,5 @@ export async function triggerEvent(
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{businessId}/trigger`)}/trigger`
   checkRequest(TriggerBody, body, 'POST', path, 'the trigger request')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(TriggerAnswer, res.body, 'POST', path, res.status)
+  return parseResponse(TriggerAnswer, res.body, 'POST', path, res.status, client)
 }

@@ -60,7 +60,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     // The table renderer is only loaded when a table, CSV, NDJSON or a sort is asked for.
     const render = this.jsonEnabled() && !flags.sort ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
-    let more: {page: number; totalPages: number; total: number} | undefined
+    let more: string | undefined
     if (flags.all) {
       records = []
       // Stream: with --ndjson print each item as it arrives, unless a sort needs them all first.
@@ -75,16 +75,13 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     } else {
       const page = await listDemandPage(ctx, input)
       records = page.records.map(displayRecord)
-      if (page.totalPages > page.page) more = page
+      more = render?.morePagesNote(page, 'demands')
     }
     if (render) {
       records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS)
+      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, 'No demands.')
     }
-    if (more)
-      this.note(
-        `Page ${more.page} of ${more.totalPages} (${more.total} demands); --page ${more.page + 1} or --all for more.`,
-      )
+    if (more) this.note(more)
     return records
   }
 
@@ -110,7 +107,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     }
     if (!streaming) {
       records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS)
+      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS, 'No demands.')
     }
     if (missing.length > 0) writeErr(notFoundLine(missing, ids.length))
     return records

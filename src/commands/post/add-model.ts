@@ -58,7 +58,7 @@ Each model has price, free, originalname and files [{originalname, url}]. The pr
     const {client} = await this.context(flags).session()
     const answer = await addModels({client}, args.id, objects3D)
     if (!this.jsonEnabled()) {
-      writeOut(`${answer._id}  ${answer.models.length} model${answer.models.length === 1 ? '' : 's'}`)
+      writeOut(`${answer._id}  ${answer.models?.length ?? 0} model${answer.models?.length === 1 ? '' : 's'}`)
       this.note(`Added to product ${answer._id}.`)
     }
     return answer

@@ -5,7 +5,7 @@ import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {POST_CATEGORIES, type PostRecord} from '../../schemas/posts.js'
-import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
+import {postFieldFlags, postFieldsFrom, postSummary} from '../../cli/posts.js'
 
 export default class PostCreate extends BaseCommand {
   static override summary = 'Create a product (legacy post).'
@@ -38,7 +38,7 @@ service, price.priceMachine and at least one material are required. --material t
     const post = await createPost(ctx, body)
     if (!this.jsonEnabled()) {
       writeOut(post._id)
-      this.note(`Created product ${post._id} (${post.service}, machine price ${post.price.priceMachine}).`)
+      this.note(`Created product ${post._id}${postSummary(post)}.`)
     }
     return post
   }

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
+import {postRow} from '../../cli/posts.js'
 import {writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {
@@ -22,11 +23,6 @@ const splitList = (s: string | undefined) =>
     ?.split(',')
     .map((x) => x.trim())
     .filter(Boolean)
-
-/** A table row: counts for the materials and models lists. */
-function tableRow(post: PostRecord): Record<string, unknown> {
-  return {...post, materials: post.materials.length, models: Array.isArray(post.models) ? post.models.length : 0}
-}
 
 export default class PostList extends BaseCommand {
   static override summary = "List the business's products (legacy posts)."
@@ -69,7 +65,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     })
     const render = await import('../../cli/render.js')
     let posts: PostRecord[] = []
-    let more: {currentPage: number; totalPages: number; total: number} | undefined
+    let more: string | undefined
     if (flags.all) {
       const streaming = flags.ndjson && !flags.sort
       for await (const post of streamPosts(ctx, input)) {
@@ -80,18 +76,14 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     } else {
       const page = await listPostPage(ctx, input)
       posts = page.posts
-      if (page.totalPages > page.currentPage) more = page
+      more = render.morePagesNote({...page, page: page.currentPage}, 'products')
     }
     posts = render.sortRows(posts, flags.sort)
     if (!this.jsonEnabled()) {
-      const rows = flags.columns || flags.ndjson ? posts : posts.map(tableRow)
-      render.printList(rows, flags, POST_LIST_COLUMNS)
+      const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
+      render.printList(rows, flags, POST_LIST_COLUMNS, 'No products.')
     }
-    if (more) {
-      this.note(
-        `Page ${more.currentPage} of ${more.totalPages} (${more.total} products); --page ${more.currentPage + 1} or --all for more.`,
-      )
-    }
+    if (more) this.note(more)
     return posts
   }
 }

@@ -5,7 +5,7 @@ import {writeOut} from '../../cli/output.js'
 
 interface Uploaded {
   url: string
-  originalName: string
+  originalName?: string
 }
 
 export default class PostUpload extends BaseCommand {
@@ -35,7 +35,7 @@ Files are read from disk as they are sent, so memory stays flat. A progress bar 
       bar.done()
     }
     if (!this.jsonEnabled()) {
-      for (const u of uploaded) writeOut(`${u.originalName}  ${u.url}`)
+      for (const u of uploaded) writeOut(`${u.originalName ?? '—'}  ${u.url}`)
       this.note(`Uploaded ${uploaded.length} file${uploaded.length === 1 ? '' : 's'}.`)
     }
     return uploaded

@@ -48,7 +48,7 @@ The business needs webhook access, requested from the service first; without it 
     if (!this.jsonEnabled()) {
       writeOut(hook._id)
       this.note(
-        `Subscribed ${hook.url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`,
+        `Subscribed ${hook.url ?? flags.url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`,
       )
     }
     return hook

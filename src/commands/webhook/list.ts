@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
+import {webhookRow} from '../../cli/webhooks.js'
 import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
 
 const COLUMNS = ['_id', 'url', 'events', 'useSecret', 'secret', 'createdAt'] as const
@@ -18,7 +19,7 @@ export default class WebhookList extends BaseCommand {
     const render = await import('../../cli/render.js')
     const hooks = render.sortRows(await listWebhooks(ctx), flags.sort)
     if (!this.jsonEnabled()) {
-      const rows = flags.ndjson || flags.csv ? hooks : hooks.map((h) => ({...h, events: h.events.join(',')}))
+      const rows = flags.ndjson || flags.csv ? hooks : hooks.map(webhookRow)
       render.printList(rows, flags, COLUMNS)
       if (hooks.length === 0) this.note('No webhook subscriptions; create one with mfg webhook create.')
     }

@@ -51,7 +51,9 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
     const ctx = await this.context(flags).service()
     const hook = await updateWebhook(ctx, args.id, input)
     if (!this.jsonEnabled()) {
-      writeOut(`${hook._id}  ${hook.url}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`)
+      writeOut(
+        `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`,
+      )
       this.note(`Updated ${Object.keys(input).join(', ')}.`)
     }
     return hook

@@ -16,12 +16,13 @@ export interface ListDemandsInput {
   draftId?: string
 }
 
+/** One page; a paging field is absent when the service sent no usable value for it. */
 export interface DemandListPage {
   records: DemandRecord[]
-  page: number
-  pageSize: number
-  total: number
-  totalPages: number
+  page?: number
+  pageSize?: number
+  total?: number
+  totalPages?: number
 }
 
 function query(input: ListDemandsInput) {

@@ -1,0 +1,174 @@
+import * as z from 'zod'
+
+import {SERVICES, TECHNIQUES} from '../common.js'
+import {STAGES, TAKEN_AS, TYPE_DELIVERY} from '../demand.js'
+import {bool, count, epochMs, isoDate, list, num, openEnum, page, record, text, type FieldSetter} from './core.js'
+
+/**
+ * Demands as the CLI reads them (v1 and legacy). Only `_id` is required: every
+ * other field may be absent, and is when the service sent `null`.
+ */
+
+/** A record answered with `id` instead of `_id` is read with that id. */
+function idFromId(obj: Readonly<Record<string, unknown>>, set: FieldSetter): void {
+  if (obj._id !== undefined && obj._id !== null) return
+  const id = obj.id
+  if (typeof id === 'string' || typeof id === 'number') set('_id', String(id), 'absent, read from id')
+}
+
+const opt = {
+  text: () => text().optional(),
+  num: () => num().optional(),
+  bool: () => bool().optional(),
+  iso: () => isoDate().optional(),
+  epoch: () => epochMs().optional(),
+}
+
+const address = () =>
+  record({
+    address: opt.text(),
+    vat: opt.text(),
+    firstName: opt.text(),
+    lastName: opt.text(),
+    email: opt.text(),
+    phone: opt.text(),
+    city: opt.text(),
+    region: opt.text(),
+    country: opt.text(),
+    zip: opt.text(),
+    companyName: opt.text(),
+  }).optional()
+
+/** One tracking entry; an entry without a status or a date is left out of the list (and noted). */
+export const TrackingEntryRead = record({status: text(), date: epochMs()})
+
+const tracking = () => list(TrackingEntryRead, {dropUnreadable: true}).optional()
+
+/** The fields of a quote model item the CLI shows or totals. */
+export const QuoteModelItemRead = record({
+  _id: opt.text(),
+  fileName: opt.text(),
+  fileLink: opt.text(),
+  service: openEnum(SERVICES).optional(),
+  technology: opt.text(),
+  material: opt.text(),
+  color: opt.text(),
+  quantity: opt.num(),
+  pricePerPiece: opt.num(),
+  startupCost: opt.num(),
+  currency: opt.text(),
+  draftId: opt.text(),
+})
+
+/** A demand as v1 answers it (list, get, create, update). */
+export const DemandRecordRead = record(
+  {
+    _id: text(),
+    orderNumber: opt.num(),
+    type: opt.text(),
+    currency: opt.text(),
+    technique: openEnum(TECHNIQUES).optional(),
+    material: opt.text(),
+    color: opt.text(),
+    priceToClient: opt.num(),
+    priceToManufacturer: opt.num(),
+    priceTotal: opt.num(),
+    platformFee: opt.num(),
+    priceDelivery: opt.num(),
+    taxPaid: opt.num(),
+    taxPercentage: opt.num(),
+    taxName: opt.text(),
+    paymentStatus: opt.text(),
+    archive: opt.bool(),
+    fabricatedDate: opt.text(),
+    createdAt: opt.iso(),
+    updatedAt: opt.iso(),
+    demandStatusInfo: record({status: openEnum(STAGES).optional(), substatus: opt.text()}).optional(),
+    billingAddress: address(),
+    shippingAddress: address(),
+    quoteModel: list(QuoteModelItemRead, {dropUnreadable: true}).optional(),
+    tracking: tracking(),
+    dateAccepted: opt.epoch(),
+    producedAt: opt.epoch(),
+    startedShippingAt: opt.epoch(),
+    deliveredAt: opt.epoch(),
+    uniqueItems: opt.num(),
+    total: opt.num(),
+    subtotal: opt.num(),
+    feesTotalAmount: opt.num(),
+    pricePerPiece: opt.num(),
+    startupCost: opt.num(),
+    discount: opt.num(),
+    quantity: opt.num(),
+    leadTime: opt.num(),
+    shippingDuration: opt.num(),
+    isPaid: opt.bool(),
+    status: opt.text(),
+    draftId: opt.text(),
+    jobDetails: record({takenAs: openEnum(TAKEN_AS).optional()}).optional(),
+    paymentAuthToken: opt.text(),
+  },
+  {fix: idFromId, fromId: true},
+)
+export type DemandRecordRead = z.infer<typeof DemandRecordRead>
+
+/** The answer of a v1 create: a list of demands (also `{data: [...]}`, one object, or ids alone). */
+export const CreatedDemandsRead = list(DemandRecordRead)
+
+/** What a batch reads of each created demand: the fields reconciliation needs. */
+export const CreatedDemandSummaryRead = record(
+  {_id: text(), orderNumber: opt.num(), draftId: opt.text(), status: opt.text()},
+  {fix: idFromId, fromId: true},
+)
+export const CreatedSummariesRead = list(CreatedDemandSummaryRead)
+
+/** A v1 list page; the paging fields are absent when the service did not send usable ones. */
+export const DemandPageRead = page('data', DemandRecordRead, {
+  page: count(1).optional(),
+  pageSize: count(1).optional(),
+  total: count().optional(),
+  totalPages: count().optional(),
+})
+export type DemandPageRead = z.infer<typeof DemandPageRead>
+
+/** A demand as the legacy interface answers it (list by ids, get, create, by-product order, delete). */
+export const LegacyDemandRecordRead = record(
+  {
+    _id: text(),
+    orderNumber: opt.num(),
+    remark: list(z.unknown()).optional(),
+    thickness: opt.num(),
+    tolerance: opt.num(),
+    quantity: opt.num(),
+    typeDelivery: openEnum(TYPE_DELIVERY).optional(),
+    priceDelivery: opt.num(),
+    /** An id, or the customer's record. */
+    client: z.union([text(), record({})]).optional(),
+    machineOwner: z.union([text(), record({})]).optional(),
+    technique: openEnum(TECHNIQUES).optional(),
+    file: opt.text(),
+    email: opt.text(),
+    phone: opt.text(),
+    country: opt.text(),
+    city: opt.text(),
+    zip: opt.text(),
+    status: opt.text(),
+    material: opt.text(),
+    currency: opt.text(),
+    priceToClient: opt.text(),
+    priceMachine: opt.text(),
+    priceConception: opt.num(),
+    priceExtra: opt.num(),
+    priceToMachnieOwner: opt.text(),
+    priceTotal: opt.num(),
+    draftId: opt.text(),
+    tracking: tracking(),
+    createdAt: opt.iso(),
+    updatedAt: opt.iso(),
+  },
+  {fix: idFromId, fromId: true},
+)
+export type LegacyDemandRecordRead = z.infer<typeof LegacyDemandRecordRead>
+
+/** A legacy list, create or order answer. */
+export const LegacyDemandsRead = list(LegacyDemandRecordRead)
