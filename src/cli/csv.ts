@@ -1,6 +1,6 @@
 import type * as z from 'zod'
 
-import type {FieldProblem} from '../services/demands/batch-validate.js'
+import type {FieldProblem} from '../services/validate.js'
 import {MAX_JSON_DEPTH, nestedDeeperThan} from './json-locate.js'
 
 /** One CSV record: its cells and the line it starts on. */
@@ -128,53 +128,51 @@ export class CsvTokenizer {
   }
 }
 
-type Leaf = 'number' | 'integer' | 'boolean' | 'string' | 'json'
+type Leaf = 'number' | 'boolean' | 'string' | 'json'
 
-interface ZodLike {
-  def: {
-    type: string
-    innerType?: ZodLike
-    element?: ZodLike
-    options?: ZodLike[]
-    in?: ZodLike
-    checks?: {_zod: {def: {check?: string; format?: string}}}[]
-  }
-  shape?: Record<string, ZodLike>
+/** The public definition fields the header's paths are followed through. */
+interface Def {
+  type: string
+  innerType?: z.ZodType
+  element?: z.ZodType
+  options?: z.ZodType[]
+  in?: z.ZodType
+  shape?: Record<string, z.ZodType>
 }
 
+const defOf = (node: z.ZodType): Def => node.def as unknown as Def
+
 /** The schema node at a field path (`quoteModel.0.fileName`), or undefined when the schema does not know it. */
-function nodeAt(schema: ZodLike, parts: string[]): ZodLike | undefined {
-  let node: ZodLike | undefined = schema
+function nodeAt(schema: z.ZodType, parts: string[]): z.ZodType | undefined {
+  let node: z.ZodType | undefined = schema
   for (const part of parts) {
-    node = node && unwrap(node)
-    if (!node) return undefined
+    const def: Def | undefined = node && defOf(unwrap(node))
+    if (!def) return undefined
     // Own keys only: `toString` or `valueOf` in a header is a field the schema does not know.
-    if (node.def.type === 'object' && node.shape) node = Object.hasOwn(node.shape, part) ? node.shape[part] : undefined
-    else if (node.def.type === 'array' && /^\d+$/.test(part)) node = node.def.element
+    if (def.type === 'object' && def.shape) node = Object.hasOwn(def.shape, part) ? def.shape[part] : undefined
+    else if (def.type === 'array' && /^\d+$/.test(part)) node = def.element
     else return undefined
   }
   return node
 }
 
-function unwrap(node: ZodLike): ZodLike {
+function unwrap(node: z.ZodType): z.ZodType {
   let n = node
   for (;;) {
-    const t = n.def.type
-    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && n.def.innerType)
-      n = n.def.innerType
-    else if (t === 'pipe' && n.def.in) n = n.def.in
+    const def = defOf(n)
+    const t = def.type
+    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && def.innerType) n = def.innerType
+    else if (t === 'pipe' && def.in) n = def.in
     else return n
   }
 }
 
-function leafOf(node: ZodLike | undefined): Leaf {
+function leafOf(node: z.ZodType | undefined): Leaf {
   if (!node) return 'string'
-  const n = unwrap(node)
-  switch (n.def.type) {
+  const def = defOf(unwrap(node))
+  switch (def.type) {
     case 'number':
-      return n.def.checks?.some((c) => c._zod.def.format === 'safeint' || c._zod.def.format === 'int32')
-        ? 'integer'
-        : 'number'
+      return 'number'
     case 'boolean':
       return 'boolean'
     case 'object':
@@ -185,9 +183,8 @@ function leafOf(node: ZodLike | undefined): Leaf {
       return 'json'
     case 'union': {
       // A cell that may be a string stays one; a number-or-null union reads as a number.
-      const kinds = (n.def.options ?? []).map((o) => leafOf(o))
+      const kinds = (def.options ?? []).map((o) => leafOf(o))
       if (kinds.includes('string')) return 'string'
-      if (kinds.includes('integer')) return 'integer'
       if (kinds.includes('number')) return 'number'
       return 'string'
     }
@@ -218,8 +215,8 @@ class CellError {
 
 /**
  * Turns CSV records into objects: the header's cells are field paths, each cell
- * converted to the type the schema expects at its path (numbers, integers,
- * booleans; objects and arrays as JSON), empty cells left out.
+ * converted to the type the schema expects at its path (numbers, booleans;
+ * objects and arrays as JSON), empty cells left out.
  */
 export class CsvRowBuilder {
   private readonly columns: Column[]
@@ -228,7 +225,6 @@ export class CsvRowBuilder {
     readonly header: string[],
     schema: z.ZodType,
   ) {
-    const root = schema as unknown as ZodLike
     const seen = new Set<string>()
     this.columns = []
     for (let i = 0; i < header.length; i++) {
@@ -245,7 +241,7 @@ export class CsvRowBuilder {
         parts,
         indexes: parts.map(Number),
         nextIsIndex: parts.map((_, k) => k + 1 < parts.length && /^\d+$/.test(parts[k + 1]!)),
-        leaf: leafOf(nodeAt(root, parts)),
+        leaf: leafOf(nodeAt(schema, parts)),
       })
     }
   }
@@ -276,23 +272,24 @@ export class CsvRowBuilder {
   }
 }
 
-/** A cell as the type of its column, or a CellError. */
+/**
+ * A cell as the type of its column: a number or a boolean when it reads as one,
+ * otherwise the text itself, which validation then refuses in the same words
+ * as the same text given for that field in JSON. Only a JSON cell that does not
+ * parse is a CellError: it has no JSON counterpart.
+ */
 function convert(cell: string, leaf: Leaf): unknown {
   switch (leaf) {
-    case 'number':
-    case 'integer': {
+    case 'number': {
       const text = cell.trim()
       const n = Number(text)
-      if (text === '' || !Number.isFinite(n)) return new CellError(`expected a number, got ${JSON.stringify(cell)}`)
-      if (leaf === 'integer' && !Number.isInteger(n))
-        return new CellError(`expected a whole number, got ${JSON.stringify(cell)}`)
-      return n
+      return text === '' || !Number.isFinite(n) ? cell : n
     }
     case 'boolean': {
       const t = cell.trim().toLowerCase()
       if (TRUE.has(t)) return true
       if (FALSE.has(t)) return false
-      return new CellError(`expected true or false, got ${JSON.stringify(cell)}`)
+      return cell
     }
     case 'json': {
       const text = cell.trim()

