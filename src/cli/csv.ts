@@ -1,3 +1,6 @@
+import {finished} from 'node:stream/promises'
+
+import {Parser} from 'csv-parse'
 import type * as z from 'zod'
 
 import type {FieldProblem} from '../services/validate.js'
@@ -10,122 +13,87 @@ export interface CsvRecord {
 }
 
 /**
- * Streaming RFC 4180 reader: fields separated by commas, records by CRLF or LF;
- * a quoted field may hold commas, doubled quotes and line breaks. Feed text in
- * any pieces; complete records come out as they end.
+ * RFC 4180 records read by csv-parse from text given a piece at a time: fields
+ * separated by commas, records by CRLF, LF or CR, a quoted field may hold
+ * commas, doubled quotes and line breaks; empty lines are skipped. Each batch
+ * holds the records one piece completed. A wrong number of cells is the row
+ * builder's to judge, and a quote inside an unquoted field is kept as text,
+ * so csv-parse is told to let both through.
  */
-export class CsvTokenizer {
-  private field = ''
-  private cells: string[] = []
-  private quoted = false
-  /** Inside quotes, a quote was just seen: either the closing one or the first of a doubled pair. */
-  private quoteSeen = false
-  private fieldStarted = false
-  private line = 1
-  private recordLine = 1
-  private lastWasCr = false
-
-  /** Records completed by this piece of text. */
-  push(text: string): CsvRecord[] {
-    const out: CsvRecord[] = []
-    let i = 0
-    const n = text.length
-    while (i < n) {
-      const ch = text.charCodeAt(i)
-      if (this.quoted) {
-        if (this.quoteSeen) {
-          this.quoteSeen = false
-          if (ch === 34) {
-            this.field += '"'
-            i++
-            continue
-          }
-          this.quoted = false
-          // fall through: the character after a closing quote is read unquoted
-        } else {
-          // Copy the run of plain characters in one slice.
-          const q = text.indexOf('"', i)
-          const end = q === -1 ? n : q
-          const chunk = text.slice(i, end)
-          this.countLines(chunk)
-          this.field += chunk
-          i = end
-          if (q !== -1) {
-            this.quoteSeen = true
-            i++
-          }
-          continue
-        }
-      }
-      if (ch === 44) {
-        this.endField()
-        i++
-      } else if (ch === 10) {
-        // The LF of a CRLF: the CR already ended the record and counted the line.
-        if (!this.lastWasCr) {
-          this.endRecord(out)
-          this.line++
-        }
-        this.lastWasCr = false
-        i++
-        continue
-      } else if (ch === 13) {
-        this.endRecord(out)
-        this.lastWasCr = true
-        this.line++
-        i++
-        continue
-      } else if (ch === 34 && !this.fieldStarted) {
-        this.quoted = true
-        this.fieldStarted = true
-        i++
-      } else {
-        // A run of plain characters up to the next comma, quote or line break.
-        let j = i
-        while (j < n) {
-          const c = text.charCodeAt(j)
-          if (c === 44 || c === 10 || c === 13) break
-          j++
-        }
-        this.field += text.slice(i, j)
-        this.fieldStarted = true
-        i = j
-      }
-      this.lastWasCr = false
-    }
+export async function* csvRecords(pieces: AsyncIterable<string>): AsyncGenerator<CsvRecord[]> {
+  const lines = new LineCounter()
+  let done: CsvRecord[] = []
+  const parser = new Parser({
+    bom: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    on_record: (cells: string[], info) => {
+      done.push({cells, line: lines.record(cells, info.empty_lines)})
+      // Taken here, not pushed on: the records of a piece are known as soon as it is written.
+      return null
+    },
+  })
+  // Failures come through the write and end callbacks; this only keeps them from being unhandled.
+  parser.on('error', () => {})
+  const take = () => {
+    const out = done
+    done = []
     return out
   }
-
-  /** The last record when the text does not end with a line break. */
-  end(): CsvRecord[] {
-    const out: CsvRecord[] = []
-    if (this.quoted && !this.quoteSeen) {
-      throw new Error(`a quoted field that starts in the record on line ${this.recordLine} is never closed`)
+  try {
+    for await (const piece of pieces) {
+      await new Promise<void>((ok, fail) => parser.write(piece, (error) => (error ? fail(error) : ok())))
+      if (done.length > 0) yield take()
     }
-    if (this.fieldStarted || this.cells.length > 0) this.endRecord(out)
-    return out
+    parser.end()
+    await finished(parser, {readable: false})
+  } catch (error) {
+    throw new Error(csvProblem(error, lines.next(parser.info.empty_lines)), {cause: error})
+  }
+  if (done.length > 0) yield take()
+}
+
+/**
+ * The line each record starts on. csv-parse's own line count takes a CRLF
+ * inside a quoted field for two lines, so the lines are counted here: a
+ * record starts after the one before it and the empty lines skipped since
+ * (csv-parse counts those), and spans the line breaks inside its cells.
+ */
+class LineCounter {
+  /** The line after the last record read. */
+  private after = 1
+  private empty = 0
+
+  /** The line a record starts on, given csv-parse's count of empty lines so far. */
+  record(cells: string[], emptyLines: number): number {
+    const line = this.next(emptyLines)
+    this.empty = emptyLines
+    let breaks = 0
+    for (const cell of cells) breaks += lineBreaks(cell)
+    this.after = line + breaks + 1
+    return line
   }
 
-  private countLines(chunk: string): void {
-    for (let k = chunk.indexOf('\n'); k !== -1; k = chunk.indexOf('\n', k + 1)) this.line++
+  /** The line the next record starts on. */
+  next(emptyLines: number): number {
+    return this.after + emptyLines - this.empty
   }
+}
 
-  private endField(): void {
-    this.cells.push(this.field)
-    this.field = ''
-    this.fieldStarted = false
-    this.quoted = false
-    this.quoteSeen = false
-  }
+/** Line breaks (CRLF, LF or CR) in a cell; most cells have none, found without a regular expression. */
+function lineBreaks(text: string): number {
+  if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) return 0
+  return text.match(/\r\n|\r|\n/g)!.length
+}
 
-  private endRecord(out: CsvRecord[]): void {
-    if (this.fieldStarted || this.cells.length > 0) {
-      this.endField()
-      out.push({cells: this.cells, line: this.recordLine})
-    }
-    this.cells = []
-    this.recordLine = this.line + 1
+/** What is wrong with the CSV: an unclosed quote in our words (csv-parse names the line it ends on), anything else in csv-parse's. */
+function csvProblem(error: unknown, line: number): string {
+  if ((error as {code?: string}).code === 'CSV_QUOTE_NOT_CLOSED') {
+    return `a quoted field that starts in the record on line ${line} is never closed`
   }
+  return (error as Error).message
 }
 
 type Leaf = 'number' | 'boolean' | 'string' | 'json'
@@ -161,7 +129,8 @@ function unwrap(node: z.ZodType): z.ZodType {
   for (;;) {
     const def = defOf(n)
     const t = def.type
-    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && def.innerType) n = def.innerType
+    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && def.innerType)
+      n = def.innerType
     else if (t === 'pipe' && def.in) n = def.in
     else return n
   }

@@ -8,7 +8,7 @@ import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
-import {type CsvRecord, CsvRowBuilder, CsvTokenizer} from './csv.js'
+import {type CsvRecord, CsvRowBuilder, csvRecords} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
@@ -418,13 +418,11 @@ export async function* csvBatches(
   label: string,
   schema: z.ZodType,
 ): AsyncGenerator<InputRow[]> {
-  const tokenizer = new CsvTokenizer()
   let builder: CsvRowBuilder | undefined
   let row = 0
   const convert = (records: CsvRecord[]): InputRow[] => {
     const out: InputRow[] = []
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!
+    for (const record of records) {
       if (!builder) {
         try {
           builder = new CsvRowBuilder(record.cells, schema)
@@ -444,12 +442,10 @@ export async function* csvBatches(
     return out
   }
   try {
-    for await (const chunk of chunks) {
-      const out = convert(tokenizer.push(chunk))
+    for await (const records of csvRecords(chunks)) {
+      const out = convert(records)
       if (out.length > 0) yield out
     }
-    const out = convert(tokenizer.end())
-    if (out.length > 0) yield out
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)
