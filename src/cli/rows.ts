@@ -210,7 +210,12 @@ export function ndjsonRows(chunks: AsyncIterable<string>, label: string): AsyncG
   return flatten(ndjsonBatches(chunks, label))
 }
 
-/** `ndjsonRows`, the rows each piece of text completes as one array. */
+/**
+ * `ndjsonRows`, the rows each piece of text completes as one array. Lines end
+ * at LF only (a CR before it is dropped), as NDJSON says: node:readline would
+ * also end them at U+2028 and U+2029, which JSON.stringify leaves raw inside
+ * strings, and cut such rows in two.
+ */
 export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow[]> {
   let rest = ''
   let line = 0
@@ -218,24 +223,7 @@ export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: strin
   const one = (text: string): InputRow | undefined => {
     line++
     const body = text.endsWith('\r') ? text.slice(0, -1) : text
-    if (body.trim() === '') return undefined
-    row++
-    try {
-      const value = JSON.parse(body) as unknown
-      if (nestedDeeperThan(value)) return {row, line, raw: body, problems: [{path: '', reason: TOO_DEEP}]}
-      return {row, line, value}
-    } catch (error) {
-      const found = jsonErrorOffset(body)
-      const where = found
-        ? `column ${lineColumn(body, found.offset).column}: ${found.reason}`
-        : (error as Error).message
-      return {
-        row,
-        line,
-        raw: body,
-        problems: [{path: '', reason: `invalid JSON on line ${line} of ${label} (${where})`}],
-      }
-    }
+    return body.trim() === '' ? undefined : ndjsonRow(body, ++row, line, label)
   }
   for await (const chunk of chunks) {
     const text = rest + chunk
@@ -251,6 +239,19 @@ export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: strin
   }
   const last = one(rest)
   if (last) yield [last]
+}
+
+/** One non-empty NDJSON line as a row; JSON that does not parse makes an invalid row naming its column. */
+function ndjsonRow(body: string, row: number, line: number, label: string): InputRow {
+  try {
+    const value = JSON.parse(body) as unknown
+    if (nestedDeeperThan(value)) return {row, line, raw: body, problems: [{path: '', reason: TOO_DEEP}]}
+    return {row, line, value}
+  } catch (error) {
+    const found = jsonErrorOffset(body)
+    const where = found ? `column ${lineColumn(body, found.offset).column}: ${found.reason}` : (error as Error).message
+    return {row, line, raw: body, problems: [{path: '', reason: `invalid JSON on line ${line} of ${label} (${where})`}]}
+  }
 }
 
 /**

@@ -287,6 +287,35 @@ describe('readBatches hands over the rows each piece completes', () => {
     ])
   })
 
+  it('NDJSON: U+2028 and U+2029 inside a string end no line (node:readline would cut the row there)', async () => {
+    const rows = [{v: 'a\u2028b'}, {v: 'c\u2029d', w: '\u0085'}]
+    const out = await batchesOf(ndjsonBatches(pieces([rows.map((r) => JSON.stringify(r)).join('\n')]), 'IN'))
+    expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
+      [1, 1, rows[0]],
+      [2, 2, rows[1]],
+    ])
+  })
+
+  it('NDJSON: a reader that stops early lets go of its input', async () => {
+    let pulled = 0
+    let released = false
+    async function* long(): AsyncGenerator<string> {
+      try {
+        for (; pulled < 100_000; pulled++) yield `{"a":${pulled}}\n`
+      } finally {
+        released = true
+      }
+    }
+    for await (const batch of ndjsonBatches(long(), 'IN')) {
+      expect(batch).toHaveLength(1)
+      break
+    }
+    await new Promise((ok) => setImmediate(ok))
+    // Let go of at once: not read on to its end.
+    expect(released).toBe(true)
+    expect(pulled).toBeLessThan(10)
+  })
+
   it('JSON: a number at the very end of a sequence comes last on its own', async () => {
     const out = await batchesOf(jsonBatches(pieces(['{"a":1} [2', '] 3']), 'sequence', 'IN'))
     expect(out.sizes).toEqual([1, 1, 1])
