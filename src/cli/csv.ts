@@ -1,6 +1,9 @@
+import {finished} from 'node:stream/promises'
+
+import {Parser} from 'csv-parse'
 import type * as z from 'zod'
 
-import type {FieldProblem} from '../services/demands/batch-validate.js'
+import type {FieldProblem} from '../services/validate.js'
 import {MAX_JSON_DEPTH, nestedDeeperThan} from './json-locate.js'
 
 /** One CSV record: its cells and the line it starts on. */
@@ -10,171 +13,135 @@ export interface CsvRecord {
 }
 
 /**
- * Streaming RFC 4180 reader: fields separated by commas, records by CRLF or LF;
- * a quoted field may hold commas, doubled quotes and line breaks. Feed text in
- * any pieces; complete records come out as they end.
+ * RFC 4180 records read by csv-parse from text given a piece at a time: fields
+ * separated by commas, records by CRLF, LF or CR, a quoted field may hold
+ * commas, doubled quotes and line breaks; empty lines are skipped. Each batch
+ * holds the records one piece completed. A wrong number of cells is the row
+ * builder's to judge, and a quote inside an unquoted field is kept as text,
+ * so csv-parse is told to let both through.
  */
-export class CsvTokenizer {
-  private field = ''
-  private cells: string[] = []
-  private quoted = false
-  /** Inside quotes, a quote was just seen: either the closing one or the first of a doubled pair. */
-  private quoteSeen = false
-  private fieldStarted = false
-  private line = 1
-  private recordLine = 1
-  private lastWasCr = false
-
-  /** Records completed by this piece of text. */
-  push(text: string): CsvRecord[] {
-    const out: CsvRecord[] = []
-    let i = 0
-    const n = text.length
-    while (i < n) {
-      const ch = text.charCodeAt(i)
-      if (this.quoted) {
-        if (this.quoteSeen) {
-          this.quoteSeen = false
-          if (ch === 34) {
-            this.field += '"'
-            i++
-            continue
-          }
-          this.quoted = false
-          // fall through: the character after a closing quote is read unquoted
-        } else {
-          // Copy the run of plain characters in one slice.
-          const q = text.indexOf('"', i)
-          const end = q === -1 ? n : q
-          const chunk = text.slice(i, end)
-          this.countLines(chunk)
-          this.field += chunk
-          i = end
-          if (q !== -1) {
-            this.quoteSeen = true
-            i++
-          }
-          continue
-        }
-      }
-      if (ch === 44) {
-        this.endField()
-        i++
-      } else if (ch === 10) {
-        // The LF of a CRLF: the CR already ended the record and counted the line.
-        if (!this.lastWasCr) {
-          this.endRecord(out)
-          this.line++
-        }
-        this.lastWasCr = false
-        i++
-        continue
-      } else if (ch === 13) {
-        this.endRecord(out)
-        this.lastWasCr = true
-        this.line++
-        i++
-        continue
-      } else if (ch === 34 && !this.fieldStarted) {
-        this.quoted = true
-        this.fieldStarted = true
-        i++
-      } else {
-        // A run of plain characters up to the next comma, quote or line break.
-        let j = i
-        while (j < n) {
-          const c = text.charCodeAt(j)
-          if (c === 44 || c === 10 || c === 13) break
-          j++
-        }
-        this.field += text.slice(i, j)
-        this.fieldStarted = true
-        i = j
-      }
-      this.lastWasCr = false
-    }
+export async function* csvRecords(pieces: AsyncIterable<string>): AsyncGenerator<CsvRecord[]> {
+  const lines = new LineCounter()
+  let done: CsvRecord[] = []
+  const parser = new Parser({
+    bom: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    on_record: (cells: string[], info) => {
+      done.push({cells, line: lines.record(cells, info.empty_lines)})
+      // Taken here, not pushed on: the records of a piece are known as soon as it is written.
+      return null
+    },
+  })
+  // Failures come through the write and end callbacks; this only keeps them from being unhandled.
+  parser.on('error', () => {})
+  const take = () => {
+    const out = done
+    done = []
     return out
   }
-
-  /** The last record when the text does not end with a line break. */
-  end(): CsvRecord[] {
-    const out: CsvRecord[] = []
-    if (this.quoted && !this.quoteSeen) {
-      throw new Error(`a quoted field that starts in the record on line ${this.recordLine} is never closed`)
+  try {
+    for await (const piece of pieces) {
+      await new Promise<void>((ok, fail) => parser.write(piece, (error) => (error ? fail(error) : ok())))
+      if (done.length > 0) yield take()
     }
-    if (this.fieldStarted || this.cells.length > 0) this.endRecord(out)
-    return out
+    parser.end()
+    await finished(parser, {readable: false})
+  } catch (error) {
+    throw new Error(csvProblem(error, lines.next(parser.info.empty_lines)), {cause: error})
+  }
+  if (done.length > 0) yield take()
+}
+
+/**
+ * The line each record starts on. csv-parse's own line count takes a CRLF
+ * inside a quoted field for two lines, so the lines are counted here: a
+ * record starts after the one before it and the empty lines skipped since
+ * (csv-parse counts those), and spans the line breaks inside its cells.
+ */
+class LineCounter {
+  /** The line after the last record read. */
+  private after = 1
+  private empty = 0
+
+  /** The line a record starts on, given csv-parse's count of empty lines so far. */
+  record(cells: string[], emptyLines: number): number {
+    const line = this.next(emptyLines)
+    this.empty = emptyLines
+    let breaks = 0
+    for (const cell of cells) breaks += lineBreaks(cell)
+    this.after = line + breaks + 1
+    return line
   }
 
-  private countLines(chunk: string): void {
-    for (let k = chunk.indexOf('\n'); k !== -1; k = chunk.indexOf('\n', k + 1)) this.line++
-  }
-
-  private endField(): void {
-    this.cells.push(this.field)
-    this.field = ''
-    this.fieldStarted = false
-    this.quoted = false
-    this.quoteSeen = false
-  }
-
-  private endRecord(out: CsvRecord[]): void {
-    if (this.fieldStarted || this.cells.length > 0) {
-      this.endField()
-      out.push({cells: this.cells, line: this.recordLine})
-    }
-    this.cells = []
-    this.recordLine = this.line + 1
+  /** The line the next record starts on. */
+  next(emptyLines: number): number {
+    return this.after + emptyLines - this.empty
   }
 }
 
-type Leaf = 'number' | 'integer' | 'boolean' | 'string' | 'json'
-
-interface ZodLike {
-  def: {
-    type: string
-    innerType?: ZodLike
-    element?: ZodLike
-    options?: ZodLike[]
-    in?: ZodLike
-    checks?: {_zod: {def: {check?: string; format?: string}}}[]
-  }
-  shape?: Record<string, ZodLike>
+/** Line breaks (CRLF, LF or CR) in a cell; most cells have none, found without a regular expression. */
+function lineBreaks(text: string): number {
+  if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) return 0
+  return text.match(/\r\n|\r|\n/g)!.length
 }
+
+/** What is wrong with the CSV: an unclosed quote in our words (csv-parse names the line it ends on), anything else in csv-parse's. */
+function csvProblem(error: unknown, line: number): string {
+  if ((error as {code?: string}).code === 'CSV_QUOTE_NOT_CLOSED') {
+    return `a quoted field that starts in the record on line ${line} is never closed`
+  }
+  return (error as Error).message
+}
+
+type Leaf = 'number' | 'boolean' | 'string' | 'json'
+
+/** The public definition fields the header's paths are followed through. */
+interface Def {
+  type: string
+  innerType?: z.ZodType
+  element?: z.ZodType
+  options?: z.ZodType[]
+  in?: z.ZodType
+  shape?: Record<string, z.ZodType>
+}
+
+const defOf = (node: z.ZodType): Def => node.def as unknown as Def
 
 /** The schema node at a field path (`quoteModel.0.fileName`), or undefined when the schema does not know it. */
-function nodeAt(schema: ZodLike, parts: string[]): ZodLike | undefined {
-  let node: ZodLike | undefined = schema
+function nodeAt(schema: z.ZodType, parts: string[]): z.ZodType | undefined {
+  let node: z.ZodType | undefined = schema
   for (const part of parts) {
-    node = node && unwrap(node)
-    if (!node) return undefined
+    const def: Def | undefined = node && defOf(unwrap(node))
+    if (!def) return undefined
     // Own keys only: `toString` or `valueOf` in a header is a field the schema does not know.
-    if (node.def.type === 'object' && node.shape) node = Object.hasOwn(node.shape, part) ? node.shape[part] : undefined
-    else if (node.def.type === 'array' && /^\d+$/.test(part)) node = node.def.element
+    if (def.type === 'object' && def.shape) node = Object.hasOwn(def.shape, part) ? def.shape[part] : undefined
+    else if (def.type === 'array' && /^\d+$/.test(part)) node = def.element
     else return undefined
   }
   return node
 }
 
-function unwrap(node: ZodLike): ZodLike {
+function unwrap(node: z.ZodType): z.ZodType {
   let n = node
   for (;;) {
-    const t = n.def.type
-    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && n.def.innerType)
-      n = n.def.innerType
-    else if (t === 'pipe' && n.def.in) n = n.def.in
+    const def = defOf(n)
+    const t = def.type
+    if ((t === 'optional' || t === 'nullable' || t === 'default' || t === 'readonly') && def.innerType)
+      n = def.innerType
+    else if (t === 'pipe' && def.in) n = def.in
     else return n
   }
 }
 
-function leafOf(node: ZodLike | undefined): Leaf {
+function leafOf(node: z.ZodType | undefined): Leaf {
   if (!node) return 'string'
-  const n = unwrap(node)
-  switch (n.def.type) {
+  const def = defOf(unwrap(node))
+  switch (def.type) {
     case 'number':
-      return n.def.checks?.some((c) => c._zod.def.format === 'safeint' || c._zod.def.format === 'int32')
-        ? 'integer'
-        : 'number'
+      return 'number'
     case 'boolean':
       return 'boolean'
     case 'object':
@@ -185,9 +152,8 @@ function leafOf(node: ZodLike | undefined): Leaf {
       return 'json'
     case 'union': {
       // A cell that may be a string stays one; a number-or-null union reads as a number.
-      const kinds = (n.def.options ?? []).map((o) => leafOf(o))
+      const kinds = (def.options ?? []).map((o) => leafOf(o))
       if (kinds.includes('string')) return 'string'
-      if (kinds.includes('integer')) return 'integer'
       if (kinds.includes('number')) return 'number'
       return 'string'
     }
@@ -218,8 +184,8 @@ class CellError {
 
 /**
  * Turns CSV records into objects: the header's cells are field paths, each cell
- * converted to the type the schema expects at its path (numbers, integers,
- * booleans; objects and arrays as JSON), empty cells left out.
+ * converted to the type the schema expects at its path (numbers, booleans;
+ * objects and arrays as JSON), empty cells left out.
  */
 export class CsvRowBuilder {
   private readonly columns: Column[]
@@ -228,7 +194,6 @@ export class CsvRowBuilder {
     readonly header: string[],
     schema: z.ZodType,
   ) {
-    const root = schema as unknown as ZodLike
     const seen = new Set<string>()
     this.columns = []
     for (let i = 0; i < header.length; i++) {
@@ -245,7 +210,7 @@ export class CsvRowBuilder {
         parts,
         indexes: parts.map(Number),
         nextIsIndex: parts.map((_, k) => k + 1 < parts.length && /^\d+$/.test(parts[k + 1]!)),
-        leaf: leafOf(nodeAt(root, parts)),
+        leaf: leafOf(nodeAt(schema, parts)),
       })
     }
   }
@@ -276,23 +241,24 @@ export class CsvRowBuilder {
   }
 }
 
-/** A cell as the type of its column, or a CellError. */
+/**
+ * A cell as the type of its column: a number or a boolean when it reads as one,
+ * otherwise the text itself, which validation then refuses in the same words
+ * as the same text given for that field in JSON. Only a JSON cell that does not
+ * parse is a CellError: it has no JSON counterpart.
+ */
 function convert(cell: string, leaf: Leaf): unknown {
   switch (leaf) {
-    case 'number':
-    case 'integer': {
+    case 'number': {
       const text = cell.trim()
       const n = Number(text)
-      if (text === '' || !Number.isFinite(n)) return new CellError(`expected a number, got ${JSON.stringify(cell)}`)
-      if (leaf === 'integer' && !Number.isInteger(n))
-        return new CellError(`expected a whole number, got ${JSON.stringify(cell)}`)
-      return n
+      return text === '' || !Number.isFinite(n) ? cell : n
     }
     case 'boolean': {
       const t = cell.trim().toLowerCase()
       if (TRUE.has(t)) return true
       if (FALSE.has(t)) return false
-      return new CellError(`expected true or false, got ${JSON.stringify(cell)}`)
+      return cell
     }
     case 'json': {
       const text = cell.trim()

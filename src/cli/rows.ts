@@ -8,7 +8,7 @@ import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
-import {type CsvRecord, CsvRowBuilder, CsvTokenizer} from './csv.js'
+import {type CsvRecord, CsvRowBuilder, csvRecords} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
@@ -210,7 +210,12 @@ export function ndjsonRows(chunks: AsyncIterable<string>, label: string): AsyncG
   return flatten(ndjsonBatches(chunks, label))
 }
 
-/** `ndjsonRows`, the rows each piece of text completes as one array. */
+/**
+ * `ndjsonRows`, the rows each piece of text completes as one array. Lines end
+ * at LF only (a CR before it is dropped), as NDJSON says: node:readline would
+ * also end them at U+2028 and U+2029, which JSON.stringify leaves raw inside
+ * strings, and cut such rows in two.
+ */
 export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: string): AsyncGenerator<InputRow[]> {
   let rest = ''
   let line = 0
@@ -218,24 +223,7 @@ export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: strin
   const one = (text: string): InputRow | undefined => {
     line++
     const body = text.endsWith('\r') ? text.slice(0, -1) : text
-    if (body.trim() === '') return undefined
-    row++
-    try {
-      const value = JSON.parse(body) as unknown
-      if (nestedDeeperThan(value)) return {row, line, raw: body, problems: [{path: '', reason: TOO_DEEP}]}
-      return {row, line, value}
-    } catch (error) {
-      const found = jsonErrorOffset(body)
-      const where = found
-        ? `column ${lineColumn(body, found.offset).column}: ${found.reason}`
-        : (error as Error).message
-      return {
-        row,
-        line,
-        raw: body,
-        problems: [{path: '', reason: `invalid JSON on line ${line} of ${label} (${where})`}],
-      }
-    }
+    return body.trim() === '' ? undefined : ndjsonRow(body, ++row, line, label)
   }
   for await (const chunk of chunks) {
     const text = rest + chunk
@@ -251,6 +239,19 @@ export async function* ndjsonBatches(chunks: AsyncIterable<string>, label: strin
   }
   const last = one(rest)
   if (last) yield [last]
+}
+
+/** One non-empty NDJSON line as a row; JSON that does not parse makes an invalid row naming its column. */
+function ndjsonRow(body: string, row: number, line: number, label: string): InputRow {
+  try {
+    const value = JSON.parse(body) as unknown
+    if (nestedDeeperThan(value)) return {row, line, raw: body, problems: [{path: '', reason: TOO_DEEP}]}
+    return {row, line, value}
+  } catch (error) {
+    const found = jsonErrorOffset(body)
+    const where = found ? `column ${lineColumn(body, found.offset).column}: ${found.reason}` : (error as Error).message
+    return {row, line, raw: body, problems: [{path: '', reason: `invalid JSON on line ${line} of ${label} (${where})`}]}
+  }
 }
 
 /**
@@ -272,138 +273,195 @@ export async function* jsonBatches(
   mode: 'array' | 'sequence',
   label: string,
 ): AsyncGenerator<InputRow[]> {
-  let opened = mode === 'sequence'
-  let closed = false
-  let afterValue = false
-  let expectValue = false
-  let inValue = false
-  let primitive = false
-  let inString = false
-  let escape = false
-  let depth = 0
-  let buf = ''
-  let line = 1
-  let col = 0
-  let startLine = 1
-  let startCol = 1
-  let row = 0
-  const fail = (what: string): never => {
-    throw new InputError(`${label}: invalid JSON at line ${line}, column ${col}: ${what}`)
-  }
-  let previousLine = 0
-  const finish = (text: string): InputRow => {
-    row++
-    // A line number helps only when rows sit on lines of their own.
-    const own = startLine !== previousLine
-    previousLine = startLine
-    try {
-      const value = JSON.parse(text) as unknown
-      if (nestedDeeperThan(value))
-        return {row, ...(own ? {line: startLine} : {}), raw: text, problems: [{path: '', reason: TOO_DEEP}]}
-      return {row, ...(own ? {line: startLine} : {}), value}
-    } catch (error) {
-      const found = jsonErrorOffset(text)
-      if (!found)
-        throw new InputError(`${label}: invalid JSON in row ${row} (line ${startLine}): ${(error as Error).message}`)
-      const rel = lineColumn(text, found.offset)
-      const absLine = startLine + rel.line - 1
-      const absCol = rel.line === 1 ? startCol + rel.column - 1 : rel.column
-      throw new InputError(`${label}: invalid JSON at line ${absLine}, column ${absCol}: ${found.reason}`)
-    }
-  }
+  const splitter = new JsonSplitter(mode, label)
   for await (const chunk of chunks) {
+    const out = splitter.push(chunk)
+    if (out.length > 0) yield out
+  }
+  const last = splitter.lastNumber()
+  if (last) yield [last]
+  splitter.end()
+}
+
+/**
+ * Finds where each top-level value of a JSON array (or of a sequence of
+ * values) begins and ends, a piece of text at a time, and hands each value's
+ * text to JSON.parse: a scan for brackets, quotes and commas costs less than
+ * a streaming JSON parser building the values itself (bench/readers.ts).
+ */
+class JsonSplitter {
+  private opened: boolean
+  private closed = false
+  private afterValue = false
+  private expectValue = false
+  private inValue = false
+  private primitive = false
+  private inString = false
+  private escape = false
+  private depth = 0
+  /** The text of the value being read, from the pieces before this one. */
+  private buf = ''
+  private line = 1
+  private col = 0
+  private startLine = 1
+  private startCol = 1
+  private row = 0
+  private previousLine = 0
+
+  constructor(
+    private readonly mode: 'array' | 'sequence',
+    private readonly label: string,
+  ) {
+    this.opened = mode === 'sequence'
+  }
+
+  /** The rows this piece of text completes. */
+  push(chunk: string): InputRow[] {
     const out: InputRow[] = []
-    let segStart = inValue ? 0 : -1
-    for (let i = 0; i < chunk.length; i++) {
+    let segStart = 0
+    let i = 0
+    while (i < chunk.length) {
+      if (this.inValue) {
+        const end = this.valueEnd(chunk, i)
+        if (end === -1) break
+        out.push(this.finish(this.buf + chunk.slice(segStart, end)))
+        this.buf = ''
+        this.inValue = false
+        this.afterValue = true
+        i = end
+        continue
+      }
       const c = chunk.charCodeAt(i)
+      if (c === 10) {
+        this.line++
+        this.col = 0
+      } else this.col++
+      if (this.begins(c)) segStart = i
+      i++
+    }
+    if (this.inValue) this.buf += chunk.slice(segStart)
+    return out
+  }
+
+  /**
+   * Reads on in the value from `from`: the index after its last character, or
+   * -1 when it goes on past this piece. A number or a literal ends before the
+   * comma, bracket or white space after it.
+   */
+  private valueEnd(chunk: string, from: number): number {
+    let {inString, escape, depth, line, col} = this
+    const primitive = this.primitive
+    let end = -1
+    for (let i = from; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i)
+      if (primitive && !inString && (c === 44 || c === 93 || c === 32 || c === 9 || c === 10 || c === 13)) {
+        end = i
+        break
+      }
       if (c === 10) {
         line++
         col = 0
       } else col++
-      if (inValue) {
-        if (inString) {
-          if (escape) escape = false
-          else if (c === 92) escape = true
-          else if (c === 34) {
-            inString = false
-            if (primitive && depth === 0) {
-              out.push(finish(buf + chunk.slice(segStart, i + 1)))
-              buf = ''
-              inValue = false
-              afterValue = true
-            }
-          }
-          continue
-        }
-        if (primitive) {
-          if (c === 44 || c === 93 || c === 32 || c === 9 || c === 10 || c === 13) {
-            out.push(finish(buf + chunk.slice(segStart, i)))
-            buf = ''
-            inValue = false
-            afterValue = true
-            // Read the delimiter again outside the value.
-            if (c === 10) line--
-            else col--
-            i--
-            continue
-          }
-          continue
-        }
-        if (c === 34) inString = true
-        else if (c === 123 || c === 91) depth++
-        else if (c === 125 || c === 93) {
-          depth--
-          if (depth === 0) {
-            out.push(finish(buf + chunk.slice(segStart, i + 1)))
-            buf = ''
-            inValue = false
-            afterValue = true
+      if (inString) {
+        if (escape) escape = false
+        else if (c === 92) escape = true
+        else if (c === 34) {
+          inString = false
+          if (primitive) {
+            end = i + 1
+            break
           }
         }
-        continue
-      }
-      if (c === 32 || c === 9 || c === 10 || c === 13) continue
-      if (closed) fail('unexpected text after the end of the array')
-      if (!opened) {
-        if (c !== 91) fail('expected [')
-        opened = true
-        continue
-      }
-      if (mode === 'array' && c === 44) {
-        if (!afterValue) fail('unexpected ,')
-        afterValue = false
-        expectValue = true
-        continue
-      }
-      if (mode === 'array' && c === 93) {
-        if (expectValue) fail('unexpected ] after ,')
-        closed = true
-        continue
-      }
-      if (afterValue && mode === 'array') fail('expected , or ]')
-      // A value starts here.
-      inValue = true
-      expectValue = false
-      afterValue = false
-      segStart = i
-      buf = ''
-      startLine = line
-      startCol = col
-      depth = 0
-      primitive = !(c === 123 || c === 91)
-      if (!primitive) depth = 1
+      } else if (primitive) continue
       else if (c === 34) inString = true
+      else if (c === 123 || c === 91) depth++
+      else if ((c === 125 || c === 93) && --depth === 0) {
+        end = i + 1
+        break
+      }
     }
-    if (inValue) buf += chunk.slice(segStart)
-    if (out.length > 0) yield out
+    Object.assign(this, {inString, escape, depth, line, col})
+    return end
   }
-  if (inValue && primitive && !inString) {
-    yield [finish(buf)]
-    inValue = false
+
+  /** A character outside any value: checks the array's punctuation; true when a value starts with it. */
+  private begins(c: number): boolean {
+    if (c === 32 || c === 9 || c === 10 || c === 13) return false
+    if (this.closed) this.fail('unexpected text after the end of the array')
+    if (!this.opened) {
+      if (c !== 91) this.fail('expected [')
+      this.opened = true
+      return false
+    }
+    if (this.mode === 'array' && c === 44) {
+      if (!this.afterValue) this.fail('unexpected ,')
+      this.afterValue = false
+      this.expectValue = true
+      return false
+    }
+    if (this.mode === 'array' && c === 93) {
+      if (this.expectValue) this.fail('unexpected ] after ,')
+      this.closed = true
+      return false
+    }
+    if (this.afterValue && this.mode === 'array') this.fail('expected , or ]')
+    this.inValue = true
+    this.expectValue = false
+    this.afterValue = false
+    this.buf = ''
+    this.startLine = this.line
+    this.startCol = this.col
+    this.primitive = !(c === 123 || c === 91)
+    this.depth = this.primitive ? 0 : 1
+    this.inString = c === 34
+    this.escape = false
+    return true
   }
-  if (inValue) throw new InputError(`${label}: invalid JSON: the input ends inside row ${row + 1} (line ${startLine})`)
-  if (mode === 'array' && opened && !closed) {
-    throw new InputError(`${label}: invalid JSON: the input ends before the array is closed with ]`)
+
+  /** A number or literal the input ends with (it has nothing after it to end it). */
+  lastNumber(): InputRow | undefined {
+    if (!(this.inValue && this.primitive && !this.inString)) return undefined
+    this.inValue = false
+    return this.finish(this.buf)
+  }
+
+  /** Throws when the input ends inside a row or before the array is closed. */
+  end(): void {
+    if (this.inValue) {
+      throw new InputError(
+        `${this.label}: invalid JSON: the input ends inside row ${this.row + 1} (line ${this.startLine})`,
+      )
+    }
+    if (this.mode === 'array' && this.opened && !this.closed) {
+      throw new InputError(`${this.label}: invalid JSON: the input ends before the array is closed with ]`)
+    }
+  }
+
+  private fail(what: string): never {
+    throw new InputError(`${this.label}: invalid JSON at line ${this.line}, column ${this.col}: ${what}`)
+  }
+
+  private finish(text: string): InputRow {
+    const row = ++this.row
+    // A line number helps only when rows sit on lines of their own.
+    const own = this.startLine !== this.previousLine
+    this.previousLine = this.startLine
+    const at = own ? {line: this.startLine} : {}
+    try {
+      const value = JSON.parse(text) as unknown
+      if (nestedDeeperThan(value)) return {row, ...at, raw: text, problems: [{path: '', reason: TOO_DEEP}]}
+      return {row, ...at, value}
+    } catch (error) {
+      const found = jsonErrorOffset(text)
+      if (!found)
+        throw new InputError(
+          `${this.label}: invalid JSON in row ${row} (line ${this.startLine}): ${(error as Error).message}`,
+        )
+      const rel = lineColumn(text, found.offset)
+      const absLine = this.startLine + rel.line - 1
+      const absCol = rel.line === 1 ? this.startCol + rel.column - 1 : rel.column
+      throw new InputError(`${this.label}: invalid JSON at line ${absLine}, column ${absCol}: ${found.reason}`)
+    }
   }
 }
 
@@ -418,13 +476,11 @@ export async function* csvBatches(
   label: string,
   schema: z.ZodType,
 ): AsyncGenerator<InputRow[]> {
-  const tokenizer = new CsvTokenizer()
   let builder: CsvRowBuilder | undefined
   let row = 0
   const convert = (records: CsvRecord[]): InputRow[] => {
     const out: InputRow[] = []
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!
+    for (const record of records) {
       if (!builder) {
         try {
           builder = new CsvRowBuilder(record.cells, schema)
@@ -444,12 +500,10 @@ export async function* csvBatches(
     return out
   }
   try {
-    for await (const chunk of chunks) {
-      const out = convert(tokenizer.push(chunk))
+    for await (const records of csvRecords(chunks)) {
+      const out = convert(records)
       if (out.length > 0) yield out
     }
-    const out = convert(tokenizer.end())
-    if (out.length > 0) yield out
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)

@@ -1,76 +1,51 @@
-import type * as z from 'zod'
+import * as z from 'zod'
 
 import {describeIssue, type ErrorDetail} from '../schemas/common.js'
 import {InputError} from './errors.js'
 
-/** At most this many problems are listed; the rest are counted. */
-const MAX_LISTED = 25
-
-export interface RowProblem {
-  /** 1-based row number in the input. */
-  row: number
-  /** Dotted path inside the row. */
+/** A problem with one field of an input (a row, a body); path "" is the whole of it. */
+export interface FieldProblem {
+  /** Dotted field path inside the row or body; "" for the whole of it. */
   path: string
   reason: string
 }
 
+/** A problem and where it is: the row (1-based) and, when known, the line it starts on. */
+export interface LocatedProblem extends FieldProblem {
+  row?: number
+  line?: number
+}
+
+/** `row N`, or `row N (line L)` when the row does not start on line N. */
+export const rowLabel = (r: {row: number; line?: number}): string =>
+  r.line !== undefined && r.line !== r.row ? `row ${r.row} (line ${r.line})` : `row ${r.row}`
+
 /**
- * Validates every row against a schema and returns the parsed rows, or throws
- * one InputError listing each problem as `row N: field.path: reason (allowed: ...)`.
- * `rowLabel` turns an index into what the user sees (a line number for NDJSON).
+ * The one line every input path prints for a problem:
+ * `row 3 (line 5): quantity: expected a number, got "abc"`; without a row
+ * (an update body) `quantity: ...`, and `(body): ...` for the body as a whole.
  */
-export function validateRows<S extends z.ZodType>(
-  rows: readonly unknown[],
-  schema: S,
-  opts: {what?: string; rowLabel?: (index: number) => string} = {},
-): z.infer<S>[] {
-  const label = opts.rowLabel ?? ((i: number) => `row ${i + 1}`)
-  const out: z.infer<S>[] = []
-  const problems: {label: string; detail: ErrorDetail; text: string}[] = []
-  rows.forEach((row, i) => {
-    const result = schema.safeParse(row, {reportInput: true})
-    if (result.success) {
-      out.push(result.data)
-      return
-    }
-    for (const issue of result.error.issues) {
-      const path = issue.path.map(String).join('.')
-      const reason = describe(issue)
-      problems.push({
-        label: label(i),
-        detail: {path: [String(i), ...issue.path.map(String)].join('.'), message: reason},
-        text: `${label(i)}: ${path || '(row)'}: ${reason}`,
-      })
-    }
-  })
-  if (problems.length > 0) {
-    const invalidRows = new Set(problems.map((p) => p.label)).size
-    const shown = problems.slice(0, MAX_LISTED).map((p) => `  ${p.text}`)
-    if (problems.length > MAX_LISTED) shown.push(`  … and ${problems.length - MAX_LISTED} more`)
-    const what = opts.what ?? 'row'
-    throw new InputError(
-      `${invalidRows} of ${rows.length} ${what}${rows.length === 1 ? '' : 's'} invalid; nothing was sent:\n${shown.join('\n')}`,
-      problems.map((p) => p.detail),
-    )
-  }
-  return out
+export function problemLine(p: LocatedProblem): string {
+  const parts: string[] = []
+  if (p.row !== undefined) parts.push(rowLabel(p as {row: number; line?: number}))
+  if (p.path) parts.push(p.path)
+  else if (p.row === undefined) parts.push('(body)')
+  parts.push(p.reason)
+  return parts.join(': ')
 }
 
-/** Validates one object (an update body); problems are listed by field path. */
-export function validateObject<S extends z.ZodType>(value: unknown, schema: S, what: string): z.infer<S> {
-  const result = schema.safeParse(value, {reportInput: true})
-  if (result.success) return result.data
-  const lines = result.error.issues.map(
-    (issue) => `  ${issue.path.map(String).join('.') || '(body)'}: ${describe(issue)}`,
-  )
-  throw new InputError(
-    `invalid ${what}; nothing was sent:\n${lines.join('\n')}`,
-    result.error.issues.map((issue) => ({path: issue.path.map(String).join('.'), message: describe(issue)})),
-  )
+/** A zod error's issues as field problems, each worded by `issueReason`. */
+export function issueProblems(error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({path: issue.path.map(String).join('.'), reason: issueReason(issue)}))
 }
 
-/** One zod issue as a reason a user can act on (what is allowed, what was given). */
-export function describe(issue: z.core.$ZodIssue): string {
+/**
+ * One zod issue as a reason a user can act on: what is allowed and what was
+ * given. Every input path (CSV, JSON, NDJSON, stdin, flags, update bodies)
+ * words its problems through this function, so one mistake reads the same
+ * wherever it was made. Parse with `{reportInput: true}` so the given value can be shown.
+ */
+export function issueReason(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_value': {
       const got =
@@ -81,8 +56,9 @@ export function describe(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_type': {
       const input = (issue as {input?: unknown}).input
-      if (input === undefined) return `is required (${issue.expected})`
-      return `expected ${issue.expected}, got ${typeName(input)} ${truncate(JSON.stringify(input))}`
+      const expected = EXPECTED[issue.expected] ?? issue.expected
+      if (input === undefined) return `is required (${expected})`
+      return `expected ${expected}, got ${shown(input)}`
     }
     default:
       // The other codes read the same on both sides of the wire.
@@ -90,233 +66,190 @@ export function describe(issue: z.core.$ZodIssue): string {
   }
 }
 
-function typeName(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'array'
-  return typeof v
+/** What a type is called in a message; a CSV cell and a JSON value given for a number read alike. */
+const EXPECTED: Record<string, string> = {
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  string: 'a string',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
 }
 
-function truncate(s: string | undefined): string {
-  if (s === undefined) return ''
-  return s.length > 40 ? `${s.slice(0, 40)}…` : s
+/** A given value as JSON, cut at 40 characters. */
+function shown(value: unknown): string {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(value)
+  }
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-/** What a fast parser answers when it does not vouch for a value: zod then decides. */
-export const NOT_VOUCHED: unique symbol = Symbol('not vouched')
+/** Validates one object (an update body); problems are listed by field path. */
+export function validateObject<S extends z.ZodType>(value: unknown, schema: S, what: string): z.infer<S> {
+  const result = schema.safeParse(value, {reportInput: true})
+  if (result.success) return result.data
+  const problems = issueProblems(result.error)
+  throw new InputError(
+    `invalid ${what}; nothing was sent:\n${problems.map((p) => `  ${problemLine(p)}`).join('\n')}`,
+    problems.map((p): ErrorDetail => ({path: p.path, message: p.reason})),
+  )
+}
 
 /**
- * A parser that answers what `schema.safeParse(value)` would answer for the
- * values it accepts (the same output: unknown keys stripped or kept as zod
- * would), and NOT_VOUCHED for anything else, including every invalid value:
- * the caller then runs zod, whose issues make the error messages. Undefined when
- * the schema uses something the fast path does not cover (a transform, a
- * default, a pipe, a mutating check...), so zod keeps doing all the work.
+ * A quick verdict on a value: true only where `schema.safeParse(value)` would
+ * succeed; false means "ask zod", whose issues then make the messages. Parsing
+ * a create row with zod walks all of the schema's ninety fields (and those of
+ * its nested objects) for the dozen a row has; this walks the row's own keys.
  */
-export type FastParser = (value: unknown) => unknown
+export type QuickCheck = (value: unknown) => boolean
 
-const fastParsers = new WeakMap<object, FastParser | null>()
-const fastCheckers = new WeakMap<object, FastParser | null>()
+const compiled = new WeakMap<z.ZodType, QuickCheck>()
 
-/** The fast parser of a schema, compiled once; undefined when the schema is beyond it. */
-export function fastParser(schema: z.ZodType): FastParser | undefined {
-  return compiled(fastParsers, schema, true)
+/**
+ * The quick check of a schema, built once from its public definition (`def`,
+ * the object shapes) and calling zod itself for every value check: only the
+ * walk is ours. A node it does not know is handed to zod whole.
+ */
+export function quickCheck(schema: z.ZodType): QuickCheck {
+  let check = compiled.get(schema)
+  if (check === undefined) {
+    check = compileNode(schema)
+    compiled.set(schema, check)
+  }
+  return check
+}
+
+/** The public definition fields the walk reads; any other field sends the node to zod whole. */
+interface Def {
+  type: string
+  checks?: z.core.$ZodCheck<unknown>[]
+  coerce?: boolean
+  innerType?: z.ZodType
+  element?: z.ZodType
+  options?: z.ZodType[]
+  shape?: Record<string, z.ZodType>
+  catchall?: z.ZodType
+  keyType?: z.ZodType
+  valueType?: z.ZodType
+  entries?: Record<string, unknown>
+  values?: unknown[]
+  inclusive?: boolean
+}
+
+const defOf = (node: z.ZodType): Def => node.def as unknown as Def
+
+/** The definition fields each walked type may have; a field beyond these (a format, a pattern, a discriminator) means zod decides. */
+const KNOWN_FIELDS: Record<string, Set<string>> = {
+  string: new Set(['type', 'checks', 'coerce']),
+  number: new Set(['type', 'checks', 'coerce']),
+  boolean: new Set(['type', 'checks', 'coerce']),
+  null: new Set(['type', 'checks']),
+  unknown: new Set(['type', 'checks']),
+  any: new Set(['type', 'checks']),
+  enum: new Set(['type', 'checks', 'entries']),
+  literal: new Set(['type', 'checks', 'values']),
+  optional: new Set(['type', 'checks', 'innerType']),
+  nullable: new Set(['type', 'checks', 'innerType']),
+  array: new Set(['type', 'checks', 'element']),
+  union: new Set(['type', 'checks', 'options', 'inclusive']),
+  record: new Set(['type', 'checks', 'keyType', 'valueType', 'mode']),
+  object: new Set(['type', 'checks', 'shape', 'catchall']),
 }
 
 /**
- * The fast parser's verdict without its output: the value itself where the
- * parser would vouch for it, NOT_VOUCHED where it would not. For callers that
- * send what they read (the batch's first pass), so nothing is copied, except
- * the level of a node that has a refinement: the refinement sees that level
- * parsed (unknown keys dropped, as zod gives it) and the values inside as read.
- * The create schemas' refinements read top-level fields only; the tests hold
- * the checker to the parser's verdict on both.
+ * zod's own verdict on a value at this node, vouched for only when its output
+ * is the value itself (so nothing above sees a rewritten value): primitives only.
  */
-export function fastChecker(schema: z.ZodType): FastParser | undefined {
-  return compiled(fastCheckers, schema, false)
-}
-
-function compiled(cache: WeakMap<object, FastParser | null>, schema: z.ZodType, build: boolean) {
-  let parser = cache.get(schema)
-  if (parser === undefined) {
-    parser = compileNode(schema as unknown as ZodNode, build) ?? null
-    cache.set(schema, parser)
-  }
-  return parser ?? undefined
-}
-
-/** The parts of a zod 4 schema instance the compiler reads. */
-interface ZodNode {
-  _zod: {
-    def: {
-      type: string
-      checks?: ZodCheckNode[]
-      coerce?: boolean
-      innerType?: ZodNode
-      element?: ZodNode
-      options?: ZodNode[]
-      shape?: Record<string, ZodNode>
-      catchall?: ZodNode
-      keyType?: ZodNode
-      valueType?: ZodNode
-      discriminator?: string
-      inclusive?: boolean
-    }
-    traits: Set<string>
-    optin?: string
-    optout?: string
-    values?: Set<unknown>
+function byZod(node: z.ZodType): QuickCheck {
+  return (v) => {
+    if (typeof v === 'object' && v !== null) return false
+    const r = node.safeParse(v)
+    return r.success && Object.is(r.data, v)
   }
 }
 
-interface ZodCheckNode {
-  _zod: {
-    def: {check: string; when?: (payload: CheckPayload) => boolean}
-    check: (payload: CheckPayload) => unknown
-  }
+function compileNode(node: z.ZodType): QuickCheck {
+  const def = defOf(node)
+  const known = KNOWN_FIELDS[def.type]
+  if (!known || Object.keys(def).some((k) => !known.has(k))) return byZod(node)
+  const checks = def.checks ?? []
+  if (def.coerce || (checks.length > 0 && isLeaf(def.type))) return byZod(node)
+  // Checks on a container (array length, an object's refinement) run through zod, on the value as zod hands it to them.
+  const level = checks.length > 0 ? z.any().check(...checks) : undefined
+  if (def.type === 'object') return compileObject(def, level) ?? byZod(node)
+  const base = compileType(node, def) ?? byZod(node)
+  if (!level) return base
+  return (v) => base(v) && level.safeParse(v).success
 }
 
-interface CheckPayload {
-  value: unknown
-  issues: unknown[]
-}
+const isLeaf = (type: string): boolean => !['optional', 'nullable', 'array', 'union', 'record', 'object'].includes(type)
 
-/** Checks that only look at the value (none rewrites it); they are run as zod runs them. */
-const PURE_CHECKS = new Set([
-  'less_than',
-  'greater_than',
-  'multiple_of',
-  'number_format',
-  'max_length',
-  'min_length',
-  'length_equals',
-  'string_format',
-  'custom',
-  'describe',
-  'meta',
-])
-
-/** Types whose output is the input itself, so a union of them answers the same whichever option matches. */
-const SAME_OUTPUT = new Set(['string', 'number', 'boolean', 'enum', 'literal', 'null'])
-
-const NV = NOT_VOUCHED
-
-/** `build` false: the parser answers the input itself instead of a copy (see fastChecker). */
-function compileNode(node: ZodNode, build: boolean): FastParser | undefined {
-  const def = node._zod.def
-  const checks = [
-    ...(node._zod.traits.has('$ZodCheck') ? [node as unknown as ZodCheckNode] : []),
-    ...(def.checks ?? []),
-  ]
-  if (checks.some((c) => !PURE_CHECKS.has(c._zod.def.check))) return undefined
-  // A check sees the parsed value, so a checked node builds its own level even for fastChecker.
-  const base = compileType(node, build || checks.length > 0, build)
-  if (!base || checks.length === 0) return base
-  return (value) => {
-    const out = base(value)
-    if (out === NV) return NV
-    // As zod's runChecks: each check sees the parsed value; any issue means zod must speak.
-    const payload: CheckPayload = {value: out, issues: []}
-    for (const check of checks) {
-      const when = check._zod.def.when
-      if (when && !when(payload)) continue
-      const result = check._zod.check(payload)
-      if (result instanceof Promise || payload.issues.length > 0) return NV
-    }
-    return build ? payload.value : value
-  }
-}
-
-/** `self`: build this level's output; `build`: build the levels inside it. */
-function compileType(node: ZodNode, self: boolean, build: boolean): FastParser | undefined {
-  const def = node._zod.def
+function compileType(node: z.ZodType, def: Def): QuickCheck | undefined {
   switch (def.type) {
     case 'string':
-      if (def.coerce) return undefined
-      return (v) => (typeof v === 'string' ? v : NV)
+      return (v) => typeof v === 'string'
     case 'number':
-      if (def.coerce) return undefined
-      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NV)
+      return (v) => typeof v === 'number' && Number.isFinite(v)
     case 'boolean':
-      if (def.coerce) return undefined
-      return (v) => (typeof v === 'boolean' ? v : NV)
+      return (v) => typeof v === 'boolean'
     case 'null':
-      return (v) => (v === null ? v : NV)
-    case 'enum':
-    case 'literal': {
-      const values = node._zod.values
-      if (!values) return undefined
-      return (v) => (values.has(v) ? v : NV)
-    }
+      return (v) => v === null
     case 'unknown':
     case 'any':
-      return (v) => v
-    case 'optional': {
-      const inner = def.innerType && compileNode(def.innerType, self)
-      // A default inside would put a value in place of undefined.
-      if (!inner || def.innerType!._zod.optin === 'defaulted') return undefined
-      return (v) => (v === undefined ? undefined : inner(v))
+      return () => true
+    case 'enum':
+    case 'literal': {
+      const values = new Set(def.type === 'enum' ? Object.values(def.entries ?? {}) : (def.values ?? []))
+      return (v) => values.has(v)
     }
+    case 'optional':
     case 'nullable': {
-      const inner = def.innerType && compileNode(def.innerType, self)
-      if (!inner) return undefined
-      return (v) => (v === null ? null : inner(v))
+      if (!def.innerType) return undefined
+      const inner = compileNode(def.innerType)
+      const empty = def.type === 'optional' ? undefined : null
+      return (v) => v === empty || inner(v)
     }
     case 'array': {
-      const element = def.element && compileNode(def.element, build)
-      if (!element) return undefined
-      if (!self) {
-        return (v) => {
-          if (!Array.isArray(v)) return NV
-          for (let i = 0; i < v.length; i++) if (element((v as unknown[])[i]) === NV) return NV
-          return v
-        }
-      }
+      if (!def.element) return undefined
+      const element = compileNode(def.element)
       return (v) => {
-        if (!Array.isArray(v)) return NV
-        const out: unknown[] = new Array(v.length)
-        for (let i = 0; i < v.length; i++) {
-          const r = element((v as unknown[])[i])
-          if (r === NV) return NV
-          out[i] = r
-        }
-        return out
+        if (!Array.isArray(v)) return false
+        // An index loop, not every(): a hole is an undefined element to zod.
+        for (let i = 0; i < v.length; i++) if (!element((v as unknown[])[i])) return false
+        return true
       }
     }
-    case 'union': {
-      if (def.discriminator !== undefined || def.inclusive === false || !def.options) return undefined
-      if (!def.options.every((o) => SAME_OUTPUT.has(o._zod.def.type))) return undefined
-      const options = def.options.map((o) => compileNode(o, build))
-      if (options.some((o) => !o)) return undefined
-      const compiled = options as FastParser[]
-      return (v) => {
-        for (const option of compiled) if (option(v) !== NV) return v
-        return NV
-      }
-    }
-    case 'record': {
-      const key = def.keyType?._zod.def
-      // String keys, unchecked: every own key is one.
-      if (!key || key.type !== 'string' || key.coerce || (key.checks?.length ?? 0) > 0) return undefined
-      if (def.keyType!._zod.traits.has('$ZodCheck')) return undefined
-      const valueParser = def.valueType && compileNode(def.valueType, build)
-      if (!valueParser) return undefined
-      return (v) => {
-        if (!isJsonObject(v) || Object.hasOwn(v, 'constructor')) return NV
-        if (Object.getOwnPropertySymbols(v).length > 0) return NV
-        const out: Record<string, unknown> | undefined = self ? {} : undefined
-        for (const k of Object.keys(v)) {
-          if (k === '__proto__') return NV
-          const r = valueParser(v[k])
-          if (r === NV) return NV
-          if (out) out[k] = r
-        }
-        return out ?? v
-      }
-    }
-    case 'object':
-      return compileObject(node, self, build)
+    case 'union':
+      return compileUnion(def)
+    case 'record':
+      return compileRecord(def)
     default:
-      return undefined
+      return byZod(node)
+  }
+}
+
+function compileUnion(def: Def): QuickCheck | undefined {
+  // An exclusive union (exactly one option) is zod's to decide.
+  if (def.inclusive === false || !def.options) return undefined
+  const options = def.options.map((o) => compileNode(o))
+  return (v) => options.some((option) => option(v))
+}
+
+function compileRecord(def: Def): QuickCheck | undefined {
+  const key = def.keyType && defOf(def.keyType)
+  // String keys without checks: every own key of a JSON object is one.
+  if (!key || key.type !== 'string' || key.coerce || (key.checks?.length ?? 0) > 0) return undefined
+  if (Object.keys(key).some((k) => !KNOWN_FIELDS.string!.has(k))) return undefined
+  if (!def.valueType) return undefined
+  const value = compileNode(def.valueType)
+  return (v) => {
+    if (!isJsonObject(v) || Object.hasOwn(v, 'constructor') || Object.getOwnPropertySymbols(v).length > 0) return false
+    for (const k of Object.keys(v)) if (k === '__proto__' || !value(v[k])) return false
+    return true
   }
 }
 
@@ -327,98 +260,62 @@ function isJsonObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * An object: the input's own keys are walked (a row has a dozen of the
- * schema's ninety), known ones parsed, unknown ones dropped (strip), kept
- * (loose) or refused (strict); the output lists the keys in the schema's order,
- * then the kept unknown ones, as zod builds it.
+ * An object: the value's own keys are walked (a row has a dozen of the
+ * schema's ninety); unknown ones are ignored (zod strips or keeps them) or,
+ * for a strict object, refused. A key is required when its schema refuses
+ * undefined (zod would report it missing) or puts a default in its place.
+ * The object's own checks see it as zod hands it to them: without the keys
+ * zod strips, the values inside as read (the create schemas' refinements read
+ * top-level fields only).
  */
-function compileObject(node: ZodNode, self: boolean, build: boolean): FastParser | undefined {
-  const def = node._zod.def
+function compileObject(def: Def, level: z.ZodType | undefined): QuickCheck | undefined {
   const shape = def.shape
   if (!shape || Object.getOwnPropertySymbols(shape).length > 0) return undefined
-  const keys = Object.keys(shape)
-  const index = new Map<string, number>()
-  const parsers: FastParser[] = []
-  const required: boolean[] = []
-  for (const [i, key] of keys.entries()) {
+  const fields = new Map<string, {check: QuickCheck; required: boolean}>()
+  for (const [key, field] of Object.entries(shape)) {
     // A key Object.prototype has would be "present" on every input for zod's `in`.
     if (key === '__proto__' || key in Object.prototype) return undefined
-    const field = shape[key]!
-    const {optin, optout} = field._zod
-    const optional = optin === 'optional' && optout === 'optional'
-    if (!optional && (optin !== undefined || optout !== undefined)) return undefined
-    const parser = compileNode(field, build)
-    if (!parser) return undefined
-    index.set(key, i)
-    parsers.push(parser)
-    required.push(!optional)
+    const check = compileNode(field)
+    // Absent is fine where zod takes undefined and gives it back; a default put in its place is zod's to add.
+    const absent = field.safeParse(undefined)
+    fields.set(key, {check, required: !(absent.success && absent.data === undefined)})
   }
-  const requiredCount = required.filter(Boolean).length
-  let mode: 'strip' | 'loose' | 'strict' = 'strip'
-  if (def.catchall) {
-    const t = def.catchall._zod.def.type
-    if ((t === 'unknown' || t === 'any') && (def.catchall._zod.def.checks?.length ?? 0) === 0) mode = 'loose'
-    else if (t === 'never') mode = 'strict'
-    else return undefined
-  }
-  if (!self) {
-    return (v) => {
-      if (!isJsonObject(v)) return NV
-      let requiredSeen = 0
-      for (const key in v) {
-        if (key === '__proto__') return NV
-        const i = index.get(key)
-        if (i === undefined) {
-          if (mode === 'strict') return NV
-          continue
-        }
-        if (parsers[i]!(v[key]) === NV) return NV
-        if (required[i]) requiredSeen++
-      }
-      return requiredSeen === requiredCount ? v : NV
-    }
-  }
+  const requiredCount = [...fields.values()].filter((f) => f.required).length
+  const mode = catchallMode(def.catchall)
+  if (mode === undefined) return undefined
   return (v) => {
-    if (!isJsonObject(v)) return NV
-    // The shape indexes and parsed values of the keys present, in input order.
-    const at: number[] = []
-    const parsed: unknown[] = []
-    let extra: string[] | undefined
+    if (!isJsonObject(v)) return false
     let requiredSeen = 0
-    let sorted = true
+    let unknown = false
     for (const key in v) {
-      if (key === '__proto__') return NV
-      const i = index.get(key)
-      if (i === undefined) {
-        if (mode === 'strict') return NV
-        if (mode === 'loose') (extra ??= []).push(key)
+      if (key === '__proto__') return false
+      const field = fields.get(key)
+      if (field === undefined) {
+        if (mode === 'strict') return false
+        unknown = true
         continue
       }
-      const r = parsers[i]!(v[key])
-      if (r === NV) return NV
-      if (required[i]) requiredSeen++
-      if (at.length > 0 && at[at.length - 1]! > i) sorted = false
-      at.push(i)
-      parsed.push(r)
+      if (!field.check(v[key])) return false
+      if (field.required) requiredSeen++
     }
-    if (requiredSeen !== requiredCount) return NV
-    // zod lists the keys in the schema's order: an insertion sort of the handful present.
-    if (!sorted) {
-      for (let j = 1; j < at.length; j++) {
-        const i = at[j]!
-        const r = parsed[j]
-        let k = j - 1
-        for (; k >= 0 && at[k]! > i; k--) {
-          at[k + 1] = at[k]!
-          parsed[k + 1] = parsed[k]
-        }
-        at[k + 1] = i
-        parsed[k + 1] = r
-      }
-    }
-    const out: Record<string, unknown> = {}
-    for (let j = 0; j < at.length; j++) out[keys[at[j]!]!] = parsed[j]
-    if (extra) for (const key of extra) out[key] = v[key]
-    return out
+    if (requiredSeen !== requiredCount) return false
+    if (!level) return true
+    return level.safeParse(unknown && mode === 'strip' ? knownKeys(v, fields) : v).success
   }
+}
+
+/** What zod does with unknown keys, or undefined when the catchall is a schema of its own. */
+function catchallMode(catchall: z.ZodType | undefined): 'strip' | 'loose' | 'strict' | undefined {
+  if (!catchall) return 'strip'
+  const def = defOf(catchall)
+  if ((def.checks?.length ?? 0) > 0) return undefined
+  if (def.type === 'unknown' || def.type === 'any') return 'loose'
+  if (def.type === 'never') return 'strict'
+  return undefined
+}
+
+function knownKeys(v: Record<string, unknown>, fields: Map<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key in v) if (fields.has(key)) out[key] = v[key]
+  return out
 }

@@ -8,7 +8,9 @@ import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../schemas/legacy-demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
-import {NOT_VOUCHED, describe, fastChecker, fastParser} from '../validate.js'
+import {type FieldProblem, issueProblems, problemLine, quickCheck, rowLabel} from '../validate.js'
+
+export type {FieldProblem}
 
 /** One row as an input reader yields it. */
 export interface InputRow {
@@ -22,12 +24,6 @@ export interface InputRow {
   problems?: FieldProblem[]
   /** The raw text, when the value could not be parsed (for the errors file). */
   raw?: string
-}
-
-export interface FieldProblem {
-  /** Dotted field path inside the row; "" for the whole row. */
-  path: string
-  reason: string
 }
 
 /**
@@ -81,22 +77,17 @@ export interface CheckedRow {
   row: number
   line?: number
   ok: boolean
-  /** The parsed item (unknown fields dropped), when ok (and asked for: see checkRow). */
-  item?: Record<string, unknown>
   problems: FieldProblem[]
   /** Top-level fields the schema does not know (not sent). */
   unknownFields: string[]
 }
 
 /**
- * Validates one row against the create schema of the chosen generation. A
- * compiled fast path settles the rows it can vouch for (what zod would accept,
- * with the same output); zod parses the others, so every message comes from it.
- * With `parsed` false, a row the fast path vouches for gets no `item`: the
- * batch sends what it read, and building the copy cost about a tenth of a
- * 100,000-row dry run.
+ * Validates one row against the create schema of the chosen generation. The
+ * quick check settles the rows it can vouch for; zod parses the others, and
+ * its issues, worded by `issueProblems`, are the row's problems.
  */
-export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>, parsed = true): CheckedRow {
+export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>): CheckedRow {
   const checked: CheckedRow = {row: input.row, ok: false, problems: [], unknownFields: []}
   if (input.line !== undefined) checked.line = input.line
   if (input.problems && input.problems.length > 0) {
@@ -109,23 +100,13 @@ export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>,
     return checked
   }
   for (const key of Object.keys(value)) if (!known.has(key)) checked.unknownFields.push(key)
-  const fast = parsed ? fastParser(schema) : fastChecker(schema)
-  const out = fast ? fast(value) : NOT_VOUCHED
-  if (out !== NOT_VOUCHED) {
+  if (quickCheck(schema)(value)) {
     checked.ok = true
-    if (parsed) checked.item = out as Record<string, unknown>
     return checked
   }
   const result = schema.safeParse(value, {reportInput: true})
-  if (result.success) {
-    checked.ok = true
-    checked.item = result.data as Record<string, unknown>
-    return checked
-  }
-  checked.problems = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    reason: describe(issue),
-  }))
+  if (result.success) checked.ok = true
+  else checked.problems = issueProblems(result.error)
   return checked
 }
 
@@ -239,9 +220,6 @@ function jsonLength(value: unknown): number {
   }
 }
 
-export const rowLabel = (r: {row: number; line?: number}): string =>
-  r.line !== undefined && r.line !== r.row ? `row ${r.row} (line ${r.line})` : `row ${r.row}`
-
 export interface ValidationReport {
   source: string
   /** Rows in the input. */
@@ -326,9 +304,8 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     report.rows++
     if (!inShard(input.row, opts.shard)) return
     report.selected++
-    const checked = checkRow(input, schema, known, false)
-    // Where the fast path vouched, the row's draftId is the one it would parse.
-    const own = checked.ok ? (checked.item ?? (input.value as Record<string, unknown>)).draftId : undefined
+    const checked = checkRow(input, schema, known)
+    const own = checked.ok ? (input.value as Record<string, unknown>).draftId : undefined
     if (checked.ok && typeof own === 'string') {
       const first = draftIds.get(own)
       if (first === undefined) draftIds.set(own, input.row)
@@ -371,7 +348,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
 
 /** The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`, then a count. */
 export function invalidRowsError(report: ValidationReport): InputError {
-  const lines = report.problems.map((p) => `  ${rowLabel(p)}: ${p.path ? `${p.path}: ` : ''}${p.reason}`)
+  const lines = report.problems.map((p) => `  ${problemLine(p)}`)
   if (report.moreProblems > 0) lines.push(`  … and ${report.moreProblems} more problem(s)`)
   const details: ErrorDetail[] = report.problems.map((p) => ({
     path: [String(p.row - 1), ...(p.path ? [p.path] : [])].join('.'),
