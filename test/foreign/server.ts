@@ -69,10 +69,10 @@ export interface Quirks {
   first?: Fault & {afterWork?: boolean}
 
   // Transport.
-  /** Every request is first redirected (307 or 308) to the same path under /moved. */
-  redirect?: 307 | 308
-  /** Content-Type of JSON answers: default application/json; none leaves it out. */
-  contentType?: 'none' | 'text/html' | 'text/plain'
+  /** Every request is first redirected to the same path under /moved: 307 for GET, 308 for the others. */
+  redirect?: boolean
+  /** Content-Type of JSON answers: default application/json; none leaves it out; mixed: none for GET, text/html for the rest. */
+  contentType?: 'none' | 'text/html' | 'text/plain' | 'mixed'
   /** A UTF-8 byte order mark before every JSON body. */
   bom?: boolean
   /** gzip: every body gzip-compressed (asked for or not); unknown: a Content-Encoding nobody knows, body as is. */
@@ -774,15 +774,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     let text = isJson ? JSON.stringify(payload.json) : payload.text!
     if (isJson && quirks.bom) text = `\uFEFF${text}`
     let bytes = Buffer.from(text, 'utf8')
-    const type = isJson
-      ? quirks.contentType === 'none'
-        ? undefined
-        : quirks.contentType === 'text/html'
-          ? 'text/html; charset=utf-8'
-          : quirks.contentType === 'text/plain'
-            ? 'text/plain'
-            : 'application/json; charset=utf-8'
-      : payload.type
+    const type = isJson ? jsonType(res.req.method ?? 'GET') : payload.type
     if (type) res.setHeader('Content-Type', type)
     if (quirks.contentEncoding === 'gzip') {
       bytes = gzipSync(bytes)
@@ -811,6 +803,15 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       if (i < 4096) await new Promise((r) => setImmediate(r))
     }
     res.end()
+  }
+
+  /** The Content-Type JSON answers go with; undefined: none at all. */
+  const jsonType = (method: string): string | undefined => {
+    const wanted = quirks.contentType === 'mixed' ? (method === 'GET' ? 'none' : 'text/html') : quirks.contentType
+    if (wanted === 'none') return undefined
+    if (wanted === 'text/html') return 'text/html; charset=utf-8'
+    if (wanted === 'text/plain') return 'text/plain'
+    return 'application/json; charset=utf-8'
   }
 
   const readBody = (req: IncomingMessage): Promise<string> =>
@@ -860,8 +861,8 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     stats.log.push(record)
     const raw = await readBody(req)
     if (quirks.redirect && !url.pathname.startsWith('/moved/')) {
-      record.status = quirks.redirect
-      res.writeHead(quirks.redirect, {Location: `/moved${url.pathname}${url.search}`, 'Content-Length': '0'})
+      record.status = method === 'GET' ? 307 : 308
+      res.writeHead(record.status, {Location: `/moved${url.pathname}${url.search}`, 'Content-Length': '0'})
       res.end()
       return
     }
