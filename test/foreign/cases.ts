@@ -70,7 +70,7 @@ export const COMMANDS: CommandSpec[] = [
     argv: () => ['demand', 'list'],
     retrySafe: true,
     requests: 1,
-    shows: ({server}) => first(server.seed.demandIds),
+    shows: ({server}) => [...first(server.seed.demandIds), server.seed.material],
   },
   {
     id: 'demand list --all',
@@ -86,7 +86,7 @@ export const COMMANDS: CommandSpec[] = [
     argv: ({server}) => ['demand', 'get', server.seed.demandIds[0]!],
     retrySafe: true,
     requests: 1,
-    shows: ({server}) => [server.seed.demandIds[0]!],
+    shows: ({server}) => [server.seed.demandIds[0]!, server.seed.material],
   },
   {
     id: 'demand create --file',

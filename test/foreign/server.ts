@@ -349,7 +349,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       technique: quirks.unknownEnums ? 'INJECTION_MOLDING' : d.technique,
       material: d.material,
       color: d.color,
-      priceToClient: money(d.priceTotal * 1.1),
+      priceToClient: money(Math.round(d.priceTotal * 110) / 100),
       priceToManufacturer: money(d.priceTotal),
       priceTotal: quirks.nulls ? null : money(d.priceTotal),
       platformFee: money(1.25),
@@ -377,7 +377,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
         color: d.color,
         quantity: int(d.quantity),
         priceMachine: '3.20',
-        pricePerPiece: money(d.priceTotal / d.quantity),
+        pricePerPiece: money(Math.round((d.priceTotal / d.quantity) * 100) / 100),
         ...(quirks.nulls ? {dfmData: null, bendingData: null, note: null} : {}),
       })),
       tracking: quirks.nulls ? null : d.tracking.map((t) => ({status: t.status, date: t.date})),
@@ -830,7 +830,13 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     return undefined
   }
 
-  const sendFault = async (res: ServerResponse, fault: Fault, record: RequestRecord): Promise<void> => {
+  /** Answers with a fault; an early end cuts `answer` (the real one when the work was done). */
+  const sendFault = async (
+    res: ServerResponse,
+    fault: Fault,
+    record: RequestRecord,
+    answer: {status: number; body: unknown} = {status: 200, body: {message: 'cut before any work'}},
+  ): Promise<void> => {
     if (fault.kind === 'drop') {
       record.status = 'dropped'
       res.socket?.destroy()
@@ -838,6 +844,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     }
     if (fault.kind === 'early-end') {
       record.status = 'cut'
+      await send(res, answer.status, {json: answer.body ?? {}}, {}, true)
       return
     }
     record.status = fault.status
@@ -875,19 +882,9 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       await send(res, 401, {json: errorBody(401, problem)})
       return
     }
-    if (quirks.always) {
-      await sendFault(res, quirks.always, record)
-      if (quirks.always.kind === 'early-end') await send(res, 200, {json: {message: 'unused'}}, {}, true)
-      return
-    }
+    if (quirks.always) return sendFault(res, quirks.always, record)
     const fault = index === 0 ? quirks.first : undefined
-    if (fault && !fault.afterWork) {
-      if (fault.kind === 'early-end') {
-        record.status = 'cut'
-        await send(res, 200, {json: {message: 'cut before the work'}}, {}, true)
-      } else await sendFault(res, fault, record)
-      return
-    }
+    if (fault && !fault.afterWork) return sendFault(res, fault, record)
     let answer: {status: number; body: unknown}
     try {
       let body: unknown
@@ -903,14 +900,8 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       if (!(error instanceof HttpFailure)) throw error
       answer = {status: error.status, body: errorBody(error.status, error.message, error.details)}
     }
-    if (fault) {
-      // The work is done (stored); the answer is lost or replaced.
-      if (fault.kind === 'early-end') {
-        record.status = 'cut'
-        await send(res, answer.status, {json: answer.body ?? {}}, {}, true)
-      } else await sendFault(res, fault, record)
-      return
-    }
+    // The work is done (stored); the answer is lost or replaced.
+    if (fault) return sendFault(res, fault, record, answer)
     record.status = answer.status
     await send(res, answer.status, answer.body === undefined ? undefined : {json: answer.body})
   }
