@@ -2,7 +2,10 @@
 // table and --json, with a one-line reason for each case that is not ok and the
 // totals. Needs the built CLI (npm run build).
 //
-//   npx tsx test/foreign/matrix.ts [--variant a,b] [--command "demand get,post list"] [--concurrency N] [--json]
+//   npx tsx test/foreign/matrix.ts [--full] [--variant a,b] [--command "demand get,post list"] [--concurrency N] [--json]
+//
+// --full (or FOREIGN_FULL=1) runs every command against every variant, not only
+// the SAMPLE commands for the variants that change every answer.
 import {existsSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {parseArgs} from 'node:util'
@@ -15,6 +18,7 @@ const {values} = parseArgs({
     command: {type: 'string'},
     concurrency: {type: 'string'},
     json: {type: 'boolean'},
+    full: {type: 'boolean'},
   },
 })
 
@@ -26,6 +30,7 @@ if (!existsSync(join(root, 'dist/commands/demand/list.js'))) {
 
 const list = (s: string | undefined) => s?.split(',').map((x) => x.trim())
 const cases = allCases({
+  ...(values.full ? {full: true} : {}),
   ...(values.variant ? {variants: list(values.variant)} : {}),
   ...(values.command ? {commands: list(values.command)} : {}),
 })
