@@ -245,7 +245,7 @@ export interface Expectation {
   message?: string
   /** The output must not carry an HTML page. */
   noHtml?: boolean
-  /** An empty list must say so (table) or print an empty JSON array (--json). */
+  /** An empty list must say so in a table (--json prints its empty array). */
   saysEmpty?: boolean
   /** The answer carries the created ids (false for answers without a body). */
   idsKnown: boolean
@@ -294,6 +294,7 @@ export const VARIANTS: Variant[] = [
     point: POINTS.holds,
     quirks: {},
     reach: 'all',
+    everyCommand: true,
   },
 
   // Create answers.
