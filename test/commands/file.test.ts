@@ -148,7 +148,7 @@ describe('mfg file download', () => {
     )
     const created = await run(['demand', 'create', '--file', demandFile, '--json'])
     expect(created.exitCode, created.stderr).toBe(0)
-    const id = json<{id: string}[]>(created)[0]!.id
+    const id = json<{results: {id: string}[]}>(created).results[0]!.id
     const out = join(home, 'many')
     const r = await run(['file', 'download', id, '--out', out, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)

@@ -218,7 +218,7 @@ describe('mfg webhook listen, end to end', () => {
 
     const quote = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
     expect(quote.exitCode, quote.stderr).toBe(0)
-    const quoteId = json<{id: string}[]>(quote)[0]!.id
+    const quoteId = json<{results: {id: string}[]}>(quote).results[0]!.id
     const order = await run([
       'demand',
       'create',

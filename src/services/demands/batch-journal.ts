@@ -27,6 +27,11 @@ export interface RowFailure {
   row: number
   draftId: string
   error: string
+  /**
+   * Present when nobody could tell whether the row was created: the request may
+   * have been processed and no look-up settled it. A re-run looks it up first.
+   */
+  outcome?: 'unknown'
 }
 
 export type RowOutcome = RowResult | RowFailure
@@ -231,4 +236,56 @@ function replay(text: string, rows: Map<number, JournalRowState>): {maxChunk: nu
     }
   }
   return {maxChunk, events}
+}
+
+/**
+ * What a batch writes about its chunks, with or without a journal (a one-off
+ * quote from flags keeps none): every send gets a chunk number either way.
+ */
+export class ChunkLog {
+  private local = 0
+
+  constructor(private readonly journal?: BatchJournal) {}
+
+  get path(): string | undefined {
+    return this.journal?.path
+  }
+
+  /** Marks rows as maybe sent, resolving once the mark is on the disk: call before the request leaves. */
+  async sent(rows: readonly {row: number; draftId: string}[], at: number): Promise<number> {
+    const c = this.nextChunk()
+    await this.journal?.appendDurable({
+      t: 'sent',
+      c,
+      rows: rows.map((r) => r.row),
+      draftIds: rows.map((r) => r.draftId),
+      at,
+    })
+    return c
+  }
+
+  /** Rows that exist on the server; without a chunk number, rows found by a look-up. */
+  done(results: RowResult[], c = this.nextChunk()): void {
+    this.journal?.append({t: 'done', c, results})
+  }
+
+  failed(c: number, failures: RowFailure[]): void {
+    this.journal?.append({t: 'failed', c, failures})
+  }
+
+  notSent(c: number, rows: readonly {row: number}[]): void {
+    if (rows.length > 0) this.journal?.append({t: 'notsent', c, rows: rows.map((r) => r.row)})
+  }
+
+  unknown(c: number, rows: readonly {row: number}[], at: number): void {
+    this.journal?.append({t: 'unknown', c, rows: rows.map((r) => r.row), at})
+  }
+
+  close(): Promise<void> {
+    return this.journal?.close() ?? Promise.resolve()
+  }
+
+  private nextChunk(): number {
+    return this.journal?.chunkId() ?? this.local++
+  }
 }
