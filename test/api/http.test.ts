@@ -258,9 +258,10 @@ for (const bulk of [false, true]) {
       })
 
       it('a 503 or a reset is not: the request may have been processed', async () => {
-        const {server, client} = await setup((_req, res, i) =>
-          i === 0 ? json(res, 503, errorBody(503, 'Service Unavailable', 'busy')) : res.socket?.destroy(),
-        )
+        const {server, client} = await setup((_req, res, i) => {
+          if (i === 0) json(res, 503, errorBody(503, 'Service Unavailable', 'busy'))
+          else res.socket?.destroy()
+        })
         expect(await failure(post(client))).toBeInstanceOf(ServerError)
         const reset = await failure(post(client))
         expect(reset).toBeInstanceOf(NetworkError)
