@@ -231,7 +231,7 @@ describe('mfg webhook listen, end to end', () => {
       '--json',
     ])
     expect(order.exitCode, order.stderr).toBe(0)
-    const orderId = json<{id: string}[]>(order)[0]!.id
+    const orderId = json<{results: {id: string}[]}>(order).results[0]!.id
     // An update emits quote_request_updated, which this subscription does not listen to.
     const updated = await run(['demand', 'update', quoteId, '--status', 'special_verified'])
     expect(updated.exitCode, updated.stderr).toBe(0)
