@@ -10,14 +10,7 @@ import type {ResponseType} from './types.js'
  * (ECONNRESET, Z_DATA_ERROR...), for the pipeline to map like any network failure.
  */
 export async function receive(body: Readable, headers: IncomingHttpHeaders, limit = Infinity): Promise<Buffer> {
-  const parts: Buffer[] = []
-  let size = 0
-  for await (const part of body) {
-    parts.push(part as Buffer)
-    size += (part as Buffer).length
-    // Leaving the loop early destroys the body.
-    if (size >= limit) break
-  }
+  const parts = await collect(body, limit)
   const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
   const coding = String(headers['content-encoding'] ?? '')
     .trim()
@@ -35,6 +28,43 @@ export async function receive(body: Readable, headers: IncomingHttpHeaders, limi
     default:
       return raw
   }
+}
+
+/**
+ * The body's bytes, up to about `limit`. Listeners rather than an async iterator:
+ * this runs once per answer, hundreds of times in a batch, and the iterator's
+ * set-up and tear-down cost more than the reading.
+ */
+function collect(body: Readable, limit: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let size = 0
+    // The error listener stays: a late error on a body already read is then
+    // dropped here rather than thrown at the process.
+    const done = (error?: Error) => {
+      body.off('data', onData)
+      body.off('end', onEnd)
+      body.off('close', onClose)
+      if (error) reject(error)
+      else resolve(parts)
+    }
+    const onData = (part: Buffer) => {
+      parts.push(part)
+      size += part.length
+      if (size >= limit) {
+        done()
+        body.destroy()
+      }
+    }
+    const onEnd = () => done()
+    // Closed before its end without an error of its own: the answer was cut short.
+    const onClose = () =>
+      done(body.errored ?? Object.assign(new Error('the answer ended early'), {code: 'ERR_STREAM_PREMATURE_CLOSE'}))
+    body.on('data', onData)
+    body.once('end', onEnd)
+    body.on('error', done)
+    body.once('close', onClose)
+  })
 }
 
 export interface Decoded {

@@ -5,7 +5,6 @@ import {
   existsSync,
   fchmodSync,
   fdatasync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -50,9 +49,10 @@ export interface JournalKey {
 }
 
 /**
- * One line of the journal. Every state change of a chunk is appended and
- * fsynced before the run goes on, so a crash at any point leaves a journal that
- * says, per row: created (with its result), maybe sent, or not created.
+ * One line of the journal. Every state change of a chunk is appended before the
+ * run goes on (a `sent` mark is synced to the disk before its request leaves), so
+ * a crash at any point leaves a journal that says, per row: created (with its
+ * result), maybe sent, or not created.
  */
 export type JournalEvent =
   | {t: 'start'; v: 1; key: JournalKey; at: string}
@@ -88,10 +88,10 @@ export function journalFileName(key: JournalKey): string {
 
 /**
  * Append-only NDJSON journal of one batch (directory 0700, file 0600). Every
- * event is written at once, so a crash of the process loses nothing; `start` and
- * `sent` are also synced to the disk, because a request must not leave before
- * the journal says it may have (`sent` goes through `appendDurable`, whose
- * promise the sender awaits). The outcomes (`done`, `failed`, ...) are not: if
+ * event is written at once, so a crash of the process loses nothing; `sent` is
+ * also synced to the disk, because a request must not leave before the journal
+ * says it may have (`sent` goes through `appendDurable`, whose promise the sender
+ * awaits), and that sync carries the `start` line written before it. The outcomes (`done`, `failed`, ...) are not: if
  * the machine itself goes down before they reach the disk, the next run finds
  * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
  */
@@ -137,11 +137,10 @@ export class BatchJournal {
     return this.nextChunk++
   }
 
-  /** Writes an event (and syncs a `start` at once). */
+  /** Writes an event, without waiting for the disk. */
   append(event: JournalEvent): void {
     if (this.fd === undefined) return
     writeSync(this.fd, `${JSON.stringify(event)}\n`)
-    if (event.t === 'start') fsyncSync(this.fd)
   }
 
   /**
