@@ -114,10 +114,12 @@ class Pipeline {
       return {status: res.status, headers: {...res.headers}, body: decoded.value as T, durationMs}
     }
     if (res.status >= 300 && res.status < 400) throw redirectError(res.status, res.headers.location, site)
+    // An error answer is read for its message whatever the caller asked the body as.
+    const raw = req.responseType !== undefined && req.responseType !== 'json'
     throw errorFromResponse({
       ...site,
       status: res.status,
-      body: decoded.value,
+      body: raw ? decode(bytes!, res.status, res.headers).value : decoded.value,
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
     })
   }

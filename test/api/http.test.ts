@@ -304,6 +304,15 @@ for (const bulk of [false, true]) {
         expect(Buffer.isBuffer(bytes.body) && bytes.body.toString()).toBe('{"a":1}')
       })
 
+      it("an error answer keeps the service's message whatever the response type asked", async () => {
+        const {client} = await setup((_req, res) => json(res, 404, errorBody(404, 'Not Found', 'no such demand')))
+        for (const responseType of ['text', 'buffer'] as const) {
+          const err = await failure(client.request({method: 'GET', path: '/api/public/v1/x', responseType}))
+          expect(err).toBeInstanceOf(NotFoundError)
+          expect(err.serverMessage).toBe('no such demand')
+        }
+      })
+
       it('reads JSON that starts with a byte-order mark', async () => {
         const {client} = await setup((_req, res) => {
           res.writeHead(200, {'content-type': 'application/json'})
