@@ -510,6 +510,19 @@ for (const bulk of [false, true]) {
         expect((err as NetworkError).mayHaveBeenSent).toBe(true)
       })
 
+      it('an answer that stalls mid-body times out like one that never comes', async () => {
+        const {client} = await setup(
+          (_req, res) => {
+            res.writeHead(200, {'content-type': 'application/json', 'content-length': '100'})
+            res.write('{"a":')
+          },
+          {timeoutMs: 200, retries: 0},
+        )
+        const err = await failure(client.request({method: 'GET', path: '/api/public/v1/demand/x'}))
+        expect(err).toBeInstanceOf(NetworkError)
+        expect(err.message).toMatch(/timed out after 200 ms/)
+      })
+
       it('an aborted request is a NetworkError with code aborted', async () => {
         const {client} = await setup(() => undefined)
         const controller = new AbortController()
