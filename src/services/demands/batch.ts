@@ -103,6 +103,11 @@ interface PendingRow {
 /** One chunk between its steps. */
 interface Chunk {
   rows: PendingRow[]
+  /**
+   * The `sent` mark of the chunk's first send, started while the worker's previous
+   * request was in flight, so that the disk's sync is not waited for between requests.
+   */
+  mark?: Promise<{c: number; at: number}>
   sends: number
   /** Unknown outcomes so far: each look-up after one waits the RetryPolicy's back-off. */
   unknowns: number
@@ -252,13 +257,18 @@ class BatchRun {
   /** `concurrency` workers take the planned chunks in turn. */
   private async sendAll(): Promise<void> {
     const chunks = this.plan()
+    const take = async (): Promise<Chunk | undefined> => {
+      if (this.stopped()) return undefined
+      const next = await chunks.next()
+      return next.done ? undefined : this.chunk(next.value)
+    }
     const worker = async (): Promise<void> => {
       try {
-        for (;;) {
-          if (this.stopped()) return
-          const next = await chunks.next()
-          if (next.done) return
-          await this.process(next.value)
+        // Each worker holds its next chunk, marked, while its current one is processed.
+        for (let next = await take(); next !== undefined;) {
+          const current = next
+          next = await take()
+          await this.process(current)
         }
       } catch (error) {
         // A journal that cannot be written (disk full...): the other workers stop
@@ -297,10 +307,30 @@ class BatchRun {
     if (current.length > 0 && !this.stopped()) yield current
   }
 
-  /** One chunk from its first step to its last, each next step decided by decideChunk. */
-  private async process(rows: PendingRow[]): Promise<void> {
+  /**
+   * A planned chunk. Unless an earlier run may have sent some of its rows (then it
+   * is looked up first), its `sent` mark starts now. A mark made before its request
+   * leaves says no more than "maybe sent", which a re-run settles by looking up.
+   */
+  private chunk(rows: PendingRow[]): Chunk {
     const chunk: Chunk = {rows, sends: 0, unknowns: 0, lastError: ''}
-    let step: ChunkStep = rows.some((r) => r.maybeSentAt !== undefined) ? {next: 'reconcile'} : {next: 'send'}
+    if (rows.every((r) => r.maybeSentAt === undefined)) {
+      chunk.mark = this.mark(rows)
+      // Awaited by send(); this keeps a failed sync of a chunk never sent from going unhandled.
+      chunk.mark.catch(() => undefined)
+    }
+    return chunk
+  }
+
+  /** Journals rows as maybe sent, resolving once that is on the disk. */
+  private async mark(rows: PendingRow[]): Promise<{c: number; at: number}> {
+    const at = Date.now()
+    return {c: await this.log.sent(rows, at), at}
+  }
+
+  /** One chunk from its first step to its last, each next step decided by decideChunk. */
+  private async process(chunk: Chunk): Promise<void> {
+    let step: ChunkStep = chunk.rows.some((r) => r.maybeSentAt !== undefined) ? {next: 'reconcile'} : {next: 'send'}
     for (;;) {
       if (step.next === 'done' || step.next === 'stop') return
       if (step.next === 'give-up') return this.giveUp(chunk, step.outcome)
@@ -311,12 +341,13 @@ class BatchRun {
 
   /** Send: one create request for the chunk's pending rows, journalled before it leaves. */
   private async send(chunk: Chunk): Promise<ChunkEvent> {
-    if (this.stopped()) return {type: 'not-sent'}
     const rows = chunk.rows
+    const premarked = chunk.mark
+    chunk.mark = undefined
+    if (this.stopped() && premarked === undefined) return {type: 'not-sent'}
     if (chunk.sends++ > 0) this.summary.retries++
-    const sentAt = Date.now()
     // The request waits for the mark to be on the disk; other chunks go on meanwhile.
-    const c = await this.log.sent(rows, sentAt)
+    const {c, at: sentAt} = await (premarked ?? this.mark(rows))
     if (this.stopped()) {
       // Stopped while the mark was being synced: the chunk never left.
       this.log.notSent(c, rows)
