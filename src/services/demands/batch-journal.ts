@@ -246,10 +246,6 @@ export class ChunkLog {
 
   constructor(private readonly journal?: BatchJournal) {}
 
-  get path(): string | undefined {
-    return this.journal?.path
-  }
-
   /** Marks rows as maybe sent, resolving once the mark is on the disk: call before the request leaves. */
   async sent(rows: readonly {row: number; draftId: string}[], at: number): Promise<number> {
     const c = this.nextChunk()
