@@ -2,6 +2,8 @@ import type {BatchProgress, RowOutcome} from '../services/demands/batch.js'
 import type {ValidationReport} from '../services/demands/batch-validate.js'
 import type {CreateResult} from '../services/demands/create.js'
 import {UsageError} from './errors.js'
+import {stopOnSignals} from './interrupt.js'
+import {ProgressBar} from './progress.js'
 
 /** What a batch command hands the service to report as it goes. */
 export interface BatchHooks {
@@ -31,7 +33,6 @@ export async function runBatchCommand(
   opts: BatchCommandOptions,
   run: (hooks: BatchHooks) => Promise<CreateResult>,
 ): Promise<CreateResult> {
-  const [{ProgressBar}, {stopOnSignals}] = await Promise.all([import('./progress.js'), import('./interrupt.js')])
   const bar = new ProgressBar()
   const stop = stopOnSignals(
     'Stopping: no new chunks are sent; waiting for those in flight (Ctrl-C again to quit at once; the journal lets a re-run resume).',

@@ -64,27 +64,25 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     if (flags.errors !== undefined && flags.errors === flags.out) {
       throw new UsageError('--errors and --out must name different files.')
     }
-    const [{openRowSource, memoryRowSource}, {createDemands, quoteItem}, {parseShard, createSchema}] =
+    const [{openRowSource, memoryRowSource}, {createDemands, quoteItem}, validate, {runBatchCommand}, {mfgPaths}] =
       await Promise.all([
         import('../../cli/rows.js'),
         import('../../services/demands/create.js'),
         import('../../services/demands/batch-validate.js'),
+        import('../../cli/batch-output.js'),
+        import('../../profiles/paths.js'),
       ])
+    const shard = flags.shard === undefined ? undefined : validate.parseShard(flags.shard)
     // One quote from flags is a new demand each run, unless --draft-id names it.
     const identity = flags.file === undefined ? (await import('node:crypto')).randomUUID() : undefined
     const format = flags.format as 'json' | undefined
     const source =
       identity === undefined
-        ? openRowSource(flags.file!, {schema: createSchema(flags.legacy), ...(format ? {format} : {})})
+        ? openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
         : memoryRowSource([quoteItem(await quoteFields(flags))], 'flags', identity)
-    const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
     // Resolving the profile loads the config store, whose exit hooks must be in
     // place before the graceful stop sets them aside (see cli/interrupt.ts).
     if (!flags['dry-run']) await this.context(flags).profile()
-    const [{runBatchCommand}, {mfgPaths}] = await Promise.all([
-      import('../../cli/batch-output.js'),
-      import('../../profiles/paths.js'),
-    ])
     const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text)}
     try {
       return await runBatchCommand({...shown, ...(flags.out ? {out: flags.out} : {}), shard: flags.shard}, (hooks) =>
