@@ -240,6 +240,88 @@ for (const bulk of [false, true]) {
       })
     })
 
+    describe('a POST whose key is a plain header: resent only with proof nothing was processed', () => {
+      const post = (client: ApiClient) =>
+        client.request({
+          method: 'POST',
+          path: '/api/public/v1/demand/create-quotes/b',
+          body: [{}],
+          headers: {'idempotency-key': 'k-1'},
+        })
+
+      it('a 429 is retried (not processed), the same key each time', async () => {
+        const {server, client} = await setup((_req, res, i) =>
+          i === 0 ? json(res, 429, errorBody(429, 'Too Many Requests', 'slow down')) : json(res, 201, [{_id: 'd1'}]),
+        )
+        expect((await post(client)).status).toBe(201)
+        expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1'])
+      })
+
+      it('a 503 or a reset is not: the request may have been processed', async () => {
+        const {server, client} = await setup((_req, res, i) => {
+          if (i === 0) json(res, 503, errorBody(503, 'Service Unavailable', 'busy'))
+          else res.socket?.destroy()
+        })
+        expect(await failure(post(client))).toBeInstanceOf(ServerError)
+        const reset = await failure(post(client))
+        expect(reset).toBeInstanceOf(NetworkError)
+        expect((reset as NetworkError).mayHaveBeenSent).toBe(true)
+        expect(server.requests).toHaveLength(2)
+      })
+
+      it('a refused connection is: the request never left', async () => {
+        const port = await closedPort()
+        const lines: string[] = []
+        const client = clientFor(bulk, {
+          baseUrl: `http://127.0.0.1:${port}`,
+          apiKey: KEY,
+          retries: 2,
+          retryBaseMs: 5,
+          log: (l) => lines.push(l),
+        })
+        const err = await failure(post(client))
+        expect((err as NetworkError).mayHaveBeenSent).toBe(false)
+        expect(lines).toHaveLength(3)
+      })
+    })
+
+    describe('decoding', () => {
+      it('an empty body and a 204 decode to nothing; text and buffer give the body as it came', async () => {
+        const {client} = await setup((req, res) => {
+          if (req.url.endsWith('/none')) {
+            res.writeHead(204)
+            res.end()
+          } else if (req.url.endsWith('/empty')) {
+            res.writeHead(200, {'content-type': 'application/json'})
+            res.end()
+          } else json(res, 200, {a: 1})
+        })
+        expect((await client.request({method: 'DELETE', path: '/api/public/v1/none'})).body).toBeUndefined()
+        expect((await client.request({method: 'GET', path: '/api/public/v1/empty'})).body).toBeUndefined()
+        const text = await client.request({method: 'GET', path: '/api/public/v1/x', responseType: 'text'})
+        expect(text.body).toBe('{"a":1}')
+        const bytes = await client.request<Buffer>({method: 'GET', path: '/api/public/v1/x', responseType: 'buffer'})
+        expect(Buffer.isBuffer(bytes.body) && bytes.body.toString()).toBe('{"a":1}')
+      })
+
+      it("an error answer keeps the service's message whatever the response type asked", async () => {
+        const {client} = await setup((_req, res) => json(res, 404, errorBody(404, 'Not Found', 'no such demand')))
+        for (const responseType of ['text', 'buffer'] as const) {
+          const err = await failure(client.request({method: 'GET', path: '/api/public/v1/x', responseType}))
+          expect(err).toBeInstanceOf(NotFoundError)
+          expect(err.serverMessage).toBe('no such demand')
+        }
+      })
+
+      it('reads JSON that starts with a byte-order mark', async () => {
+        const {client} = await setup((_req, res) => {
+          res.writeHead(200, {'content-type': 'application/json'})
+          res.end('\ufeff{"a":1}')
+        })
+        expect((await client.request({method: 'GET', path: '/api/public/v1/x'})).body).toEqual({a: 1})
+      })
+    })
+
     describe('error mapping', () => {
       const cases: [number, string, new (...args: never[]) => ApiError][] = [
         [401, 'Unauthorized', AuthenticationError],
@@ -428,6 +510,19 @@ for (const bulk of [false, true]) {
         expect((err as NetworkError).mayHaveBeenSent).toBe(true)
       })
 
+      it('an answer that stalls mid-body times out like one that never comes', async () => {
+        const {client} = await setup(
+          (_req, res) => {
+            res.writeHead(200, {'content-type': 'application/json', 'content-length': '100'})
+            res.write('{"a":')
+          },
+          {timeoutMs: 200, retries: 0},
+        )
+        const err = await failure(client.request({method: 'GET', path: '/api/public/v1/demand/x'}))
+        expect(err).toBeInstanceOf(NetworkError)
+        expect(err.message).toMatch(/timed out after 200 ms/)
+      })
+
       it('an aborted request is a NetworkError with code aborted', async () => {
         const {client} = await setup(() => undefined)
         const controller = new AbortController()
@@ -441,3 +536,44 @@ for (const bulk of [false, true]) {
     })
   })
 }
+
+describe('downloads (client.stream)', () => {
+  it('sends no credentials, follows a redirect, retries a 503, and hands the body over as a stream', async () => {
+    const {server, client, lines} = await setupWith(false, (req, res, i) => {
+      if (req.url.startsWith('/moved')) {
+        res.writeHead(302, {location: '/files/a.stl?signature=abc'})
+        res.end()
+      } else if (i === 1) json(res, 503, errorBody(503, 'Service Unavailable', 'busy'))
+      else {
+        res.writeHead(200, {'content-type': 'model/stl', 'content-length': '5'})
+        res.end('solid')
+      }
+    })
+    const answer = await client.stream({url: `${server.url}/moved?signature=abc`})
+    const chunks: Buffer[] = []
+    for await (const chunk of answer.body) chunks.push(chunk as Buffer)
+    expect(Buffer.concat(chunks).toString()).toBe('solid')
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/moved?signature=abc',
+      '/files/a.stl?signature=abc',
+      '/moved?signature=abc',
+      '/files/a.stl?signature=abc',
+    ])
+    for (const r of server.requests) {
+      expect(r.headers.authorization).toBeUndefined()
+      expect(r.headers['x-auth-token']).toBeUndefined()
+    }
+    // The logs show the link without its signature.
+    expect(lines.join('\n')).not.toContain('signature')
+  })
+
+  it('maps an error answer like any other, with the service message', async () => {
+    const {server, client} = await setupWith(false, (_req, res) =>
+      json(res, 403, errorBody(403, 'Forbidden', 'This file link has expired')),
+    )
+    const err = await failure(client.stream({url: `${server.url}/files/a.stl?signature=abc`}))
+    expect(err).toBeInstanceOf(PermissionError)
+    expect(err.serverMessage).toBe('This file link has expired')
+    expect(err.message).not.toContain('signature')
+  })
+})

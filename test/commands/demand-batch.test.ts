@@ -205,7 +205,7 @@ describe('demand create inputs, validation, shards and the journal', () => {
     for (const shard of ['1/3', '2/3', '3/3']) {
       const r = await h.run(['demand', 'create', '--file', path, '--shard', shard, '--json'])
       expect(r.exitCode, r.stderr).toBe(0)
-      const got = json<Outcome[]>(r)
+      const got = json<{results: Outcome[]}>(r).results
       const i = Number(shard[0])
       expect(got.map((o) => o.row)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((row) => (row - 1) % 3 === i - 1))
       all.push(...got)
@@ -214,7 +214,7 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(new Set(all.map((o) => o.id)).size).toBe(10)
     // The unsharded run of the same file gives every row the same draftId, and the server answers the same demands.
     const whole = await h.run(['demand', 'create', '--file', path, '--json'])
-    const byRow = new Map(json<Outcome[]>(whole).map((o) => [o.row, o]))
+    const byRow = new Map(json<{results: Outcome[]}>(whole).results.map((o) => [o.row, o]))
     for (const o of all) expect(byRow.get(o.row)).toMatchObject({draftId: o.draftId, id: o.id})
     expect(await demandsWith(h.sandbox, new Set(all.map((o) => o.draftId)))).toHaveLength(10)
     const bad = await h.run(['demand', 'create', '--file', path, '--shard', '4/3'])
@@ -236,10 +236,12 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(first.exitCode, first.stderr).toBe(0)
     const again = await h.run(['demand', 'create', '--file', '-'], body)
     expect(again.stderr).toMatch(/Created 5 of 5 demand\(s\); 5 already created by an earlier run; 0 request\(s\)/)
-    expect(lines(again).map((o) => o.id)).toEqual(json<Outcome[]>(first).map((o) => o.id))
+    expect(lines(again).map((o) => o.id)).toEqual(json<{results: Outcome[]}>(first).results.map((o) => o.id))
     const fresh = await h.run(['demand', 'create', '--file', '-', '--fresh', '--json'], body)
     expect(fresh.exitCode, fresh.stderr).toBe(0)
     // The sandbox replays draftIds, so even a fresh run answers the same demands.
-    expect(json<Outcome[]>(fresh).map((o) => o.id)).toEqual(json<Outcome[]>(first).map((o) => o.id))
+    expect(json<{results: Outcome[]}>(fresh).results.map((o) => o.id)).toEqual(
+      json<{results: Outcome[]}>(first).results.map((o) => o.id),
+    )
   })
 })

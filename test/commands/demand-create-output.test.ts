@@ -70,4 +70,37 @@ describe('demand create result lines', () => {
     const resumed = parse(second.stdout)
     expect(resumed.sort((a, b) => a.row - b.row)).toEqual(created.sort((a, b) => a.row - b.row))
   })
+
+  it('--json answers one shape whatever the path: a file, a re-run, --dry-run, --out, a quote from flags', async () => {
+    const file = join(home, 'shape.csv')
+    writeFileSync(file, csv(3, 'shape'))
+    const runs = {
+      file: await runCli(['demand', 'create', '--file', file, '--json'], {env}),
+      again: await runCli(['demand', 'create', '--file', file, '--json'], {env}),
+      dryRun: await runCli(['demand', 'create', '--file', file, '--dry-run', '--json'], {env}),
+      out: await runCli(
+        ['demand', 'create', '--file', file, '--fresh', '--out', join(home, 'shape.ndjson'), '--json'],
+        {
+          env,
+        },
+      ),
+      flags: await runCli(['demand', 'create', '--technique', 'PCB', '--material', 'FR4', '--json'], {env}),
+    }
+    const shapes = Object.fromEntries(
+      Object.entries(runs).map(([name, r]) => {
+        expect(r.exitCode, `${name}: ${r.stderr}`).toBe(0)
+        const value = JSON.parse(r.stdout) as Record<string, unknown> & {validation: Record<string, unknown>}
+        return [name, {value, keys: [...Object.keys(value), ...Object.keys(value.validation)].sort()}]
+      }),
+    )
+    for (const name of Object.keys(runs)) expect(shapes[name]!.keys, name).toEqual(shapes.file!.keys)
+    const results = (name: string) => shapes[name]!.value.results as Line[]
+    expect(results('file')).toHaveLength(3)
+    expect(results('again')).toEqual(results('file'))
+    expect(shapes.again!.value).toMatchObject({created: 0, resumed: 3, requests: 0})
+    expect(shapes.dryRun!.value).toMatchObject({dryRun: true, results: [], journal: null, out: null})
+    expect(shapes.out!.value).toMatchObject({created: 3, results: [], out: join(home, 'shape.ndjson')})
+    expect(shapes.flags!.value).toMatchObject({created: 1, journal: null})
+    expect(results('flags')).toEqual([expect.objectContaining({row: 1, id: expect.any(String)})])
+  })
 })

@@ -10,7 +10,7 @@ const {sb, outputs, run} = useCliSandbox()
 const newQuote = async (material = 'PLA'): Promise<string> => {
   const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', material, '--json'])
   expect(r.exitCode, r.stderr).toBe(0)
-  return json<{id: string}[]>(r)[0]!.id
+  return json<{results: {id: string}[]}>(r).results[0]!.id
 }
 
 describe('legacy demands', () => {
@@ -30,7 +30,7 @@ describe('legacy demands', () => {
     writeFileSync(path, JSON.stringify(rows))
     const r = await run(['demand', 'create', '--file', path, '--legacy', '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
-    const out = json<any[]>(r)
+    const out = json<any>(r).results as any[]
     expect(out).toHaveLength(2)
     expect(out.every((o) => o.status === 'Quote Sent' && /^mfg-/.test(o.draftId))).toBe(true)
     ids = out.map((o) => o.id)

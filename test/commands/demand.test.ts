@@ -52,7 +52,7 @@ describe('mfg demand create', () => {
     const path = file('hundred.json', JSON.stringify(quotes(100)))
     const r = await run(['demand', 'create', '--file', path, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
-    const created = json<Result[]>(r)
+    const created = json<{results: Result[]}>(r).results
     expect(created).toHaveLength(100)
     expect(created.map((d) => d.row)).toEqual(Array.from({length: 100}, (_, i) => i + 1))
     expect(new Set(created.map((d) => d.id)).size).toBe(100)
@@ -148,7 +148,7 @@ describe('mfg demand create', () => {
       .join('\n')
     const r = await run(['demand', 'create', '--file', '-', '--json'], {stdin: `${ndjson}\n`})
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(json<Result[]>(r)).toHaveLength(3)
+    expect(json<{results: Result[]}>(r).results).toHaveLength(3)
     expect(await count()).toBe(before + 3)
     const bad = await run(['demand', 'create', '--file', '-'], {stdin: `${ndjson}\n{"technique": "PCB", }\n`})
     expect(bad.exitCode).toBe(2)
@@ -177,7 +177,7 @@ describe('mfg demand create', () => {
       '--json',
     ])
     expect(r.exitCode, r.stderr).toBe(0)
-    const [d] = json<Result[]>(r)
+    const [d] = json<{results: Result[]}>(r).results
     const got = await run(['demand', 'get', d!.id, '--json'])
     expect(json(got)).toMatchObject({
       _id: d!.id,
@@ -276,7 +276,7 @@ describe('mfg demand get and update', () => {
   let id: string
   beforeAll(async () => {
     const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PETG', '--json'])
-    id = json<Result[]>(r)[0]!.id
+    id = json<{results: Result[]}>(r).results[0]!.id
   })
 
   it('shows a demand as key/value lines', async () => {

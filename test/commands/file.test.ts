@@ -148,7 +148,7 @@ describe('mfg file download', () => {
     )
     const created = await run(['demand', 'create', '--file', demandFile, '--json'])
     expect(created.exitCode, created.stderr).toBe(0)
-    const id = json<{id: string}[]>(created)[0]!.id
+    const id = json<{results: {id: string}[]}>(created).results[0]!.id
     const out = join(home, 'many')
     const r = await run(['file', 'download', id, '--out', out, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
@@ -175,6 +175,7 @@ describe('mfg file download', () => {
     writeFileSync(`${path}.part`, expected.subarray(0, 100))
     let issued = 0
     const file = await downloadFile(
+      {client},
       {fileName: 'sensor-bracket.stl', path},
       async () => {
         issued++
@@ -190,9 +191,14 @@ describe('mfg file download', () => {
     // A changed (not expired) link is not re-issued: the 403 is reported, signature masked.
     const fresh = await demandFileLink({client}, SEEDED)
     const tampered = fresh.url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)
-    const refused = downloadFile({fileName: 'x', path: join(dir, 'x.stl')}, () => Promise.resolve(fresh.url), {
-      url: tampered,
-    })
+    const refused = downloadFile(
+      {client},
+      {fileName: 'x', path: join(dir, 'x.stl')},
+      () => Promise.resolve(fresh.url),
+      {
+        url: tampered,
+      },
+    )
     await expect(refused).rejects.toThrow(/403.*signature/)
     await refused.catch((error: Error) => expect(error.message).not.toMatch(/signature=[0-9a-f]{8}/))
   })
@@ -224,7 +230,11 @@ describe('mfg file download', () => {
       (await demandFileLink({client}, SEEDED)).url.replace(sandbox.url, `http://127.0.0.1:${port}`)
     try {
       const dir = mkdtempSync(join(home, 'cut-'))
-      const file = await downloadFile({fileName: 'sensor-bracket.stl', path: join(dir, 'sensor-bracket.stl')}, viaProxy)
+      const file = await downloadFile(
+        {client},
+        {fileName: 'sensor-bracket.stl', path: join(dir, 'sensor-bracket.stl')},
+        viaProxy,
+      )
       expect(readFileSync(join(dir, 'sensor-bracket.stl')).equals(expected)).toBe(true)
       expect(file).toMatchObject({links: 2, resumed: true, bytes: expected.length})
       expect(seen).toEqual([{status: 200}, {range: 'bytes=300-', status: 403}, {range: 'bytes=300-', status: 206}])

@@ -218,7 +218,7 @@ describe('mfg webhook listen, end to end', () => {
 
     const quote = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
     expect(quote.exitCode, quote.stderr).toBe(0)
-    const quoteId = json<{id: string}[]>(quote)[0]!.id
+    const quoteId = json<{results: {id: string}[]}>(quote).results[0]!.id
     const order = await run([
       'demand',
       'create',
@@ -231,7 +231,7 @@ describe('mfg webhook listen, end to end', () => {
       '--json',
     ])
     expect(order.exitCode, order.stderr).toBe(0)
-    const orderId = json<{id: string}[]>(order)[0]!.id
+    const orderId = json<{results: {id: string}[]}>(order).results[0]!.id
     // An update emits quote_request_updated, which this subscription does not listen to.
     const updated = await run(['demand', 'update', quoteId, '--status', 'special_verified'])
     expect(updated.exitCode, updated.stderr).toBe(0)

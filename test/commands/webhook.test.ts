@@ -202,7 +202,7 @@ describe('mfg webhook deliveries and trigger', () => {
       for (let i = 0; i < 3; i++) {
         const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
         expect(r.exitCode, r.stderr).toBe(0)
-        ids.push(json<{id: string}[]>(r)[0]!.id)
+        ids.push(json<{results: {id: string}[]}>(r).results[0]!.id)
       }
       await waitFor(() => receiver.received.length >= 3, 'failed attempts')
       const pending = await deliveries(hook._id)
@@ -287,7 +287,7 @@ describe('mfg webhook deliveries and trigger', () => {
       const created = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'], {
         sb: first,
       })
-      const id = json<{id: string}[]>(created)[0]!.id
+      const id = json<{results: {id: string}[]}>(created).results[0]!.id
       await waitFor(
         async () => (await deliveries(hook._id, first)).some((d) => d.attempts.length > 0),
         'a failed attempt',

@@ -97,7 +97,7 @@ describe('start-up: what the built CLI loads', () => {
     writeFileSync(csv, 'technique,material,quantity\n3D_PRINTING,PLA,2\n')
     const r = traced(['demand', 'create', '--file', csv, '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout)).toHaveLength(1)
+    expect((JSON.parse(r.stdout) as {results: unknown[]}).results).toHaveLength(1)
     // The list is real: it holds the modules every run loads.
     expect(r.builtins).toContain('internal/modules/esm/loader')
     expect(r.builtins.filter((b) => b.includes('undici'))).toEqual([])

@@ -5,7 +5,6 @@ import {
   existsSync,
   fchmodSync,
   fdatasync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -27,6 +26,11 @@ export interface RowFailure {
   row: number
   draftId: string
   error: string
+  /**
+   * Present when nobody could tell whether the row was created: the request may
+   * have been processed and no look-up settled it. A re-run looks it up first.
+   */
+  outcome?: 'unknown'
 }
 
 export type RowOutcome = RowResult | RowFailure
@@ -45,9 +49,10 @@ export interface JournalKey {
 }
 
 /**
- * One line of the journal. Every state change of a chunk is appended and
- * fsynced before the run goes on, so a crash at any point leaves a journal that
- * says, per row: created (with its result), maybe sent, or not created.
+ * One line of the journal. Every state change of a chunk is appended before the
+ * run goes on (a `sent` mark is synced to the disk before its request leaves), so
+ * a crash at any point leaves a journal that says, per row: created (with its
+ * result), maybe sent, or not created.
  */
 export type JournalEvent =
   | {t: 'start'; v: 1; key: JournalKey; at: string}
@@ -83,10 +88,10 @@ export function journalFileName(key: JournalKey): string {
 
 /**
  * Append-only NDJSON journal of one batch (directory 0700, file 0600). Every
- * event is written at once, so a crash of the process loses nothing; `start` and
- * `sent` are also synced to the disk, because a request must not leave before
- * the journal says it may have (`sent` goes through `appendDurable`, whose
- * promise the sender awaits). The outcomes (`done`, `failed`, ...) are not: if
+ * event is written at once, so a crash of the process loses nothing; `sent` is
+ * also synced to the disk, because a request must not leave before the journal
+ * says it may have (`sent` goes through `appendDurable`, whose promise the sender
+ * awaits), and that sync carries the `start` line written before it. The outcomes (`done`, `failed`, ...) are not: if
  * the machine itself goes down before they reach the disk, the next run finds
  * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
  */
@@ -132,11 +137,10 @@ export class BatchJournal {
     return this.nextChunk++
   }
 
-  /** Writes an event (and syncs a `start` at once). */
+  /** Writes an event, without waiting for the disk. */
   append(event: JournalEvent): void {
     if (this.fd === undefined) return
     writeSync(this.fd, `${JSON.stringify(event)}\n`)
-    if (event.t === 'start') fsyncSync(this.fd)
   }
 
   /**
@@ -231,4 +235,52 @@ function replay(text: string, rows: Map<number, JournalRowState>): {maxChunk: nu
     }
   }
   return {maxChunk, events}
+}
+
+/**
+ * What a batch writes about its chunks, with or without a journal (a one-off
+ * quote from flags keeps none): every send gets a chunk number either way.
+ */
+export class ChunkLog {
+  private local = 0
+
+  constructor(private readonly journal?: BatchJournal) {}
+
+  /** Marks rows as maybe sent, resolving once the mark is on the disk: call before the request leaves. */
+  async sent(rows: readonly {row: number; draftId: string}[], at: number): Promise<number> {
+    const c = this.nextChunk()
+    await this.journal?.appendDurable({
+      t: 'sent',
+      c,
+      rows: rows.map((r) => r.row),
+      draftIds: rows.map((r) => r.draftId),
+      at,
+    })
+    return c
+  }
+
+  /** Rows that exist on the server; without a chunk number, rows found by a look-up. */
+  done(results: RowResult[], c = this.nextChunk()): void {
+    this.journal?.append({t: 'done', c, results})
+  }
+
+  failed(c: number, failures: RowFailure[]): void {
+    this.journal?.append({t: 'failed', c, failures})
+  }
+
+  notSent(c: number, rows: readonly {row: number}[]): void {
+    if (rows.length > 0) this.journal?.append({t: 'notsent', c, rows: rows.map((r) => r.row)})
+  }
+
+  unknown(c: number, rows: readonly {row: number}[], at: number): void {
+    this.journal?.append({t: 'unknown', c, rows: rows.map((r) => r.row), at})
+  }
+
+  close(): Promise<void> {
+    return this.journal?.close() ?? Promise.resolve()
+  }
+
+  private nextChunk(): number {
+    return this.journal?.chunkId() ?? this.local++
+  }
 }

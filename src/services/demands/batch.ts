@@ -1,20 +1,13 @@
-import {
-  ApiError,
-  AuthenticationError,
-  NetworkError,
-  PermissionError,
-  RateLimitError,
-  ServerError,
-  ValidationError,
-} from '../../api/errors.js'
-import {sleep} from '../../api/http.js'
+import {ApiError} from '../../api/errors.js'
+import {sleep} from '../../api/retry.js'
 import {createQuotes} from '../../api/v1/demands.js'
 import {createLegacyDemands} from '../../api/v2/demands.js'
 import {MAX_BATCH} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
-import {InputError} from '../errors.js'
+import {classifySendFailure, decideChunk, messageOf, rowError, type ChunkEvent, type ChunkStep} from './batch-chunk.js'
 import {
   BatchJournal,
+  ChunkLog,
   isFailure,
   type JournalKey,
   type JournalRowState,
@@ -24,15 +17,15 @@ import {
 } from './batch-journal.js'
 import {DraftIdFinder} from './batch-reconcile.js'
 import {
-  knownFields,
   createSchema,
+  knownFields,
   RowSpool,
   validateSource,
   type RowSource,
   type Shard,
   type ValidationReport,
 } from './batch-validate.js'
-import {draftIdFor, idempotencyKeyFor} from './create.js'
+import {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
 
 export {isFailure, type RowFailure, type RowOutcome, type RowResult}
 
@@ -60,10 +53,8 @@ export interface BatchOptions {
   journal?: {dir: string; fresh?: boolean} | false
   /** Replaces the input's content hash as its identity (draftIds and journal key). */
   identity?: string
-  /** Sends (and reconciliations) per chunk before its rows count as failed. Default 8. */
-  maxRounds?: number
-  /** First back-off step in ms (doubles, jittered, capped at 8 s). Default 500. */
-  retryBaseMs?: number
+  /** Create requests per chunk (first send included) before its rows count as failed. Default 8. */
+  maxSends?: number
   /** Aborting stops new chunks; chunks in flight finish their current request. */
   signal?: AbortSignal
   /** Each row's outcome, as soon as it is known (journal results first, in row order). */
@@ -81,34 +72,47 @@ export interface BatchSummary {
   created: number
   /** Rows already created by an earlier run, answered from the journal. */
   resumed: number
+  /** Rows that failed, those with an unknown outcome included. */
   failed: number
+  /** Failed rows whose outcome nobody could settle (`outcome: "unknown"`): a re-run looks them up first. */
+  unknown: number
   /** Valid rows not settled because the run was stopped. */
   pending: number
   interrupted: boolean
   requests: number
-  /** Chunks sent again after a transient failure. */
+  /** Chunks sent again after a failure that proved nothing was created. */
   retries: number
   /** Rows found on the server after an unknown outcome (not sent again). */
   reconciled: number
   /** Look-up requests made to settle unknown outcomes. */
   lookups: number
-  journal?: string
+  /** The journal's path; null without one (a dry run, a quote from flags). */
+  journal: string | null
   dryRun: boolean
 }
 
-interface PreparedRow {
+/** A row on its way: what is sent, and whether an earlier attempt may have created it. */
+interface PendingRow {
   row: number
   draftId: string
   item: Record<string, unknown>
-  /** Sent by an earlier attempt whose outcome is unknown: look it up before sending. */
+  /** Sent by an attempt whose outcome is unknown: look it up before sending. */
   maybeSentAt?: number
 }
 
-type Failure =
-  | {kind: 'fatal'; error: unknown}
-  | {kind: 'refused'; error: ApiError; rowIndexes?: Set<number>}
-  | {kind: 'notsent'; error: unknown; retryAfterMs?: number}
-  | {kind: 'unknown'; error: unknown; retryAfterMs?: number}
+/** One chunk between its steps. */
+interface Chunk {
+  rows: PendingRow[]
+  /**
+   * The `sent` mark of the chunk's first send, started while the worker's previous
+   * request was in flight, so that the disk's sync is not waited for between requests.
+   */
+  mark?: Promise<{c: number; at: number}>
+  sends: number
+  /** Unknown outcomes so far: each look-up after one waits the RetryPolicy's back-off. */
+  unknowns: number
+  lastError: string
+}
 
 /**
  * Creates demands from a row source, losing nothing and duplicating nothing
@@ -124,145 +128,248 @@ type Failure =
  *    answered from it, and rows whose outcome it left unknown are looked up on
  *    the server before anything is sent again.
  * 4. A second pass hands chunks of at most 100 spooled rows to `concurrency` workers.
- *    429 and connection failures before sending are retried with back-off
- *    (honouring Retry-After); an unknown outcome (connection lost after sending,
- *    time-out, 5xx) is reconciled by draftId first and only missing rows are resent.
+ *    The client retries what proves nothing was processed (429, a refused
+ *    connection) by its RetryPolicy; an unknown outcome (connection lost after
+ *    sending, time-out, 5xx) is looked up by draftId and only the missing rows
+ *    are sent again (decideChunk in batch-chunk.ts).
  */
 export async function runBatch(
   context: ServiceContext | (() => Promise<ServiceContext>),
   source: RowSource,
   opts: BatchOptions = {},
 ): Promise<BatchSummary> {
-  // The first pass keeps each valid row as it will be sent, so the second pass
-  // neither reads nor converts the input again.
-  const spool = opts.dryRun ? undefined : new RowSpool(opts.spoolBudget)
+  const run = new BatchRun(source, opts)
   try {
-    return await runPasses(context, source, opts, spool)
+    return await run.execute(context)
   } finally {
-    spool?.close()
+    run.dispose()
   }
 }
 
-async function runPasses(
-  context: ServiceContext | (() => Promise<ServiceContext>),
-  source: RowSource,
-  opts: BatchOptions,
-  spool: RowSpool | undefined,
-): Promise<BatchSummary> {
-  const legacy = opts.legacy ?? false
-  const chunkSize = Math.max(1, Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH))
-  const schema = createSchema(legacy)
-  const known = new Set<string>(Object.keys((schema as unknown as {shape: Record<string, unknown>}).shape))
-  const validation = await validateSource(source, {
-    legacy,
-    ...(opts.shard ? {shard: opts.shard} : {}),
-    ...(opts.skipInvalid ? {skipInvalid: true} : {}),
-    ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
-    chunkSize,
-    // A row without unknown fields is sent as it was read.
-    ...(spool
-      ? {
-          onValid: (input, checked) =>
-            spool.add(
-              input.row,
-              checked.unknownFields.length === 0 ? (input.value as Record<string, unknown>) : knownFields(input, known),
-            ),
-        }
-      : {}),
-  })
-  opts.onValidated?.(validation)
-  const summary: BatchSummary = {
-    validation,
-    created: 0,
-    resumed: 0,
-    failed: 0,
-    pending: validation.valid,
-    interrupted: false,
-    requests: 0,
-    retries: 0,
-    reconciled: 0,
-    lookups: 0,
-    dryRun: opts.dryRun ?? false,
+/** One batch, step by step: read and validate, plan chunks, send, reconcile, journal. */
+class BatchRun {
+  private readonly legacy: boolean
+  private readonly chunkSize: number
+  /** The first pass keeps each valid row as it will be sent: the second neither reads nor converts again. */
+  private readonly spool: RowSpool | undefined
+  private summary!: BatchSummary
+  private ctx!: ServiceContext
+  private log = new ChunkLog()
+  private finder!: DraftIdFinder
+  private identity = ''
+  private earlier = new Map<number, JournalRowState>()
+  private fatal: {error: unknown} | undefined
+
+  constructor(
+    private readonly source: RowSource,
+    private readonly opts: BatchOptions,
+  ) {
+    this.legacy = opts.legacy ?? false
+    this.chunkSize = Math.max(1, Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH))
+    this.spool = opts.dryRun ? undefined : new RowSpool(opts.spoolBudget)
   }
-  if (!spool || validation.valid === 0) return summary
-  const valid = spool
-  // Only now, with every row checked, is the service needed (a dry run never connects).
-  const ctx = typeof context === 'function' ? await context() : context
 
-  const identity = opts.identity ?? validation.contentHash
-  const key: JournalKey = {
-    input: identity,
-    shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : '1/1',
-    target: `${ctx.target ?? ctx.client.baseUrl} ${ctx.businessId}`,
-    api: legacy ? 'legacy' : 'v1',
-  }
-  const opened = opts.journal ? BatchJournal.open(opts.journal.dir, key, {fresh: opts.journal.fresh}) : undefined
-  const journal = opened?.journal
-  const earlier: Map<number, JournalRowState> = opened?.rows ?? new Map()
-  if (journal) summary.journal = journal.path
-  let localChunk = 0
-  const chunkId = () => journal?.chunkId() ?? localChunk++
-  const append: BatchJournal['append'] = (event) => journal?.append(event)
-
-  const finder = new DraftIdFinder(ctx, {legacy})
-  const maxRounds = opts.maxRounds ?? 8
-  const retryBaseMs = opts.retryBaseMs ?? 500
-  const signal = opts.signal
-  let fatal: {error: unknown} | undefined
-  const stopped = () => Boolean(signal?.aborted) || fatal !== undefined
-
-  const progress = () =>
-    opts.onProgress?.({
-      done: summary.created + summary.resumed + summary.failed,
-      failed: summary.failed,
-      total: validation.valid,
-    })
-  const settle = (outcome: RowOutcome, how: 'created' | 'resumed' | 'reconciled') => {
-    summary.pending--
-    if (isFailure(outcome)) summary.failed++
-    else if (how === 'resumed') summary.resumed++
-    else {
-      summary.created++
-      if (how === 'reconciled') summary.reconciled++
+  async execute(context: ServiceContext | (() => Promise<ServiceContext>)): Promise<BatchSummary> {
+    const validation = await this.validate()
+    this.summary = {
+      validation,
+      created: 0,
+      resumed: 0,
+      failed: 0,
+      unknown: 0,
+      pending: validation.valid,
+      interrupted: false,
+      requests: 0,
+      retries: 0,
+      reconciled: 0,
+      lookups: 0,
+      journal: null,
+      dryRun: this.opts.dryRun ?? false,
     }
-    opts.onResult?.(outcome)
+    if (!this.spool || validation.valid === 0) return this.summary
+    // Only now, with every row checked, is the service needed (a dry run never connects).
+    this.ctx = typeof context === 'function' ? await context() : context
+    this.openJournal(validation)
+    this.finder = new DraftIdFinder(this.ctx, {legacy: this.legacy})
+    try {
+      await this.sendAll()
+    } finally {
+      await this.log.close()
+      this.summary.lookups = this.finder.requests
+    }
+    if (this.fatal) throw this.fatal.error
+    this.summary.interrupted = Boolean(this.opts.signal?.aborted) && this.summary.pending > 0
+    return this.summary
   }
 
-  /** The second pass: chunks of the valid rows that still need the server, in input order. */
-  async function* chunks(): AsyncGenerator<PreparedRow[]> {
-    let current: PreparedRow[] = []
-    for await (const {row, item} of valid.read()) {
-      if (stopped()) return
-      const state = earlier.get(row)
+  dispose(): void {
+    this.spool?.close()
+  }
+
+  /** Read and validate: the first pass, which fills the spool with the valid rows. */
+  private async validate(): Promise<ValidationReport> {
+    const schema = createSchema(this.legacy)
+    const known = new Set<string>(Object.keys((schema as unknown as {shape: Record<string, unknown>}).shape))
+    const spool = this.spool
+    const {shard, skipInvalid, errorsFile} = this.opts
+    const validation = await validateSource(this.source, {
+      legacy: this.legacy,
+      ...(shard ? {shard} : {}),
+      ...(skipInvalid ? {skipInvalid: true} : {}),
+      ...(errorsFile ? {errorsFile} : {}),
+      chunkSize: this.chunkSize,
+      // A row without unknown fields is sent as it was read.
+      ...(spool
+        ? {
+            onValid: (input, checked) =>
+              spool.add(
+                input.row,
+                checked.unknownFields.length === 0
+                  ? (input.value as Record<string, unknown>)
+                  : knownFields(input, known),
+              ),
+          }
+        : {}),
+    })
+    this.opts.onValidated?.(validation)
+    return validation
+  }
+
+  private openJournal(validation: ValidationReport): void {
+    this.identity = this.opts.identity ?? validation.contentHash
+    if (!this.opts.journal) return
+    const key: JournalKey = {
+      input: this.identity,
+      shard: this.opts.shard ? `${this.opts.shard.index}/${this.opts.shard.count}` : '1/1',
+      target: `${this.ctx.target ?? this.ctx.client.baseUrl} ${this.ctx.businessId}`,
+      api: this.legacy ? 'legacy' : 'v1',
+    }
+    const opened = BatchJournal.open(this.opts.journal.dir, key, {fresh: this.opts.journal.fresh})
+    this.log = new ChunkLog(opened.journal)
+    this.earlier = opened.rows
+    this.summary.journal = opened.journal.path
+  }
+
+  private stopped(): boolean {
+    return Boolean(this.opts.signal?.aborted) || this.fatal !== undefined
+  }
+
+  /** `concurrency` workers take the planned chunks in turn. */
+  private async sendAll(): Promise<void> {
+    const chunks = this.plan()
+    const take = async (): Promise<Chunk | undefined> => {
+      if (this.stopped()) return undefined
+      const next = await chunks.next()
+      return next.done ? undefined : this.chunk(next.value)
+    }
+    const worker = async (): Promise<void> => {
+      try {
+        // Each worker holds its next chunk, marked, while its current one is processed.
+        for (let next = await take(); next !== undefined;) {
+          const current = next
+          next = await take()
+          await this.process(current)
+        }
+      } catch (error) {
+        // A journal that cannot be written (disk full...): the other workers stop
+        // before their next request, and the journal closes once they all have.
+        this.fatal ??= {error}
+      }
+    }
+    try {
+      this.progress()
+      await Promise.all(Array.from({length: Math.max(1, this.opts.concurrency ?? 4)}, worker))
+    } finally {
+      await chunks.return(undefined)
+    }
+  }
+
+  /** Plan chunks: the second pass, over the valid rows that still need the server, in input order. */
+  private async *plan(): AsyncGenerator<PendingRow[]> {
+    let current: PendingRow[] = []
+    for await (const {row, item} of this.spool!.read()) {
+      if (this.stopped()) return
+      const state = this.earlier.get(row)
       if (state?.state === 'done') {
-        settle(state.result, 'resumed')
-        progress()
+        this.settle(state.result, 'resumed')
+        this.progress()
         continue
       }
-      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(identity, row - 1)
+      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(this.identity, row - 1)
       // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
       item.draftId = draftId
-      current.push({
-        row,
-        draftId,
-        item,
-        ...(state?.state === 'maybe' ? {maybeSentAt: state.sentAt} : {}),
-      })
-      if (current.length >= chunkSize) {
+      current.push({row, draftId, item, ...(state?.state === 'maybe' ? {maybeSentAt: state.sentAt} : {})})
+      if (current.length >= this.chunkSize) {
         yield current
         current = []
       }
     }
-    if (current.length > 0 && !stopped()) yield current
+    if (current.length > 0 && !this.stopped()) yield current
   }
 
-  async function send(
-    rows: PreparedRow[],
-  ): Promise<{id: string; orderNumber?: number; draftId?: string; status?: string}[]> {
-    const items = rows.map((r) => r.item)
-    // The key is a bonus on servers that honour it; autoRetry false keeps the
-    // client from resending the POST on its own, since this runner settles an
-    // unknown outcome by looking the draftIds up before anything goes again.
+  /**
+   * A planned chunk. Unless an earlier run may have sent some of its rows (then it
+   * is looked up first), its `sent` mark starts now. A mark made before its request
+   * leaves says no more than "maybe sent", which a re-run settles by looking up.
+   */
+  private chunk(rows: PendingRow[]): Chunk {
+    const chunk: Chunk = {rows, sends: 0, unknowns: 0, lastError: ''}
+    if (rows.every((r) => r.maybeSentAt === undefined)) {
+      chunk.mark = this.mark(rows)
+      // Awaited by send(); this keeps a failed sync of a chunk never sent from going unhandled.
+      chunk.mark.catch(() => undefined)
+    }
+    return chunk
+  }
+
+  /** Journals rows as maybe sent, resolving once that is on the disk. */
+  private async mark(rows: PendingRow[]): Promise<{c: number; at: number}> {
+    const at = Date.now()
+    return {c: await this.log.sent(rows, at), at}
+  }
+
+  /** One chunk from its first step to its last, each next step decided by decideChunk. */
+  private async process(chunk: Chunk): Promise<void> {
+    let step: ChunkStep = chunk.rows.some((r) => r.maybeSentAt !== undefined) ? {next: 'reconcile'} : {next: 'send'}
+    for (;;) {
+      if (step.next === 'done' || step.next === 'stop') return
+      if (step.next === 'give-up') return this.giveUp(chunk, step.outcome)
+      const event = step.next === 'send' ? await this.send(chunk) : await this.reconcile(chunk)
+      step = decideChunk({sends: chunk.sends, stopped: this.stopped()}, event, this.opts.maxSends ?? 8)
+    }
+  }
+
+  /** Send: one create request for the chunk's pending rows, journalled before it leaves. */
+  private async send(chunk: Chunk): Promise<ChunkEvent> {
+    const rows = chunk.rows
+    const premarked = chunk.mark
+    chunk.mark = undefined
+    if (this.stopped() && premarked === undefined) return {type: 'not-sent'}
+    if (chunk.sends++ > 0) this.summary.retries++
+    // The request waits for the mark to be on the disk; other chunks go on meanwhile.
+    const {c, at: sentAt} = await (premarked ?? this.mark(rows))
+    if (this.stopped()) {
+      // Stopped while the mark was being synced: the chunk never left.
+      this.log.notSent(c, rows)
+      return {type: 'not-sent'}
+    }
+    let results: RowResult[]
+    try {
+      results = await this.post(rows)
+    } catch (error) {
+      return this.sendFailed(chunk, c, sentAt, error)
+    }
+    this.log.done(results, c)
+    for (const result of results) this.settle(result, 'created')
+    this.progress()
+    chunk.rows = []
+    return {type: 'created'}
+  }
+
+  private async post(rows: PendingRow[]): Promise<RowResult[]> {
+    // The key is a bonus on servers that honour it, sent as a plain header: the
+    // client then resends the POST only on proof that nothing was processed,
+    // and this run settles any other failure by looking the draftIds up.
     const write = {
       idempotencyKey: idempotencyKeyFor(rows.map((r) => r.draftId)),
       autoRetry: false,
@@ -270,221 +377,133 @@ async function runPasses(
       summary: true,
       bulk: true,
     }
-    summary.requests++
-    const records = legacy
-      ? await createLegacyDemands(ctx.client, items, write)
-      : await createQuotes(ctx.client, ctx.businessId, items, write)
-    return records.map((r) => ({
-      id: r._id,
-      ...(r.orderNumber === undefined ? {} : {orderNumber: r.orderNumber}),
-      ...(r.draftId === undefined ? {} : {draftId: r.draftId}),
-      ...(r.status === undefined ? {} : {status: r.status}),
-    }))
+    const items = rows.map((r) => r.item)
+    this.summary.requests++
+    const records = this.legacy
+      ? await createLegacyDemands(this.ctx.client, items, write)
+      : await createQuotes(this.ctx.client, this.ctx.businessId, items, write)
+    if (records.length !== rows.length) {
+      throw new ApiError({
+        method: 'POST',
+        path: this.legacy ? 'create-demands' : 'create-quotes',
+        code: 'bad_response',
+        serverMessage: `the service answered ${records.length} demands for ${rows.length} rows`,
+      })
+    }
+    return rows.map((r, i) => {
+      const a = records[i]!
+      return {
+        row: r.row,
+        id: a._id,
+        ...(a.orderNumber === undefined ? {} : {orderNumber: a.orderNumber}),
+        draftId: a.draftId ?? r.draftId,
+        ...(a.status === undefined ? {} : {status: a.status}),
+      }
+    })
   }
 
-  async function processChunk(chunk: PreparedRow[]): Promise<void> {
-    let pending = chunk
-    let lastError = ''
-    let outcomeUnknown = false
-    for (let round = 0; pending.length > 0 && round < maxRounds; round++) {
-      const suspects = pending.filter((r) => r.maybeSentAt !== undefined)
-      if (suspects.length > 0) {
-        if (stopped()) return
-        const sentAt = Math.min(...suspects.map((r) => r.maybeSentAt!))
-        let found: Awaited<ReturnType<DraftIdFinder['find']>>
-        try {
-          found = await finder.find(
-            suspects.map((r) => r.draftId),
-            sentAt,
-          )
-        } catch (error) {
-          const f = classify(error)
-          if (f.kind === 'fatal' || f.kind === 'refused') {
-            fatal ??= {error}
-            return
-          }
-          lastError = messageOf(error)
-          await sleep(backoff(round, f.retryAfterMs), signal)
-          continue
-        }
-        const results: RowResult[] = []
-        for (const r of suspects) {
-          const hit = found.get(r.draftId)
-          if (hit) results.push({row: r.row, ...hit})
-        }
-        if (results.length > 0) {
-          append({t: 'done', c: chunkId(), results})
-          for (const result of results) settle(result, 'reconciled')
-          progress()
-        }
-        const foundRows = new Set(results.map((r) => r.row))
-        pending = pending.filter((r) => !foundRows.has(r.row)).map(({maybeSentAt: _, ...rest}) => rest)
-        outcomeUnknown = false
-        if (pending.length === 0) return
-      }
-      if (stopped()) return
-      if (round > 0) summary.retries++
-      const c = chunkId()
-      const sentAt = Date.now()
-      const rows = pending.map((r) => r.row)
-      // The request waits for the mark to be on the disk; other chunks go on meanwhile.
-      await journal?.appendDurable({t: 'sent', c, rows, draftIds: pending.map((r) => r.draftId), at: sentAt})
-      if (stopped()) {
-        // Stopped while the mark was being synced: the chunk never left.
-        append({t: 'notsent', c, rows})
-        return
-      }
-      try {
-        const answers = await send(pending)
-        if (answers.length !== pending.length) {
-          throw new ApiError({
-            method: 'POST',
-            path: legacy ? 'create-demands' : 'create-quotes',
-            code: 'bad_response',
-            serverMessage: `the service answered ${answers.length} demands for ${pending.length} rows`,
-          })
-        }
-        const results: RowResult[] = pending.map((r, i) => {
-          const a = answers[i]!
-          return {
-            row: r.row,
-            id: a.id,
-            ...(a.orderNumber === undefined ? {} : {orderNumber: a.orderNumber}),
-            draftId: a.draftId ?? r.draftId,
-            ...(a.status === undefined ? {} : {status: a.status}),
-          }
+  /** Journal what a failed request proves, and keep the rows still pending. */
+  private sendFailed(chunk: Chunk, c: number, sentAt: number, error: unknown): ChunkEvent {
+    const failure = classifySendFailure(error)
+    chunk.lastError = messageOf(error)
+    switch (failure.type) {
+      case 'fatal':
+        // Authentication or permission: nothing was created, and nothing else will be.
+        this.log.notSent(c, chunk.rows)
+        this.fatal ??= {error}
+        return {type: 'fatal'}
+      case 'refused': {
+        // The service checks a whole body before creating anything: the rows it
+        // named failed; the others were not created and may go again.
+        const named = failure.rows.size > 0 ? failure.rows : undefined
+        const failures: RowFailure[] = []
+        const rest: PendingRow[] = []
+        chunk.rows.forEach((r, i) => {
+          if (named && !named.has(i)) rest.push(r)
+          else failures.push({row: r.row, draftId: r.draftId, error: rowError(error as ApiError, i)})
         })
-        append({t: 'done', c, results})
-        for (const result of results) settle(result, 'created')
-        progress()
-        return
-      } catch (error) {
-        const f = classify(error)
-        lastError = messageOf(error)
-        if (f.kind === 'fatal') {
-          // Authentication or permission: nothing was created, and nothing else will be.
-          append({t: 'notsent', c, rows: pending.map((r) => r.row)})
-          fatal ??= {error}
-          return
-        }
-        if (f.kind === 'refused') {
-          // The service checks a whole body before creating anything: the rows it
-          // named failed; the others were not created and go again.
-          const named = f.rowIndexes && f.rowIndexes.size > 0 ? f.rowIndexes : undefined
-          const failures: RowFailure[] = pending
-            .filter((_, i) => !named || named.has(i))
-            .map((r) => ({row: r.row, draftId: r.draftId, error: rowError(f.error, pending.indexOf(r))}))
-          append({t: 'failed', c, failures})
-          for (const failure of failures) settle(failure, 'created')
-          progress()
-          const failedRows = new Set(failures.map((x) => x.row))
-          const rest = pending.filter((r) => !failedRows.has(r.row))
-          if (rest.length > 0) append({t: 'notsent', c, rows: rest.map((r) => r.row)})
-          pending = rest
-          continue
-        }
-        if (f.kind === 'notsent') {
-          append({t: 'notsent', c, rows: pending.map((r) => r.row)})
-          outcomeUnknown = false
-        } else {
-          append({t: 'unknown', c, rows: pending.map((r) => r.row), at: sentAt})
-          pending = pending.map((r) => ({...r, maybeSentAt: sentAt}))
-          outcomeUnknown = true
-        }
-        await sleep(backoff(round, f.retryAfterMs), signal)
+        this.log.failed(c, failures)
+        for (const f of failures) this.settle(f, 'created')
+        this.progress()
+        this.log.notSent(c, rest)
+        chunk.rows = rest
+        return {type: 'refused', rest: rest.length}
       }
+      case 'not-sent':
+        this.log.notSent(c, chunk.rows)
+        return {type: 'not-sent'}
+      case 'unknown':
+        this.log.unknown(c, chunk.rows, sentAt)
+        chunk.rows = chunk.rows.map((r) => ({...r, maybeSentAt: sentAt}))
+        chunk.unknowns++
+        return {type: 'unknown'}
     }
-    if (pending.length === 0 || stopped()) return
-    // Out of rounds: report the rows; the journal keeps what is still unknown for the next run.
-    const suffix = outcomeUnknown
-      ? ' (outcome unknown: run the same command again to look these rows up before anything is resent)'
-      : ' (not created; run the same command again to retry)'
-    for (const r of pending) settle({row: r.row, draftId: r.draftId, error: lastError + suffix}, 'created')
-    progress()
   }
 
-  function backoff(round: number, retryAfterMs: number | undefined): number {
-    if (retryAfterMs !== undefined) return retryAfterMs + Math.floor(Math.random() * 100)
-    const exp = Math.min(8000, retryBaseMs * 2 ** round)
-    return Math.round(exp / 2 + Math.random() * (exp / 2))
-  }
-
-  const generator = chunks()
-  const worker = async (): Promise<void> => {
+  /** Reconcile: look up the rows that may exist, after the RetryPolicy's wait when this run just lost an answer. */
+  private async reconcile(chunk: Chunk): Promise<ChunkEvent> {
+    if (chunk.unknowns > 0) await sleep(this.ctx.client.retryPolicy.backoff(chunk.unknowns), this.opts.signal)
+    if (this.stopped()) return {type: 'lookup-failed'}
+    const suspects = chunk.rows.filter((r) => r.maybeSentAt !== undefined)
+    let found: Awaited<ReturnType<DraftIdFinder['find']>>
     try {
-      for (;;) {
-        if (stopped()) return
-        const next = await generator.next()
-        if (next.done) return
-        await processChunk(next.value)
-      }
+      found = await this.finder.find(
+        suspects.map((r) => r.draftId),
+        Math.min(...suspects.map((r) => r.maybeSentAt!)),
+      )
     } catch (error) {
-      // A journal that cannot be written (disk full...): the other workers stop
-      // before their next request, and the journal closes once they all have.
-      fatal ??= {error}
-    }
-  }
-  try {
-    progress()
-    const workers = Math.max(1, opts.concurrency ?? 4)
-    await Promise.all(Array.from({length: workers}, worker))
-  } finally {
-    await generator.return(undefined)
-    await journal?.close()
-    summary.lookups = finder.requests
-  }
-  if (fatal) throw fatal.error
-  summary.interrupted = Boolean(signal?.aborted) && summary.pending > 0
-  return summary
-
-  function rowError(error: ApiError, index: number): string {
-    const own = error.details?.filter((d) => d.path.split('.')[0] === String(index))
-    if (own && own.length > 0) {
-      return own.map((d) => `${d.path.split('.').slice(1).join('.') || '(row)'}: ${d.message}`).join('; ')
-    }
-    return error.serverMessage ?? error.message
-  }
-}
-
-function classify(error: unknown): Failure {
-  if (error instanceof AuthenticationError || error instanceof PermissionError) return {kind: 'fatal', error}
-  if (error instanceof InputError) return {kind: 'fatal', error}
-  if (error instanceof RateLimitError) {
-    return {
-      kind: 'notsent',
-      error,
-      ...(error.retryAfterSeconds === undefined ? {} : {retryAfterMs: error.retryAfterSeconds * 1000}),
-    }
-  }
-  if (error instanceof NetworkError) {
-    if (error.code === 'aborted') return {kind: 'unknown', error}
-    return error.mayHaveBeenSent ? {kind: 'unknown', error} : {kind: 'notsent', error}
-  }
-  if (error instanceof ServerError) {
-    // A 5xx may come after the work was done (a proxy, a crash after commit): look before resending.
-    return {
-      kind: 'unknown',
-      error,
-      ...(error.retryAfterSeconds === undefined ? {} : {retryAfterMs: error.retryAfterSeconds * 1000}),
-    }
-  }
-  if (error instanceof ValidationError && error.clientSide) return {kind: 'fatal', error}
-  if (error instanceof ApiError) {
-    if (error.code === 'bad_response') return {kind: 'unknown', error}
-    if (error.status !== undefined && error.status >= 400 && error.status < 500) {
-      const indexes = new Set<number>()
-      for (const d of error.details ?? []) {
-        const first = Number(d.path.split('.')[0])
-        if (Number.isInteger(first)) indexes.add(first)
+      const failure = classifySendFailure(error)
+      if (failure.type === 'fatal' || failure.type === 'refused') {
+        this.fatal ??= {error}
+        return {type: 'fatal'}
       }
-      return {kind: 'refused', error, rowIndexes: indexes}
+      chunk.lastError = messageOf(error)
+      return {type: 'lookup-failed'}
     }
-    return {kind: 'unknown', error}
+    const results: RowResult[] = []
+    for (const r of suspects) {
+      const hit = found.get(r.draftId)
+      if (hit) results.push({row: r.row, ...hit})
+    }
+    if (results.length > 0) {
+      this.log.done(results)
+      for (const result of results) this.settle(result, 'reconciled')
+      this.progress()
+    }
+    const foundRows = new Set(results.map((r) => r.row))
+    chunk.rows = chunk.rows.filter((r) => !foundRows.has(r.row)).map(({maybeSentAt: _, ...rest}) => rest)
+    return {type: 'looked-up', missing: chunk.rows.length, proven: true}
   }
-  return {kind: 'fatal', error}
-}
 
-function messageOf(error: unknown): string {
-  if (error instanceof ApiError) return error.message.split('\n')[0] ?? error.message
-  return error instanceof Error ? error.message : String(error)
+  /** Out of proof or of tries: report the rows; the journal keeps what is still unknown for the next run. */
+  private giveUp(chunk: Chunk, outcome: 'not-created' | 'unknown'): void {
+    const suffix =
+      outcome === 'unknown'
+        ? ' (outcome unknown: run the same command again to look these rows up before anything is resent)'
+        : ' (not created; run the same command again to retry)'
+    for (const r of chunk.rows) {
+      const failure: RowFailure = {row: r.row, draftId: r.draftId, error: chunk.lastError + suffix}
+      this.settle(outcome === 'unknown' ? {...failure, outcome: 'unknown'} : failure, 'created')
+    }
+    this.progress()
+  }
+
+  private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'reconciled'): void {
+    const s = this.summary
+    s.pending--
+    if (isFailure(outcome)) {
+      s.failed++
+      if (outcome.outcome === 'unknown') s.unknown++
+    } else if (how === 'resumed') s.resumed++
+    else {
+      s.created++
+      if (how === 'reconciled') s.reconciled++
+    }
+    this.opts.onResult?.(outcome)
+  }
+
+  private progress(): void {
+    const s = this.summary
+    this.opts.onProgress?.({done: s.created + s.resumed + s.failed, failed: s.failed, total: s.validation.valid})
+  }
 }

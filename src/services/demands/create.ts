@@ -1,26 +1,116 @@
-import * as crypto from 'node:crypto'
+import type {ServiceContext} from '../context.js'
+import {runBatch, type BatchOptions, type BatchSummary, type RowOutcome} from './batch.js'
+import type {RowSource} from './batch-validate.js'
+
+export {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
 
 /**
- * Hex sha256 of a text. `crypto.hash` (Node 20.12 and later) is about twice as
- * fast as a Hash object for short texts, which counts at one draftId per row;
- * older Node versions use createHash. Both give the same digest.
+ * What `demand create --json` prints, whatever the path taken (a file or one quote
+ * from flags, `--dry-run`, `--out`, rows resumed from a journal, failures): the
+ * run's counts, and every row's outcome in row order. `results` is empty for a dry
+ * run, and with `--out`, whose file holds the outcomes as NDJSON lines instead.
  */
-const sha256: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'hex')
-    : (text) => crypto.createHash('sha256').update(text).digest('hex')
-
-/**
- * The deterministic draftId of a row: the input's identity (the sha256 of its
- * bytes) plus the row number. Running the same input again gives every row the
- * same draftId, so the batch runner (and a server that replays draftIds) can
- * tell a row already created from a new one.
- */
-export function draftIdFor(identity: string, rowIndex: number): string {
-  return `mfg-${sha256(`${identity}:${rowIndex + 1}`).slice(0, 24)}`
+export interface CreateResult {
+  dryRun: boolean
+  /** Rows created (or found on the server) by this run. */
+  created: number
+  /** Rows an earlier run of the same input created, answered from the journal. */
+  resumed: number
+  failed: number
+  /** Failed rows whose outcome nobody could settle: a re-run looks them up before sending. */
+  unknown: number
+  /** Valid rows left unsent because the run was stopped. */
+  pending: number
+  interrupted: boolean
+  requests: number
+  retries: number
+  reconciled: number
+  lookups: number
+  /** The journal's path; null for a dry run or a quote from flags. */
+  journal: string | null
+  /** The `--out` file; null when the outcomes are in `results`. */
+  out: string | null
+  /** The first pass: rows read, selected, valid and invalid, chunks, problems, the input's hash. */
+  validation: {
+    source: string
+    rows: number
+    selected: number
+    valid: number
+    invalid: number
+    chunks: number
+    problems: {row: number; line?: number; path: string; reason: string}[]
+    moreProblems: number
+    unknownFields: string[]
+    moreUnknownFields: number
+    contentHash: string
+    errorsFile: string | null
+  }
+  /** `{row, id, orderNumber, draftId, status}` or `{row, draftId, error}` (plus `outcome: "unknown"`). */
+  results: RowOutcome[]
 }
 
-/** The Idempotency-Key of a request: derived from its rows' draftIds, so a resend of the same rows carries the same key. */
-export function idempotencyKeyFor(draftIds: readonly string[]): string {
-  return `mfg-${sha256(draftIds.join('\n')).slice(0, 40)}`
+export interface CreateOptions extends BatchOptions {
+  /** Keep every outcome for `results` (the `--json` result); otherwise they only go to `onResult`. */
+  collect?: boolean
+  /** The file the caller writes the outcomes to, reported as `out`. */
+  out?: string
+}
+
+/**
+ * Creates demands from rows (a file, or one quote from flags) as one batch, and
+ * answers the one CreateResult whatever the path taken.
+ */
+export async function createDemands(
+  context: ServiceContext | (() => Promise<ServiceContext>),
+  source: RowSource,
+  opts: CreateOptions = {},
+): Promise<CreateResult> {
+  const {collect, out, onResult, ...batch} = opts
+  const results: RowOutcome[] = []
+  const summary = await runBatch(context, source, {
+    ...batch,
+    onResult: (outcome) => {
+      if (collect) results.push(outcome)
+      onResult?.(outcome)
+    },
+  })
+  return createResult(
+    summary,
+    results.sort((a, b) => a.row - b.row),
+    out,
+  )
+}
+
+function createResult(summary: BatchSummary, results: RowOutcome[], out: string | undefined): CreateResult {
+  const {validation, ...counts} = summary
+  return {
+    ...counts,
+    out: out ?? null,
+    validation: {...validation, errorsFile: validation.errorsFile ?? null},
+    results,
+  }
+}
+
+/** The flags of a single quote, as the command parsed them. */
+export interface QuoteFields {
+  technique: string
+  material: string
+  quantity?: number
+  color?: string
+  email?: string
+  firstName?: string
+  lastName?: string
+  phone?: string
+  currency?: string
+  takenAs?: string
+  draftId?: string
+}
+
+/** One create-quotes item from the fields of a single quote; empty fields are left out. */
+export function quoteItem(fields: QuoteFields): Record<string, unknown> {
+  const {takenAs, ...rest} = fields
+  const item: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined && value !== '') item[key] = value
+  if (takenAs) item.jobDetails = {takenAs}
+  return item
 }

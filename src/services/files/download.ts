@@ -1,9 +1,11 @@
 import {once} from 'node:events'
 import {createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
-import {get as httpGet, type IncomingMessage} from 'node:http'
-import {get as httpsGet} from 'node:https'
 import {join, resolve} from 'node:path'
 
+import {ApiError} from '../../api/errors.js'
+import {sleep} from '../../api/retry.js'
+import {describeNetworkFailure} from '../../api/response-error.js'
+import type {StreamResponse} from '../../api/types.js'
 import {getDemand} from '../../api/v1/demands.js'
 import {redact} from '../../schemas/secrets.js'
 import type {ServiceContext} from '../context.js'
@@ -127,8 +129,6 @@ export interface DownloadFileOptions {
   /** Keep the bytes of an earlier partial `<path>.part` and ask for the rest. */
   resume?: boolean
   onProgress?: (p: DownloadProgress) => void
-  /** Transfers cut off before the end, retried (resuming) before giving up. Default 3. */
-  maxRetries?: number
   /** New links asked for after an expiry before giving up. Default 3. */
   maxRelinks?: number
   /** Overwrite an existing file. */
@@ -138,89 +138,188 @@ export interface DownloadFileOptions {
 
 /**
  * Streams one file from the file host to `<path>.part`, then renames it. The
- * file host is unauthenticated: only the signed link is sent, never the API
- * key. A 403 saying the link expired asks for a new link and resumes with a
- * Range request (starting over when the host ignores it); the size written
- * must match the size announced.
+ * request goes through the client's pipeline as a download: only the signed
+ * link is sent, never the API key, and failures before an answer are retried
+ * there. A transfer cut off mid-way resumes with a Range request when the
+ * client's RetryPolicy allows another try (and after the wait it says); a 403
+ * saying the link expired asks for a new link; the size written must match the
+ * size announced.
  */
 export async function downloadFile(
+  ctx: Ctx,
   target: Pick<DownloadTarget, 'fileName' | 'path'>,
   issue: LinkIssuer,
   opts: DownloadFileOptions = {},
 ): Promise<DownloadedFile> {
-  const part = `${target.path}.part`
-  let written = opts.resume && existsSync(part) ? statSync(part).size : 0
-  if (written === 0) rmSync(part, {force: true})
-  let url = opts.url ?? (await issue())
-  let links = 1
-  let retries = 0
-  let relinks = 0
-  let resumed = false
-  let expected: number | undefined
-  const maxRetries = opts.maxRetries ?? 3
-  const maxRelinks = opts.maxRelinks ?? 3
-  const shown = () => maskLink(url)
-
+  const transfer = new Transfer(ctx, target, issue, opts)
+  await transfer.start(opts.url)
   for (;;) {
-    let res: HostResponse
-    try {
-      res = await getFromHost(url, written > 0 ? {range: `bytes=${written}-`} : {}, opts.signal)
-    } catch (error) {
-      if (opts.signal?.aborted || ++retries > maxRetries) {
-        throw new DownloadError(`Downloading ${target.fileName} from ${shown()} failed: ${causeOf(error)}`)
-      }
-      continue
-    }
-    if (res.status === 403) {
-      const message = await errorMessage(res)
-      if (/expired/i.test(message) && relinks < maxRelinks) {
-        relinks++
-        url = await issue()
-        links++
-        continue
-      }
-      throw new DownloadError(`The file host refused ${shown()} (403): ${message}`)
-    }
-    if (res.status === 416 && written > 0) {
-      // The partial file does not fit the file any more: start over.
-      res.body.destroy()
-      written = 0
-      rmSync(part, {force: true})
-      continue
-    }
+    const step = await transfer.attempt()
+    if (step === 'again') continue
+    // A file that came out short, with no try left, fails on its size.
+    if (step === 'complete' || !(await transfer.mayResume(step))) return transfer.finish()
+  }
+}
+
+/**
+ * What one request of a transfer came to: the file complete, cut off mid-way,
+ * ended short of the size announced, or a reason to ask again at once (a new
+ * link, a range the host could not serve).
+ */
+type Step = 'complete' | 'cut' | 'short' | 'again'
+
+/** One file's transfer: its link, what is on the disk, and the steps from one request to the next. */
+class Transfer {
+  private readonly part: string
+  private url = ''
+  private written = 0
+  private expected: number | undefined
+  private links = 0
+  private relinks = 0
+  private cuts = 0
+  private resumed = false
+  private readonly started = Date.now()
+  /** What broke the last transfer off. */
+  private cut: unknown
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly target: Pick<DownloadTarget, 'fileName' | 'path'>,
+    private readonly issue: LinkIssuer,
+    private readonly opts: DownloadFileOptions,
+  ) {
+    this.part = `${target.path}.part`
+  }
+
+  async start(url: string | undefined): Promise<void> {
+    this.written = this.opts.resume && existsSync(this.part) ? statSync(this.part).size : 0
+    if (this.written === 0) rmSync(this.part, {force: true})
+    this.url = url ?? (await this.issue())
+    this.links = 1
+  }
+
+  /** One request: its answer checked, then its body appended to the partial file. */
+  async attempt(): Promise<Step> {
+    const res = await this.open()
+    if (res === undefined) return 'again'
     let append = false
     if (res.status === 206) {
-      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.header('content-range') ?? '')
-      if (!range || Number(range[1]) !== written) {
+      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res, 'content-range') ?? '')
+      if (!range || Number(range[1]) !== this.written) {
+        // Not the part asked for: start over.
         res.body.destroy()
-        written = 0
-        rmSync(part, {force: true})
-        continue
+        this.restart()
+        return 'again'
       }
-      if (range[3] !== '*') expected = Number(range[3])
+      if (range[3] !== '*') this.expected = Number(range[3])
       append = true
-      resumed = true
-    } else if (res.status === 200) {
-      const length = res.header('content-length')
-      expected = length === null ? undefined : Number(length)
-      written = 0
+      this.resumed = true
     } else {
-      const message = await errorMessage(res)
-      throw new DownloadError(`The file host answered ${res.status} for ${shown()}: ${message}`)
+      const length = header(res, 'content-length')
+      this.expected = length === undefined ? undefined : Number(length)
+      this.written = 0
     }
+    this.cut = await this.write(res, append)
+    if (this.cut !== undefined) return 'cut'
+    const size = statSync(this.part).size
+    if (this.expected !== undefined && size < this.expected) {
+      this.written = size
+      return 'short'
+    }
+    return 'complete'
+  }
 
-    // Written chunk by chunk so that, when the transfer breaks, what arrived is
-    // flushed to disk and the next request resumes from there.
-    const writer = createWriteStream(part, {flags: append ? 'a' : 'w', mode: 0o644})
+  /**
+   * After a cut, or a file that came out short: the client's RetryPolicy says
+   * whether to resume (a GET resent, as after a reset connection), and when.
+   * A cut with no try left fails here; a short file answers false.
+   */
+  async mayResume(step: 'cut' | 'short'): Promise<boolean> {
+    const code = step === 'cut' ? describeNetworkFailure(this.cut, undefined).code : 'ECONNRESET'
+    const decision = this.ctx.client.retryPolicy.decide({
+      failure: {kind: 'network', code, neverSent: false},
+      idempotent: true,
+      retries: this.cuts++,
+      elapsedMs: Date.now() - this.started,
+    })
+    if (!this.opts.signal?.aborted && decision.retry) {
+      await sleep(decision.waitMs, this.opts.signal)
+      return true
+    }
+    if (step === 'short') return false
+    throw new DownloadError(
+      `Downloading ${this.target.fileName} was cut off after ${this.written} bytes: ${this.mask(code)}`,
+    )
+  }
+
+  finish(): DownloadedFile {
+    const size = statSync(this.part).size
+    if (this.expected !== undefined && size !== this.expected) {
+      rmSync(this.part, {force: true})
+      throw new DownloadError(
+        `${this.target.fileName}: the file host announced ${this.expected} bytes but ${size} were written; the partial file was removed.`,
+      )
+    }
+    if (!this.opts.force && existsSync(this.target.path)) {
+      throw new InputError(`Not overwriting ${this.target.path}: pass --force to replace it.`)
+    }
+    renameSync(this.part, this.target.path)
+    return {
+      fileName: this.target.fileName,
+      path: this.target.path,
+      bytes: size,
+      ...(this.expected === undefined ? {} : {expectedBytes: this.expected}),
+      links: this.links,
+      resumed: this.resumed,
+    }
+  }
+
+  /** The answer to a GET of the link (from where the partial file stops); undefined to ask again at once. */
+  private async open(): Promise<StreamResponse | undefined> {
+    try {
+      return await this.ctx.client.stream({
+        url: this.url,
+        ...(this.written > 0 ? {headers: {range: `bytes=${this.written}-`}} : {}),
+        ...(this.opts.signal ? {signal: this.opts.signal} : {}),
+      })
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status === undefined) {
+        const why = error instanceof ApiError ? (error.serverMessage ?? error.message) : String(error)
+        throw new DownloadError(`Downloading ${this.target.fileName} from ${this.shown()} failed: ${this.mask(why)}`)
+      }
+      const message = this.mask(error.serverMessage ?? `HTTP ${error.status}`)
+      if (error.status === 403 && /expired/i.test(message) && this.relinks < (this.opts.maxRelinks ?? 3)) {
+        this.relinks++
+        this.url = await this.issue()
+        this.links++
+        return undefined
+      }
+      if (error.status === 416 && this.written > 0) {
+        // The partial file does not fit the file any more: start over.
+        this.restart()
+        return undefined
+      }
+      if (error.status === 403) throw new DownloadError(`The file host refused ${this.shown()} (403): ${message}`)
+      throw new DownloadError(`The file host answered ${error.status} for ${this.shown()}: ${message}`)
+    }
+  }
+
+  /**
+   * Appends the body to the partial file chunk by chunk, so that when the
+   * transfer breaks, what arrived is on the disk and the next request resumes
+   * from there. Answers the failure that cut it, if any.
+   */
+  private async write(res: StreamResponse, append: boolean): Promise<unknown> {
+    const writer = createWriteStream(this.part, {flags: append ? 'a' : 'w', mode: 0o644})
     let failure: unknown
     try {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer
-        written += buf.length
-        opts.onProgress?.({
-          fileName: target.fileName,
-          transferred: written,
-          ...(expected === undefined ? {} : {total: expected}),
+        this.written += buf.length
+        this.opts.onProgress?.({
+          fileName: this.target.fileName,
+          transferred: this.written,
+          ...(this.expected === undefined ? {} : {total: this.expected}),
         })
         if (!writer.write(buf)) await once(writer, 'drain')
       }
@@ -228,121 +327,28 @@ export async function downloadFile(
       failure = error
     }
     await new Promise<void>((done, fail) => writer.end((error?: Error | null) => (error ? fail(error) : done())))
-    if (failure !== undefined) {
-      written = statSync(part).size
-      if (opts.signal?.aborted || ++retries > maxRetries) {
-        throw new DownloadError(
-          `Downloading ${target.fileName} was cut off after ${written} bytes: ${causeOf(failure)}`,
-        )
-      }
-      continue
-    }
-    const size = statSync(part).size
-    if (expected !== undefined && size < expected && retries < maxRetries) {
-      retries++
-      written = size
-      continue
-    }
-    if (expected !== undefined && size !== expected) {
-      rmSync(part, {force: true})
-      throw new DownloadError(
-        `${target.fileName}: the file host announced ${expected} bytes but ${size} were written; the partial file was removed.`,
-      )
-    }
-    if (!opts.force && existsSync(target.path)) {
-      throw new InputError(`Not overwriting ${target.path}: pass --force to replace it.`)
-    }
-    renameSync(part, target.path)
-    return {
-      fileName: target.fileName,
-      path: target.path,
-      bytes: size,
-      ...(expected === undefined ? {} : {expectedBytes: expected}),
-      links,
-      resumed,
-    }
+    if (failure !== undefined) this.written = statSync(this.part).size
+    return failure
+  }
+
+  private restart(): void {
+    this.written = 0
+    rmSync(this.part, {force: true})
+  }
+
+  private shown(): string {
+    return maskLink(this.url)
+  }
+
+  /** A message with the link's signature (and any other secret) masked. */
+  private mask(text: string): string {
+    return redact(text.replaceAll(this.url, this.shown()))
   }
 }
 
-async function errorMessage(res: HostResponse): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of res.body) {
-      if (size < 64 * 1024) chunks.push(chunk as Buffer)
-      size += (chunk as Buffer).length
-    }
-  } catch {
-    // A broken error body: the status says enough.
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
-  try {
-    const body = JSON.parse(text) as {message?: unknown}
-    if (typeof body.message === 'string') return redact(body.message)
-  } catch {
-    // Not JSON: the text or the status says it.
-  }
-  return redact(text.slice(0, 200) || `HTTP ${res.status}`)
-}
-
-interface HostResponse {
-  status: number
-  header(name: string): string | undefined
-  body: IncomingMessage
-}
-
-/**
- * One GET to the file host on a connection of its own (closed afterwards): no
- * credentials, only the signed link; redirects followed (up to 5).
- */
-function getFromHost(
-  url: string,
-  headers: Record<string, string>,
-  signal?: AbortSignal,
-  hops = 0,
-): Promise<HostResponse> {
-  return new Promise((resolve, reject) => {
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      reject(new DownloadError(`The file link is not a URL: ${maskLink(url)}`))
-      return
-    }
-    const get = target.protocol === 'https:' ? httpsGet : httpGet
-    const req = get(
-      target,
-      {
-        headers: {...headers, 'user-agent': `mfg node/${process.versions.node}`},
-        agent: false,
-        ...(signal ? {signal} : {}),
-      },
-      (res) => {
-        const status = res.statusCode ?? 0
-        const location = res.headers.location
-        if (status >= 300 && status < 400 && location && hops < 5) {
-          res.resume()
-          resolve(getFromHost(new URL(location, target).toString(), headers, signal, hops + 1))
-          return
-        }
-        resolve({
-          status,
-          header: (name) => {
-            const v = res.headers[name.toLowerCase()]
-            return Array.isArray(v) ? v[0] : v
-          },
-          body: res,
-        })
-      },
-    )
-    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('no data for 30 s'), {code: 'ETIMEDOUT'})))
-    req.on('error', reject)
-  })
-}
-
-function causeOf(error: unknown): string {
-  const e = error as {code?: string; cause?: {code?: string; message?: string}; message?: string}
-  return redact(e.code ?? e.cause?.code ?? e.cause?.message ?? e.message ?? String(error))
+function header(res: StreamResponse, name: string): string | undefined {
+  const v = res.headers[name]
+  return Array.isArray(v) ? v[0] : v
 }
 
 export interface DownloadDemandOptions {
@@ -362,7 +368,7 @@ export async function downloadDemandFiles(
   const targets = await planDownload(ctx, demandId, opts)
   const done: DownloadedFile[] = []
   for (const target of targets) {
-    const file = await downloadFile(target, demandFileIssuer(ctx, demandId, target, targets.length > 1), {
+    const file = await downloadFile(ctx, target, demandFileIssuer(ctx, demandId, target, targets.length > 1), {
       ...(opts.force ? {force: true} : {}),
       ...(opts.onProgress ? {onProgress: opts.onProgress} : {}),
       ...(opts.signal ? {signal: opts.signal} : {}),

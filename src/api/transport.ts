@@ -1,0 +1,109 @@
+import type http from 'node:http'
+import type https from 'node:https'
+import type {Readable} from 'node:stream'
+
+import type {Got} from 'got'
+
+import type {PreparedRequest} from './request.js'
+
+export interface SendOptions {
+  /** The whole exchange, from connecting to the body's last byte. */
+  timeoutMs?: number
+  /** The longest silence on the connection (downloads, whose whole length is unknown). */
+  idleTimeoutMs?: number
+  signal?: AbortSignal
+  onUploadProgress?: (progress: {transferred: number; total?: number}) => void
+  /** Redirects to follow; API requests follow none (they would carry the credentials elsewhere). */
+  maxRedirects?: number
+}
+
+/** An answer as it arrives: the body still in its content coding, read by the pipeline. */
+export interface TransportResponse {
+  status: number
+  headers: http.IncomingHttpHeaders
+  /** Fails with a Node-style error (`code` ECONNRESET, a TimeoutError...) when the answer breaks off. */
+  body: Readable
+}
+
+/**
+ * Moves bytes, and nothing else: a transport neither decodes bodies, nor maps
+ * failures, nor retries; the pipeline (http.ts) does those once for all.
+ * Failures are thrown as Node and got report them: an error with a `code`
+ * (ECONNREFUSED, ECONNRESET...), or a TimeoutError with code ETIMEDOUT and the
+ * phase that ran out in `event`.
+ */
+export interface Transport {
+  send(req: PreparedRequest, opts: SendOptions): Promise<TransportResponse>
+}
+
+/**
+ * The keep-alive agents the client's transports share, one per protocol. The
+ * https one (and TLS with it) is made when a first https request needs it: a
+ * batch sent to the sandbox on this machine never does.
+ */
+export class Agents {
+  readonly http: http.Agent
+  private secure: https.Agent | undefined
+
+  constructor(private readonly maxSockets = 32) {
+    const lib = process.getBuiltinModule('node:http')
+    this.http = new lib.Agent({keepAlive: true, maxSockets})
+  }
+
+  get https(): https.Agent {
+    this.secure ??= new (process.getBuiltinModule('node:https').Agent)({keepAlive: true, maxSockets: this.maxSockets})
+    return this.secure
+  }
+
+  /** The agent for a URL's protocol. */
+  for(url: URL): http.Agent {
+    return url.protocol === 'https:' ? this.https : this.http
+  }
+
+  destroy(): void {
+    this.http.destroy()
+    this.secure?.destroy()
+  }
+}
+
+/** The default transport: got, without its own retries, redirects, decompression or errors for statuses. */
+export function gotTransport(agents: Agents, load: () => Promise<Got> = loadGot): Transport {
+  let instance: Promise<Got> | undefined
+  return {
+    async send(req, opts) {
+      const got = await (instance ??= load())
+      return new Promise((resolve, reject) => {
+        const stream = got.stream(req.url, {
+          method: req.method,
+          headers: req.headers,
+          ...(req.body === undefined ? {} : {body: req.body}),
+          agent: req.url.protocol === 'https:' ? {https: agents.https} : {http: agents.http},
+          retry: {limit: 0},
+          throwHttpErrors: false,
+          decompress: false,
+          followRedirect: (opts.maxRedirects ?? 0) > 0,
+          maxRedirects: opts.maxRedirects ?? 0,
+          timeout: {
+            ...(opts.timeoutMs === undefined ? {} : {request: opts.timeoutMs}),
+            ...(opts.idleTimeoutMs === undefined ? {} : {socket: opts.idleTimeoutMs}),
+          },
+          ...(opts.signal ? {signal: opts.signal} : {}),
+        })
+        const onProgress = opts.onUploadProgress
+        if (onProgress) stream.on('uploadProgress', (p) => onProgress({transferred: p.transferred, total: p.total}))
+        // Kept after the answer too (a no-op then): a break in the body before the
+        // reader starts is kept by the stream as its error, not thrown at the process.
+        stream.on('error', reject)
+        stream.once('response', (res: http.IncomingMessage) => {
+          resolve({status: res.statusCode ?? 0, headers: res.headers, body: stream})
+        })
+        // A stream request with a method that may carry a body waits for one to be written.
+        if (req.body === undefined && req.method !== 'GET') stream.end()
+      })
+    },
+  }
+}
+
+async function loadGot(): Promise<Got> {
+  return (await import('got')).default
+}

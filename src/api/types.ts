@@ -1,0 +1,101 @@
+// The client's public shapes, apart from the pipeline that implements them, so that
+// the pieces of the pipeline (request.ts, retry.ts, transports) can share them
+// without importing each other in a circle.
+import type {Readable} from 'node:stream'
+
+import type {RetryPolicy} from './retry.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+
+/** How a response body is handed back: parsed by its content type (default), as text, or as bytes. */
+export type ResponseType = 'json' | 'text' | 'buffer'
+
+export interface ClientOptions {
+  baseUrl: string
+  apiKey?: string
+  authToken?: string
+  /** Per attempt, whole request. Default 30000. */
+  timeoutMs?: number
+  /** Retries after the first attempt. Default 3. */
+  retries?: number
+  /** `--verbose` sink: one line per attempt (`→ GET /path 200 12ms`), secrets masked. */
+  log?: (line: string) => void
+  userAgent?: string
+  /** First back-off step; later steps double, jittered. Default 500. */
+  retryBaseMs?: number
+  /**
+   * Longest single wait. A `Retry-After` beyond it is not waited for: the
+   * RateLimitError/ServerError is thrown at once with `retryAfterSeconds`. Default 8000.
+   */
+  maxRetryWaitMs?: number
+  /** No retry starts once this long has passed since a request's first attempt. Default 60000. */
+  retryBudgetMs?: number
+  /**
+   * Send credentials over plain http to a host that is not this machine. Off by
+   * default: such a request is refused (InsecureTransportError) before anything
+   * is sent, since the key and token would cross the network in clear.
+   */
+  insecure?: boolean
+}
+
+export interface RequestOptions {
+  method: HttpMethod
+  /** Starts with /api/...; may carry its own query string. */
+  path: string
+  query?: Record<string, string | number | boolean | undefined>
+  /** Sent as JSON; a string or Buffer is sent as is; a FormData is sent as multipart/form-data (streamed). */
+  body?: unknown
+  /** Called as the request body is sent (multipart uploads), with bytes sent and the total when known. */
+  onUploadProgress?: (progress: {transferred: number; total?: number}) => void
+  headers?: Record<string, string>
+  /**
+   * Sets Idempotency-Key and makes a POST (or PATCH) retryable like a GET. A caller
+   * that settles unknown outcomes itself sends the key as a plain header instead:
+   * the request is then resent only when a failure proves nothing was processed.
+   */
+  idempotencyKey?: string
+  signal?: AbortSignal
+  /** How the body comes back (default `json`: parsed when the content type says JSON, text otherwise). */
+  responseType?: ResponseType
+  /**
+   * One of many like it (a batch's chunks): sent on the lighter node:http transport,
+   * which shares everything else (retries, decoding, errors, time-out) with the default
+   * one. Ignored for FormData bodies and upload progress, which need the default transport.
+   */
+  bulk?: boolean
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: T
+  durationMs: number
+}
+
+/** A GET to a signed link on the file host: an absolute URL that gets no credentials. */
+export interface StreamOptions {
+  url: string
+  headers?: Record<string, string>
+  signal?: AbortSignal
+}
+
+/** A 2xx answer whose body is read by the caller, as it arrives. */
+export interface StreamResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Readable
+}
+
+export interface ApiClient {
+  readonly baseUrl: string
+  request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>
+  /**
+   * Opens a download from the file host: retried like any GET until an answer
+   * comes; a non-2xx answer is thrown as the mapped ApiError. Redirects are followed.
+   */
+  stream(opts: StreamOptions): Promise<StreamResponse>
+  /** The retry rules this client applies, for callers that resume work of their own (a download cut off mid-way). */
+  readonly retryPolicy: RetryPolicy
+  /** Frees the keep-alive sockets. Optional to call: idle sockets do not keep the process alive. */
+  close?(): void
+}

@@ -1,0 +1,151 @@
+import type {BatchProgress, RowOutcome} from '../services/demands/batch.js'
+import type {ValidationReport} from '../services/demands/batch-validate.js'
+import type {CreateResult} from '../services/demands/create.js'
+import {UsageError} from './errors.js'
+import {stopOnSignals} from './interrupt.js'
+import {ProgressBar} from './progress.js'
+
+/** What a batch command hands the service to report as it goes. */
+export interface BatchHooks {
+  collect: boolean
+  signal: AbortSignal
+  onValidated(report: ValidationReport): void
+  onResult(outcome: RowOutcome): void
+  onProgress(progress: BatchProgress): void
+}
+
+export interface BatchCommandOptions {
+  /** `--out FILE` for the result lines. */
+  out?: string
+  /** `--json`: the outcomes go into the result (unless `out`), notes are not written. */
+  json: boolean
+  /** `--shard I/N` as given, for the summary. */
+  shard?: string
+  note(text: string): void
+}
+
+/**
+ * Runs a batch the way a command shows it: result lines on stdout or in `--out`,
+ * a progress bar on a terminal, notes before and after, Ctrl-C and SIGTERM
+ * turned into a graceful stop (exit 130 or 143), exit 1 when a row failed.
+ */
+export async function runBatchCommand(
+  opts: BatchCommandOptions,
+  run: (hooks: BatchHooks) => Promise<CreateResult>,
+): Promise<CreateResult> {
+  const bar = new ProgressBar()
+  const stop = stopOnSignals(
+    'Stopping: no new chunks are sent; waiting for those in flight (Ctrl-C again to quit at once; the journal lets a re-run resume).',
+  )
+  const collect = opts.json && opts.out === undefined
+  let lines: RowOutput | undefined
+  try {
+    lines = await RowOutput.open(opts.out)
+    const output = lines
+    const result = await run({
+      collect,
+      signal: stop.signal,
+      onValidated: (report) => validationNotes(report).forEach((n) => opts.note(n)),
+      onResult: (outcome) => {
+        if (!collect) output.add(outcome)
+      },
+      onProgress: (p) => {
+        output.flush()
+        bar.update(p)
+      },
+    })
+    output.flush()
+    bar.done()
+    for (const n of summaryNotes(result, opts.shard, stop.received() !== undefined)) opts.note(n)
+    if (result.interrupted) process.exitCode = stop.exitCode()
+    else if (result.failed > 0) process.exitCode = 1
+    return result
+  } finally {
+    lines?.close()
+    bar.done()
+    stop.dispose()
+  }
+}
+
+/**
+ * Where a batch's row outcomes go as NDJSON lines: stdout, or an `--out` file.
+ * Lines are written a chunk at a time (`flush` after each chunk's rows), one
+ * write per chunk rather than one per row.
+ */
+export class RowOutput {
+  private lines = ''
+
+  private constructor(
+    private readonly fd: number | undefined,
+    private readonly fs: typeof import('node:fs') | undefined,
+  ) {}
+
+  static async open(out: string | undefined): Promise<RowOutput> {
+    if (out === undefined) return new RowOutput(undefined, undefined)
+    const fs = await import('node:fs')
+    try {
+      return new RowOutput(fs.openSync(out, 'w', 0o600), fs)
+    } catch (error) {
+      throw new UsageError(`cannot write --out ${out}: ${(error as Error).message}`)
+    }
+  }
+
+  add(outcome: RowOutcome): void {
+    this.lines += `${JSON.stringify(outcome)}\n`
+  }
+
+  flush(): void {
+    if (this.lines === '') return
+    if (this.fd !== undefined) this.fs!.writeSync(this.fd, this.lines)
+    else process.stdout.write(this.lines)
+    this.lines = ''
+  }
+
+  close(): void {
+    this.flush()
+    if (this.fd !== undefined) this.fs!.closeSync(this.fd)
+  }
+}
+
+/** What the first pass found worth saying before anything is sent. */
+export function validationNotes(report: ValidationReport): string[] {
+  const notes: string[] = []
+  if (report.unknownFields.length > 0) {
+    const more = report.moreUnknownFields > 0 ? `\n  … and ${report.moreUnknownFields} more rows` : ''
+    notes.push(`Warning: unknown fields are not sent:\n${report.unknownFields.map((l) => `  ${l}`).join('\n')}${more}`)
+  }
+  if (report.invalid > 0) {
+    const where = report.errorsFile ? `; written with reasons to ${report.errorsFile}` : ' (--errors FILE keeps them)'
+    notes.push(`Skipping ${report.invalid} invalid row(s)${where}.`)
+  }
+  return notes
+}
+
+/** The run's summary for stderr, and what to do next. */
+export function summaryNotes(s: CreateResult, shard: string | undefined, stopped: boolean): string[] {
+  const v = s.validation
+  const scope = shard ? ` in shard ${shard} (${v.selected} of ${v.rows} rows)` : ''
+  if (s.dryRun) {
+    const invalid = v.invalid > 0 ? `, ${v.invalid} invalid` : ''
+    return [
+      `${v.valid} row(s) valid${invalid}${scope}; would send ${v.chunks} request(s). Nothing was sent (--dry-run).`,
+    ]
+  }
+  const parts = [`Created ${s.created + s.resumed} of ${v.valid} demand(s)${scope}`]
+  if (s.resumed > 0) parts.push(`${s.resumed} already created by an earlier run`)
+  parts.push(`${s.requests} request(s)`)
+  if (s.retries > 0) parts.push(`${s.retries} resend(s)`)
+  if (s.reconciled > 0) parts.push(`${s.reconciled} row(s) found on the server after an unknown outcome`)
+  if (s.failed > 0) parts.push(`${s.failed} failed (see the error lines)`)
+  if (s.unknown > 0) parts.push(`${s.unknown} of them with an unknown outcome`)
+  if (v.invalid > 0) parts.push(`${v.invalid} invalid row(s) skipped`)
+  const notes = [`${parts.join('; ')}.`]
+  if (s.interrupted || (stopped && s.pending > 0)) {
+    notes.push(
+      `Interrupted: ${s.pending} row(s) not sent. Run the same command again to resume; rows already created are not sent again.`,
+    )
+  } else if (s.failed > 0 && s.journal) {
+    notes.push('Run the same command again to retry the failed rows; rows already created are not sent again.')
+  }
+  return notes
+}
