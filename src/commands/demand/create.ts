@@ -64,25 +64,28 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     if (flags.errors !== undefined && flags.errors === flags.out) {
       throw new UsageError('--errors and --out must name different files.')
     }
-    const [{openRowSource, memoryRowSource}, {createDemands, quoteItem}, validate, {runBatchCommand}, {mfgPaths}] =
+    const [{openRowSource, memoryRowSource}, created, validate, {runBatchCommand}, {mfgPaths}, {join}] =
       await Promise.all([
         import('../../cli/rows.js'),
         import('../../services/demands/create.js'),
         import('../../services/demands/batch-validate.js'),
         import('../../cli/batch-output.js'),
         import('../../profiles/paths.js'),
+        import('node:path'),
       ])
+    const {createDemands, quoteItem, quoteIdentity, proofFileName} = created
     const shard = flags.shard === undefined ? undefined : validate.parseShard(flags.shard)
-    // One quote from flags is a new demand each run, unless --draft-id names it.
-    const identity = flags.file === undefined ? (await import('node:crypto')).randomUUID() : undefined
+    // A quote from flags is named by --draft-id, or by its content and the day: a re-run the same day is the same demand.
+    const item = flags.file === undefined ? quoteItem(await quoteFields(flags)) : undefined
+    const identity = item && quoteIdentity(item)
     const format = flags.format as 'json' | undefined
-    const source =
-      identity === undefined
-        ? openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
-        : memoryRowSource([quoteItem(await quoteFields(flags))], 'flags', identity)
+    const source = item
+      ? memoryRowSource([item], 'flags', identity!)
+      : openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
     // Resolving the profile loads the config store, whose exit hooks must be in
     // place before the graceful stop sets them aside (see cli/interrupt.ts).
-    if (!flags['dry-run']) await this.context(flags).profile()
+    const profile = flags['dry-run'] ? undefined : await this.context(flags).profile()
+    const {journalDir} = mfgPaths()
     const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text)}
     try {
       return await runBatchCommand({...shown, ...(flags.out ? {out: flags.out} : {}), shard: flags.shard}, (hooks) =>
@@ -94,7 +97,8 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
           ...(flags.errors ? {errorsFile: flags.errors} : {}),
           dryRun: flags['dry-run'],
           concurrency: flags.concurrency,
-          journal: identity === undefined ? {dir: mfgPaths().journalDir, fresh: flags.fresh} : false,
+          journal: {dir: journalDir, fresh: flags.fresh},
+          ...(profile ? {proofFile: join(journalDir, proofFileName(profile.name))} : {}),
           ...(identity ? {identity} : {}),
           ...(flags.out ? {out: flags.out} : {}),
         }),
