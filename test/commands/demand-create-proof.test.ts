@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- answers are arbitrary JSON that tests inspect freely */
 // `demand create` against services that are not ours (issue 16): a create is sent
 // again only with proof that nothing was created, and whatever the service answers
 // is counted, once. The service here is the foreign server (test/foreign/server.ts),

@@ -55,6 +55,8 @@ const SCAN_PAGES = 10
  */
 export class DraftIdFinder {
   private filter: 'untried' | 'proven' | 'refuted' = 'untried'
+  /** The probe under way: chunks that lose their answers together share one. */
+  private proving: Promise<boolean> | undefined
   /** draftIds the service confirmed to this run with a record: known to exist. */
   private readonly known: string[] = []
   /** Look-ups made, for the summary. */
@@ -80,7 +82,10 @@ export class DraftIdFinder {
       const wanted = new Set(draftIds)
       collect(newest.data, wanted, found, this.describe)
       if (draftIds.every((d) => found.has(d))) return {found, proven: true}
-      if (!(await this.prove(newest.data, wanted))) {
+      this.proving ??= this.prove(newest.data, wanted).finally(() => {
+        this.proving = undefined
+      })
+      if (!(await this.proving)) {
         await this.scan(newest, wanted, sentAt, found)
         return {found, proven: false}
       }
