@@ -247,6 +247,25 @@ describe('ServiceHealth', () => {
     expect(h.down()).toBe('slow')
   })
 
+  it('a lost answer counts for the time, not for the chunks in a row', () => {
+    let now = 0
+    const h = new ServiceHealth({failures: 2, deadMs: 30_000}, () => now)
+    h.lost('no answer within 30 s')
+    h.lost('no answer within 30 s')
+    expect(h.down()).toBeUndefined()
+    now = 30_000
+    expect(h.down()).toBe('no answer within 30 s')
+  })
+
+  it('a lost answer whose look-up worked is forgotten', () => {
+    let now = 0
+    const h = new ServiceHealth({failures: 2, deadMs: 30_000}, () => now)
+    h.lost('503')
+    h.alive()
+    now = 60_000
+    expect(h.down()).toBeUndefined()
+  })
+
   it('is never down without a failure, however long the batch', () => {
     let now = 0
     const h = new ServiceHealth({failures: 2, deadMs: 30_000}, () => now)

@@ -230,14 +230,17 @@ export function matchAnswer(
 /**
  * Whether the service still looks alive to a batch. After `failures` chunks in a
  * row gave up because the service failed (no answer, 5xx, 429, after the client's
- * retries and a look-up), or once failures have gone on for `deadMs` without a
- * single answer that worked, the batch sends no more chunks: against a dead
- * service it ends in seconds rather than trying every chunk in turn.
+ * retries and a look-up), or once failures (lost answers included) have gone on
+ * for `deadMs` without a single answer that worked, the batch sends no more
+ * chunks: against a dead service it ends in seconds rather than trying every
+ * chunk in turn, and against one that never answers, after `deadMs`.
  */
 export class ServiceHealth {
   private streak = 0
   private lastAlive: number
   private lastFailure = ''
+  /** A lost answer since the last answer that worked: not a chunk given up, but a failure for `deadMs`. */
+  private unsure = false
   private tripped: string | undefined
 
   constructor(
@@ -250,7 +253,14 @@ export class ServiceHealth {
   /** The service answered (a 2xx, or a 4xx that it read the request and refused it). */
   alive(): void {
     this.streak = 0
+    this.unsure = false
     this.lastAlive = this.now()
+  }
+
+  /** A create's answer was lost (5xx, cut, time-out): its look-up decides whether the service works. */
+  lost(why: string): void {
+    this.unsure = true
+    this.lastFailure = why
   }
 
   /** A chunk gave up because the service failed; `why` is its create's error. */
@@ -263,7 +273,8 @@ export class ServiceHealth {
   /** Why no more chunks are sent (the last failure), or undefined while the service may be alive. */
   down(): string | undefined {
     if (this.tripped !== undefined) return this.tripped
-    if (this.streak > 0 && this.now() - this.lastAlive >= this.limits.deadMs) this.tripped = this.lastFailure
+    const failing = this.streak > 0 || this.unsure
+    if (failing && this.now() - this.lastAlive >= this.limits.deadMs) this.tripped = this.lastFailure
     return this.tripped
   }
 }

@@ -196,7 +196,7 @@ class BatchRun {
   private ctx!: ServiceContext
   private log = new ChunkLog()
   private finder!: DraftIdFinder
-  private readonly health = new ServiceHealth({failures: FAILURES_BEFORE_STOP, deadMs: DEAD_SERVICE_MS})
+  private health!: ServiceHealth
   private identity = ''
   private earlier = new Map<number, JournalRowState>()
   private fatal: {error: unknown} | undefined
@@ -303,6 +303,8 @@ class BatchRun {
 
   /** `concurrency` workers take the planned chunks in turn. */
   private async sendAll(): Promise<void> {
+    // Counted from the first request: reading a big input is not the service's time.
+    this.health = new ServiceHealth({failures: FAILURES_BEFORE_STOP, deadMs: DEAD_SERVICE_MS})
     const chunks = this.plan()
     const take = async (): Promise<Chunk | undefined> => {
       if (this.stopped()) return undefined
@@ -402,7 +404,8 @@ class BatchRun {
   private heed(event: ChunkEvent, chunk: Chunk): void {
     if (this.stopped()) return
     if (event.type === 'not-sent' || event.type === 'lookup-failed') this.health.failed(chunk.lastError)
-    else if (event.type !== 'unknown' && event.type !== 'fatal') this.health.alive()
+    else if (event.type === 'unknown') this.health.lost(chunk.lastError)
+    else if (event.type !== 'fatal') this.health.alive()
   }
 
   /** The service is down: report the chunk without another request. */
