@@ -2,7 +2,8 @@ import {randomUUID} from 'node:crypto'
 
 import {ValidationError} from '../../api/errors.js'
 import {listDemands, type ListDemandsQuery} from '../../api/v1/demands.js'
-import {STAGE_INFO, V1_PAGE_SIZE_MAX, type DemandPage, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import {STAGE_INFO, V1_PAGE_SIZE_MAX, type Stage} from '../../schemas/demand.js'
+import type {DemandPage, DemandRecord} from '../../schemas/read/types.js'
 import type {ServiceContext} from '../context.js'
 import type {LookupProof} from './batch-proof.js'
 
