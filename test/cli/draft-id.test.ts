@@ -43,6 +43,10 @@ describe('draftIdFor and idempotencyKeyFor', () => {
     const a = quoteIdentity({technique: 'PCB', material: 'FR4', quantity: 2, jobDetails: {takenAs: 'ORDER'}}, day)
     const b = quoteIdentity({jobDetails: {takenAs: 'ORDER'}, quantity: 2, material: 'FR4', technique: 'PCB'}, day)
     expect(b).toBe(a)
+    expect(a).toMatch(/^quote-2025-03-04-[0-9a-f]{32}$/)
+    expect(quoteIdentity({technique: 'PCB', draftId: 'mine'}, day)).toBe(
+      quoteIdentity({draftId: 'mine'}, nextDayOf(day)),
+    )
     expect(
       quoteIdentity({technique: 'PCB', material: 'FR4', quantity: 3, jobDetails: {takenAs: 'ORDER'}}, day),
     ).not.toBe(a)
@@ -52,3 +56,7 @@ describe('draftIdFor and idempotencyKeyFor', () => {
     ).not.toBe(a)
   })
 })
+
+function nextDayOf(day: Date): Date {
+  return new Date(day.getTime() + 24 * 60 * 60 * 1000)
+}

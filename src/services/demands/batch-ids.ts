@@ -52,8 +52,10 @@ function canonical(value: unknown): string {
  * quote on another day is a new one.
  */
 export function quoteIdentity(item: Record<string, unknown>, now: Date = new Date()): string {
-  if (typeof item.draftId === 'string') return sha256(`draft-id\n${item.draftId}`)
-  return sha256(`quote\n${now.toISOString().slice(0, 10)}\n${canonical(item)}`)
+  // Shown as the input's identity (`validation.contentHash`): it says what it is made of.
+  if (typeof item.draftId === 'string') return `draft-id-${sha256(item.draftId).slice(0, 32)}`
+  const day = now.toISOString().slice(0, 10)
+  return `quote-${day}-${sha256(`${day}\n${canonical(item)}`).slice(0, 32)}`
 }
 
 /** The name of a profile's look-up proof file (batch-proof.ts), free of the name's characters. */
