@@ -261,11 +261,24 @@ describe.each(samples)('readBatches: $name', ({ext, text, expected, partial}) =>
 })
 
 describe('readBatches hands over the rows each piece completes', () => {
-  it('CSV: a row cut between two pieces comes with the second; one ending a piece, with the next', async () => {
+  it('CSV: a row cut between two pieces comes with the second; one ending a piece, with that piece', async () => {
+    const out = await batchesOf(
+      csvBatches(pieces(['technique,quantity\nCNC,1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
+    )
+    expect(out.sizes).toEqual([1, 2, 1])
+    expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
+      [1, 2, {technique: 'CNC', quantity: 1}],
+      [2, 3, {technique: 'SLA', quantity: 2}],
+      [3, 4, {technique: 'FDM', quantity: 3}],
+      [4, 5, {technique: 'MJF', quantity: 4}],
+    ])
+  })
+
+  it('CSV with quotes: csv-parse reads on from the first piece holding one, a line end closing a piece with the next', async () => {
     // csv-parse looks one character past a line end (it may be the CR of a CRLF cut in two),
     // so FDM, whose line end closes the second piece, comes with the third.
     const out = await batchesOf(
-      csvBatches(pieces(['technique,quantity\nCNC,1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
+      csvBatches(pieces(['technique,quantity\n"CNC",1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
     )
     expect(out.sizes).toEqual([1, 1, 1, 1])
     expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
