@@ -1,6 +1,6 @@
 import {finished} from 'node:stream/promises'
 
-import {Parser} from 'csv-parse'
+import type {Parser} from 'csv-parse'
 import type * as z from 'zod'
 
 import type {FieldProblem} from '../services/validate.js'
@@ -46,7 +46,7 @@ export async function* csvRecords(pieces: AsyncIterable<string>): AsyncGenerator
         }
         const counter = new LineCounter(plain.line)
         lines = counter
-        parser = quotedParser(!plain.started, (cells, emptyLines) =>
+        parser = await quotedParser(!plain.started, (cells, emptyLines) =>
           done.push({cells, line: counter.record(cells, emptyLines)}),
         )
         // Failures come through the write and end callbacks; this only keeps them from being unhandled.
@@ -79,7 +79,9 @@ function write(parser: Parser, text: string): Promise<void> {
  * csv-parse as the reader above uses it; `record` is handed each record and the
  * empty lines skipped so far. `bom`: the text it reads starts the input.
  */
-function quotedParser(bom: boolean, record: (cells: string[], emptyLines: number) => void): Parser {
+async function quotedParser(bom: boolean, record: (cells: string[], emptyLines: number) => void): Promise<Parser> {
+  // Loaded when a quote first appears: a file without one never compiles csv-parse.
+  const {Parser} = await import('csv-parse')
   return new Parser({
     bom,
     record_delimiter: ['\r\n', '\n', '\r'],
