@@ -289,6 +289,20 @@ describe('readBatches hands over the rows each piece completes', () => {
     ])
   })
 
+  it('CSV: the line numbers run on where csv-parse takes over, a CRLF cut at the hand-over included', async () => {
+    // Pieces without quotes are cut by csv.ts; the CR ending the second piece waits for
+    // its LF, and goes to csv-parse with the third piece, which holds the first quote.
+    const out = await batchesOf(
+      csvBatches(pieces(['technique,material\r', '\nCNC,PLA\r', '\n"SLA\nresin",ABS\r\n\r\nFDM,PETG']), 'IN', schema),
+    )
+    expect(out.error).toBeUndefined()
+    expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
+      [1, 2, {technique: 'CNC', material: 'PLA'}],
+      [2, 3, {technique: 'SLA\nresin', material: 'ABS'}],
+      [3, 6, {technique: 'FDM', material: 'PETG'}],
+    ])
+  })
+
   it('NDJSON: lines complete in a piece, the last line at the end', async () => {
     const out = await batchesOf(ndjsonBatches(pieces(['{"a":1}\n{"a":2}\n{"a"', ':3}\n', '\n{"a":4}']), 'IN'))
     expect(out.sizes).toEqual([2, 1, 1])
