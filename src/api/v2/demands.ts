@@ -2,7 +2,6 @@ import * as z from 'zod'
 
 import {
   CreateLegacyDemandBody,
-  type LegacyDemandRecord,
   LegacyListBody,
   LegacyUpdateBody,
   ProductOrderBody,
@@ -11,6 +10,7 @@ import {
 import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '../../schemas/read/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
+import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export type {LegacyDemandRecord}
 

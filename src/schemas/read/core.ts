@@ -31,6 +31,13 @@ import {redactJson} from '../secrets.js'
  * link's `url`) fails the read with the path and what was expected.
  */
 
+/**
+ * An id, when an answer gives ids where records were expected: one token, no
+ * spaces, quotes or brackets. Anything else (a whole answer left as text, say)
+ * is not taken for an id.
+ */
+const LOOKS_LIKE_ID = /^[\w.:-]{1,200}$/
+
 /** One leniency applied while reading an answer. */
 export interface ReadNote {
   /** Where in the answer: `data[3].priceTotal`, `(answer)` for the whole body. */
@@ -88,6 +95,18 @@ export const count = (min = 0) => z.number().register(hints, {count: {min}})
 /** An object that keeps unknown fields. */
 export function record<S extends Shape>(shape: S, extra: Pick<Hint, 'fix' | 'fromId'> = {}) {
   const schema = z.looseObject(shape)
+  if (extra.fix || extra.fromId) schema.register(hints, extra)
+  return schema
+}
+
+/**
+ * An object read for the few fields a caller uses itself and never shows (the
+ * answers a batch reads by the hundred): read as `record` reads it, but the
+ * fields the shape does not name are left out, so zod neither walks nor copies
+ * them (a create answer's records have dozens).
+ */
+export function summary<S extends Shape>(shape: S, extra: Pick<Hint, 'fix' | 'fromId'> = {}) {
+  const schema = z.object(shape)
   if (extra.fix || extra.fromId) schema.register(hints, extra)
   return schema
 }
@@ -266,7 +285,7 @@ function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unkn
     case 'object': {
       if (hint?.page) return readPage(plan, hint.page, value, w, optional)
       if (isPlainObject(value)) return walkObject(plan, value, w)
-      if (typeof value === 'string' && hint?.fromId && value.trim() !== '') {
+      if (typeof value === 'string' && hint?.fromId && LOOKS_LIKE_ID.test(value)) {
         note(w, `the id ${show(value)} read as a record with that _id`)
         return walkObject(plan, {_id: value}, w)
       }

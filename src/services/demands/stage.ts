@@ -1,7 +1,8 @@
 import {getDemand, updateDemand} from '../../api/v1/demands.js'
-import {STAGES, STAGE_INFO, STAGE_MOVES, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import {STAGES, STAGE_INFO, STAGE_MOVES, type Stage} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 const norm = (s: string) =>
   s
