@@ -1,4 +1,4 @@
-// Our two JSON row readers against what would replace them, in the same run on the
+// Our row readers against what would replace them, in the same run on the
 // same rows (those of bench/validate-rss.ts), held in memory as 64 KiB pieces so
 // that only the reading is timed. Each reader does the same work per row: parse
 // it, check its depth, and make the row object the batch validates.
@@ -8,11 +8,18 @@
 //   builds each element itself. (stream-json, the other candidate, took about
 //   2.5 times @streamparser/json's time in a one-off run, and says it is not
 //   meant for untrusted input.)
+// - CSV: csv.ts cutting text without quotes itself against csv-parse reading
+//   the same text (csvRecords hands csv-parse every piece from the first one
+//   holding a quote: the csv-parse side's header has its first field quoted).
+//   Also each side's first reading of the demand-create bench's 10,000 rows in
+//   a fresh process, as a command reads them: before the JIT has warmed up.
+import {spawnSync} from 'node:child_process'
 import {createInterface} from 'node:readline'
 import {Readable} from 'node:stream'
 
 import {JSONParser} from '@streamparser/json'
 
+import {csvRecords} from '../src/cli/csv.js'
 import {jsonBatches, ndjsonBatches} from '../src/cli/rows.js'
 import {nestedDeeperThan} from '../src/schemas/depth.js'
 import type {InputRow} from '../src/services/demands/batch-validate.js'
@@ -37,9 +44,39 @@ const pieces = (text: string): string[] => {
   for (let i = 0; i < text.length; i += 64 * 1024) out.push(text.slice(i, i + 64 * 1024))
   return out
 }
+/** CSV rows as bench/demand-create.ts writes them, and the same header with its first field quoted. */
+const CSV_HEADER =
+  'technique,material,quantity,email,firstName,lastName,shippingAddress.city,shippingAddress.country,jobDetails.takenAs,quoteModel.0.fileName,quoteModel.0.service,quoteModel.0.quantity'
+const CSV_MATERIALS = ['PLA', 'PETG', 'ABS', 'Standard Resin', 'PA12']
+const csvText = (n: number, header: string) =>
+  `${header}\n${Array.from(
+    {length: n},
+    (_, i) =>
+      `3D_PRINTING,${CSV_MATERIALS[i % 5]},${(i % 7) + 1},buyer${i}@example.com,Ada,Client ${i},Lyon,FR,QUOTE,part-${i}.stl,3D_PRINTING,${(i % 7) + 1}`,
+  ).join('\n')}\n`
+const QUOTED_HEADER = `"${CSV_HEADER.replace(',', '",')}`
+async function csvCount(list: string[]): Promise<number> {
+  let n = 0
+  for await (const batch of csvRecords(from(list))) n += batch.length
+  return n - 1
+}
+
+// A fresh process reading the 10,000 rows once: `--cold ours|csv-parse` prints its CPU microseconds.
+const coldArg = process.argv.indexOf('--cold')
+if (coldArg !== -1) {
+  const list = pieces(csvText(10_000, process.argv[coldArg + 1] === 'ours' ? CSV_HEADER : QUOTED_HEADER))
+  const started = process.cpuUsage()
+  if ((await csvCount(list)) !== 10_000) throw new Error('the CSV reader lost rows')
+  const used = process.cpuUsage(started)
+  console.log(used.user + used.system)
+  process.exit(0)
+}
+
 const ndjson = pieces(`${lines.join('\n')}\n`)
 const array = pieces(`[\n${lines.join(',\n')}\n]\n`)
 lines.length = 0
+const csvPlain = pieces(csvText(ROWS, CSV_HEADER))
+const csvQuoted = pieces(csvText(ROWS, QUOTED_HEADER))
 
 async function* from(list: string[]): AsyncGenerator<string> {
   yield* list
@@ -87,6 +124,11 @@ const readers: Record<string, {ours: Reader; theirs: Reader; theirName: string}>
       return n
     },
   },
+  CSV: {
+    ours: () => csvCount(csvPlain),
+    theirName: 'csv-parse',
+    theirs: () => csvCount(csvQuoted),
+  },
 }
 
 /**
@@ -123,14 +165,25 @@ for (const [format, r] of Object.entries(readers)) {
   )
 }
 
-const table = `## Row readers: ours against node:readline and @streamparser/json
+/** CPU milliseconds of each side's first reading of 10,000 CSV rows, each in a fresh process. */
+const cold: Record<'ours' | 'csv-parse', number[]> = {ours: [], 'csv-parse': []}
+for (let run = 0; run < RUNS; run++) {
+  for (const side of run % 2 ? (['csv-parse', 'ours'] as const) : (['ours', 'csv-parse'] as const)) {
+    const r = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--cold', side], {encoding: 'utf8'})
+    if (r.status !== 0) throw new Error(`the cold CSV run failed: ${r.stderr}`)
+    cold[side].push(Number(r.stdout.trim()) / 1000)
+  }
+}
+const coldRatio = pairedRatios(cold['csv-parse'], cold.ours)
 
-${ROWS.toLocaleString('en')} rows (those of the peak-memory benchmark), read from memory in 64 KiB pieces; each reader parses every row, checks its depth and makes the row object. ${RUNS} runs each after one warm-up, alternating order; medians in CPU microseconds per row (the process's CPU time), and the ratio library / ours per round as median (range).
+const table = `## Row readers: ours against node:readline, @streamparser/json and csv-parse
+
+${ROWS.toLocaleString('en')} rows (those of the peak-memory benchmark; for CSV, those of the demand-create benchmark), read from memory in 64 KiB pieces; each reader parses every row, checks its depth and makes the row object. ${RUNS} runs each after one warm-up, alternating order; medians in CPU microseconds per row (the process's CPU time), and the ratio library / ours per round as median (range).
 
 | input | ours µs/row | library | library µs/row | library / ours |
 |---|---:|---|---:|---:|
 ${rows.join('\n')}
 
-Why ours stay. A JSON array: the scanner finds where each element begins and ends and hands its text to JSON.parse, where a streaming parser builds every value in JavaScript (and names no position in its errors, which ours must give as line and column). NDJSON: readline is no faster (the table), and it also ends a line at U+2028 and U+2029, which JSON.stringify leaves raw inside strings, so it would cut such rows in two (test/cli/read-batches.test.ts); ours ends lines at LF only, as NDJSON says, and hands a piece's rows over as one batch. CSV goes through csv-parse (no reader of ours left to compare). ${machine()}.`
+Why ours stay. A JSON array: the scanner finds where each element begins and ends and hands its text to JSON.parse, where a streaming parser builds every value in JavaScript (and names no position in its errors, which ours must give as line and column). NDJSON: readline is no faster (the table), and it also ends a line at U+2028 and U+2029, which JSON.stringify leaves raw inside strings, so it would cut such rows in two (test/cli/read-batches.test.ts); ours ends lines at LF only, as NDJSON says, and hands a piece's rows over as one batch. CSV: csv-parse reads every text that holds a quote; text without one is cut at its line breaks and commas by csv.ts, with the engine's own string search, which a property test checks against csv-parse (test/fuzz/readers.test.ts). Warm, csv-parse costs the ratio above; on a command's first 10,000 rows, before the JIT has compiled its byte-by-byte loop, it costs ${median(cold['csv-parse']).toFixed(1)} ms of CPU against ${median(cold.ours).toFixed(1)} ms (each side's first reading in a fresh process, ${RUNS} runs each, alternating; per run ${coldRatio}), and that time is spent before a batch sends its first request. ${machine()}.`
 writeSection('readers', table)
 console.log(table)

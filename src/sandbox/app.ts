@@ -5,6 +5,7 @@ import {MAX_JSON_DEPTH, nestedDeeperThan} from '../schemas/depth.js'
 import {badRequest, errorHandler, notFoundHandler, sendError} from './errors.js'
 import {DeliveryWorker, type DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultStats} from './faults.js'
+import {QuirkLayer, type QuirkStats} from './quirks.js'
 import {signingSecret, type SandboxContext} from './context.js'
 import {fileHostRoutes, v1FileRoutes, v2FileRoutes} from './routes/files.js'
 import {postRoutes} from './routes/posts.js'
@@ -26,6 +27,8 @@ export interface AppOptions {
   clock?: () => number
   /** Fault injection on write requests (see faults.ts); none by default. */
   faults?: FaultInjector
+  /** Answers the way real services deviate (see quirks.ts); none by default. */
+  quirks?: QuirkLayer
   /** draftId replay and Idempotency-Key handling on create; default true. */
   replay?: boolean
   /** Origin of signed file links; default the origin each request reached (the sandbox itself). */
@@ -38,6 +41,8 @@ export interface AppOptions {
 export interface SandboxStats {
   replay: boolean
   faults: FaultStats
+  /** Only when quirks are on, so the faithful sandbox answers as it always has. */
+  quirks?: QuirkStats
 }
 
 /** The sandbox's own routes live under this prefix, outside /api, without authentication. */
@@ -73,6 +78,8 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
   app.setNotFoundHandler(notFoundHandler)
   // First, so a fault is drawn before authentication and applies to every write route.
   faults.register(app)
+  // After the faults, so their answers are reshaped like every other one.
+  opts.quirks?.register(app)
   app.addHook('preValidation', async (request) => {
     if (nestedDeeperThan(request.body, MAX_BODY_DEPTH))
       throw badRequest(`The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`)
@@ -80,6 +87,7 @@ export function buildApp(store: Store, opts: AppOptions = {}): FastifyInstance {
   app.get(`${SANDBOX_ROUTES_PREFIX}/stats`, async (): Promise<SandboxStats> => ({
     replay: ctx.replay,
     faults: faults.stats(),
+    ...(opts.quirks ? {quirks: opts.quirks.stats()} : {}),
   }))
   app.register(async (v1) => v1Routes(v1, ctx), {prefix: '/api/public/v1'})
   app.register(async (v2) => v2Routes(v2, ctx), {prefix: '/api/v2'})

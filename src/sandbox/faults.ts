@@ -24,6 +24,17 @@ export interface FaultOptions {
   rate: number
   /** PRNG seed (an integer); random when absent, and reported in the stats. */
   seed?: number
+  /** The kinds a fault is drawn from, equally likely; all four by default (quirks.ts draws one). */
+  kinds?: readonly FaultKind[]
+}
+
+/**
+ * Which requests draw from a plan, and what an injected 503 or 429 says caused it.
+ * `--faults` draws on the write requests; the quirks (quirks.ts) on others.
+ */
+export interface FaultScope {
+  draws(request: FastifyRequest): boolean
+  cause: string
 }
 
 export interface FaultStats {
@@ -41,6 +52,12 @@ export interface FaultStats {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE'])
+
+/** The scope of `--faults`: every POST, PUT and DELETE. */
+export const WRITE_REQUESTS: FaultScope = {
+  draws: (request) => WRITE_METHODS.has(request.method),
+  cause: 'fault injected by the sandbox',
+}
 
 /** mulberry32: a small, fast, seedable PRNG with uniform output in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -62,6 +79,9 @@ export function checkFaultOptions(opts: FaultOptions): void {
   if (opts.seed !== undefined && (!Number.isSafeInteger(opts.seed) || opts.seed < 0)) {
     throw new RangeError(`The fault seed must be a non-negative integer; got ${String(opts.seed)}.`)
   }
+  if (opts.kinds !== undefined && (opts.kinds.length === 0 || opts.kinds.some((k) => !FAULT_KINDS.includes(k)))) {
+    throw new RangeError(`The fault kinds must be some of ${FAULT_KINDS.join(', ')}; got ${opts.kinds.join(', ')}.`)
+  }
 }
 
 /**
@@ -71,19 +91,21 @@ export function checkFaultOptions(opts: FaultOptions): void {
 export class FaultPlan {
   readonly rate: number
   readonly seed: number
+  private readonly kinds: readonly FaultKind[]
   private readonly random: () => number
 
   constructor(opts: FaultOptions) {
     checkFaultOptions(opts)
     this.rate = opts.rate
     this.seed = opts.seed ?? randomInt(0, 2 ** 32)
+    this.kinds = opts.kinds ?? FAULT_KINDS
     this.random = mulberry32(this.seed)
   }
 
   /** The fault of the next write request, or undefined when it is served normally. */
   next(): FaultKind | undefined {
     if (this.random() >= this.rate) return undefined
-    return FAULT_KINDS[Math.floor(this.random() * FAULT_KINDS.length)] as FaultKind
+    return this.kinds[Math.floor(this.random() * this.kinds.length)] as FaultKind
   }
 }
 
@@ -99,7 +121,10 @@ export class FaultInjector {
     commit_then_drop: 0,
   }
 
-  constructor(opts?: FaultOptions) {
+  constructor(
+    opts?: FaultOptions,
+    private readonly scope: FaultScope = WRITE_REQUESTS,
+  ) {
     this.plan = opts ? new FaultPlan(opts) : undefined
   }
 
@@ -126,7 +151,7 @@ export class FaultInjector {
     const plan = this.plan
     if (!plan) return
     app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      if (WRITE_METHODS.has(request.method)) {
+      if (this.scope.draws(request)) {
         this.writeRequests++
         const kind = plan.next()
         if (kind) this.decided.set(request, kind)
@@ -146,11 +171,11 @@ export class FaultInjector {
         }
         case 'unavailable':
           this.injected.unavailable++
-          sendError(reply, 503, 'The service is temporarily unavailable (fault injected by the sandbox); retry later.')
+          sendError(reply, 503, `The service is temporarily unavailable (${this.scope.cause}); retry later.`)
           return
         case 'rate_limited':
           this.injected.rate_limited++
-          sendError(reply, 429, 'Too many requests (fault injected by the sandbox); retry after 1 second.', undefined, {
+          sendError(reply, 429, `Too many requests (${this.scope.cause}); retry after 1 second.`, undefined, {
             'retry-after': '1',
           })
           return

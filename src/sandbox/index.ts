@@ -6,6 +6,7 @@ import type {SandboxBusiness} from '../schemas/business.js'
 import type {SandboxStats} from './app.js'
 import type {DeliveryOptions} from './events.js'
 import {FaultInjector, type FaultOptions, type FaultStats} from './faults.js'
+import {QuirkLayer, type QuirkOptions, type QuirkStats} from './quirks.js'
 import {DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, seed} from './seed.js'
 import {ensureSeedFiles, seedFilesPresent} from './seed-files.js'
 import {DB_FILE_NAME, FILES_DIR_NAME, openStore, type SqlDriver, type Store, type StoreLocation} from './store/index.js'
@@ -27,6 +28,12 @@ export interface SandboxOptions {
    * the connection, chosen by a PRNG seeded with `seed` (docs/sandbox.md, "Faults").
    */
   faults?: FaultOptions
+  /**
+   * Quirks: answer the way real services deviate from the interface (create answers,
+   * records, lists, errors, 429/503, slowness), never changing what is stored
+   * (docs/sandbox.md, "Quirks"). Names from parseQuirkList (src/schemas/quirks.ts).
+   */
+  quirks?: QuirkOptions
   /**
    * draftId replay and Idempotency-Key handling on create (default true). False makes
    * the sandbox a server without idempotency help: a repeated draftId creates a duplicate.
@@ -51,6 +58,8 @@ export interface RunningSandbox {
   businesses: SandboxBusiness[]
   /** Faults injected so far, by kind (also at `GET /__sandbox/stats`). */
   faultStats(): FaultStats
+  /** What the quirks did so far; undefined when none is on (also at `GET /__sandbox/stats`). */
+  quirkStats(): QuirkStats | undefined
   close(): Promise<void>
 }
 
@@ -103,12 +112,14 @@ function urlHost(host: string): string {
 /** Starts the sandbox: opens (and on first use seeds) the database, then listens. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const faults = new FaultInjector(opts.faults)
+  const quirks = opts.quirks && opts.quirks.names.length > 0 ? new QuirkLayer(opts.quirks) : undefined
   // Loaded here, not at the top: `sandbox reset` and `doctor` use this module without fastify.
   const {buildApp} = await import('./app.js')
   const store = openSeededStore(location(opts), opts.driver)
   const app = buildApp(store, {
     logger: opts.logger ?? false,
     faults,
+    ...(quirks ? {quirks} : {}),
     replay: opts.replay ?? true,
     ...(opts.webhooks ? {webhooks: opts.webhooks} : {}),
     ...(opts.clock ? {clock: opts.clock} : {}),
@@ -128,6 +139,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     url: `http://${urlHost(host)}:${port}`,
     businesses: sandboxBusinesses(store),
     faultStats: () => faults.stats(),
+    quirkStats: () => quirks?.stats(),
     close() {
       closing ??= closeApp(app).then(() => store.close())
       return closing
@@ -166,5 +178,7 @@ export async function resetSandbox(dataDir: string): Promise<void> {
 export {inspectDatabase, type DatabaseInspection} from './store/integrity.js'
 export type {DeliveryOptions} from './events.js'
 export {FAULT_KINDS, FaultPlan, type FaultKind, type FaultOptions, type FaultStats} from './faults.js'
+export {QUIRK_SEED, type QuirkOptions, type QuirkStats} from './quirks.js'
+export {ALL_QUIRKS, QUIRKS, QuirkListError, parseQuirkList, type QuirkName} from '../schemas/quirks.js'
 export type {SandboxStats}
 export type {Store} from './store/index.js'

@@ -160,17 +160,29 @@ const KNOWN_FIELDS: Record<string, Set<string>> = {
   object: new Set(['type', 'checks', 'shape', 'catchall']),
 }
 
+/** Verdicts kept per node: a column's values repeat from row to row (quantities, countries, units). */
+const REMEMBERED = 512
+
 /**
  * zod's own verdict on a value at this node, vouched for only when its output
  * is the value itself (so nothing above sees a rewritten value): primitives only.
  */
 function byZod(node: z.ZodType): QuickCheck {
+  const verdicts = new Map<unknown, boolean>()
   return (v) => {
     if (typeof v === 'object' && v !== null) return false
-    const r = node.safeParse(v)
-    return r.success && Object.is(r.data, v)
+    let ok = verdicts.get(v)
+    if (ok === undefined) {
+      const r = node.safeParse(v)
+      ok = r.success && Object.is(r.data, v)
+      if (verdicts.size < REMEMBERED && rememberable(v)) verdicts.set(v, ok)
+    }
+    return ok
   }
 }
+
+/** Short text and numbers but -0 (a Map takes it for 0), so the verdicts kept stay small and exact. */
+const rememberable = (v: unknown): boolean => (typeof v === 'string' ? v.length <= 64 : !(v === 0 && Object.is(v, -0)))
 
 function compileNode(node: z.ZodType): QuickCheck {
   const def = defOf(node)

@@ -261,11 +261,24 @@ describe.each(samples)('readBatches: $name', ({ext, text, expected, partial}) =>
 })
 
 describe('readBatches hands over the rows each piece completes', () => {
-  it('CSV: a row cut between two pieces comes with the second; one ending a piece, with the next', async () => {
+  it('CSV: a row cut between two pieces comes with the second; one ending a piece, with that piece', async () => {
+    const out = await batchesOf(
+      csvBatches(pieces(['technique,quantity\nCNC,1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
+    )
+    expect(out.sizes).toEqual([1, 2, 1])
+    expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
+      [1, 2, {technique: 'CNC', quantity: 1}],
+      [2, 3, {technique: 'SLA', quantity: 2}],
+      [3, 4, {technique: 'FDM', quantity: 3}],
+      [4, 5, {technique: 'MJF', quantity: 4}],
+    ])
+  })
+
+  it('CSV with quotes: csv-parse reads on from the first piece holding one, a line end closing a piece with the next', async () => {
     // csv-parse looks one character past a line end (it may be the CR of a CRLF cut in two),
     // so FDM, whose line end closes the second piece, comes with the third.
     const out = await batchesOf(
-      csvBatches(pieces(['technique,quantity\nCNC,1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
+      csvBatches(pieces(['technique,quantity\n"CNC",1\nSLA', ',2\nFDM,3\n', 'MJF,4']), 'IN', schema),
     )
     expect(out.sizes).toEqual([1, 1, 1, 1])
     expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
@@ -273,6 +286,20 @@ describe('readBatches hands over the rows each piece completes', () => {
       [2, 3, {technique: 'SLA', quantity: 2}],
       [3, 4, {technique: 'FDM', quantity: 3}],
       [4, 5, {technique: 'MJF', quantity: 4}],
+    ])
+  })
+
+  it('CSV: the line numbers run on where csv-parse takes over, a CRLF cut at the hand-over included', async () => {
+    // Pieces without quotes are cut by csv.ts; the CR ending the second piece waits for
+    // its LF, and goes to csv-parse with the third piece, which holds the first quote.
+    const out = await batchesOf(
+      csvBatches(pieces(['technique,material\r', '\nCNC,PLA\r', '\n"SLA\nresin",ABS\r\n\r\nFDM,PETG']), 'IN', schema),
+    )
+    expect(out.error).toBeUndefined()
+    expect(out.rows.map((r) => [r.row, r.line, r.value])).toEqual([
+      [1, 2, {technique: 'CNC', material: 'PLA'}],
+      [2, 3, {technique: 'SLA\nresin', material: 'ABS'}],
+      [3, 6, {technique: 'FDM', material: 'PETG'}],
     ])
   })
 

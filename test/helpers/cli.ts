@@ -57,6 +57,7 @@ const MFG_VARS = [
   'MFG_BASE_URL',
   'MFG_BUSINESS_ID',
   'MFG_INSECURE',
+  'MFG_SANDBOX_QUIRKS',
 ]
 
 /** Runs one command line in this process. */

@@ -3,8 +3,9 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {writeErr} from '../../cli/output.js'
+import {announce, farewell, printQuirkCatalogue, quirkCatalogue, readQuirks} from '../../cli/sandbox-serve.js'
 import {mfgPaths} from '../../profiles/paths.js'
-import {maskSecret} from '../../schemas/secrets.js'
+import {QUIRK_NAMES} from '../../schemas/quirks.js'
 
 export default class SandboxServe extends BaseCommand {
   static override summary = 'Run the local implementation of the service until interrupted.'
@@ -14,12 +15,16 @@ The base URL and the seeded businesses' credentials go to stderr, keys masked un
 
 --faults RATE (0 to 1) makes that fraction of write requests (POST, PUT, DELETE) misbehave, for testing clients: reset the connection, answer 503, answer 429 with Retry-After: 1, or commit the change and then drop the connection. --fault-seed makes the sequence repeatable. --no-replay turns off draftId replay and Idempotency-Key handling, so the sandbox behaves like a server that offers no idempotency help. Counts of the faults injected are printed on stop.
 
+--quirks LIST makes the sandbox answer the way real services deviate from the interface, so scripts can be tried against a realistic service; what is stored never changes. LIST is comma-separated names, "all" (the create-object, list-bare and error-nested alternatives, and every other quirk), -NAME to leave one out (all,-slow), or "list" to describe each and exit. Quirks: ${QUIRK_NAMES.join(', ')}. The embedded sandbox takes the same list from MFG_SANDBOX_QUIRKS.
+
 Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared with the embedded profile); --memory keeps it in memory only.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --port 8787',
     '<%= config.bin %> <%= command.id %> --memory --port 0 --json',
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --port 8787 --data-dir ./sandbox-data --show-secrets',
     '<%= config.bin %> <%= command.id %> --memory --faults 0.15 --fault-seed 42 --no-replay',
+    '<%= config.bin %> <%= command.id %> --memory --port 0 --json --quirks all,-slow',
+    '<%= config.bin %> <%= command.id %> --quirks list',
   ]
   static override flags = {
     port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 8787, min: 0, max: 65_535}),
@@ -38,6 +43,11 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
       dependsOn: ['faults'],
       helpGroup: 'TESTING',
     }),
+    quirks: Flags.string({
+      description: 'Answer as real services deviate: quirk names, "all", or "list" to describe them.',
+      helpValue: 'LIST',
+      helpGroup: 'TESTING',
+    }),
     replay: Flags.boolean({
       description: 'draftId replay and Idempotency-Key handling (--no-replay turns them off).',
       allowNo: true,
@@ -48,13 +58,19 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
 
   protected override handlesInterrupt = false
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const {flags} = await this.parse(SandboxServe)
-    const {startSandbox} = await import('../../sandbox/index.js')
+    if (flags.quirks?.trim() === 'list') {
+      if (this.jsonEnabled()) return quirkCatalogue()
+      printQuirkCatalogue()
+      return undefined
+    }
+    const quirks = readQuirks(flags.quirks, '--quirks')
     const rate = flags.faults === undefined ? undefined : Number(flags.faults)
     if (rate !== undefined && (flags.faults!.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)) {
       throw new UsageError(`--faults must be a number from 0 to 1, got ${JSON.stringify(flags.faults)}.`)
     }
+    const {startSandbox} = await import('../../sandbox/index.js')
     const sandbox = await startSandbox({
       port: flags.port,
       host: flags.host,
@@ -63,6 +79,7 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
         ? {}
         : {faults: {rate, ...(flags['fault-seed'] === undefined ? {} : {seed: flags['fault-seed']})}}),
       ...(flags.replay ? {} : {replay: false}),
+      ...(quirks ? {quirks: {names: quirks}} : {}),
     })
     const stopped = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'))
@@ -72,30 +89,14 @@ Data lives in --data-dir (default: the sandbox directory under MFG_HOME, shared 
       // Exactly one line, whatever the terminal: scripts read it with `head -1`.
       process.stdout.write(`${JSON.stringify({url: sandbox.url, businesses: sandbox.businesses})}\n`)
     } else {
-      const show = (s: string) => (flags['show-secrets'] ? s : maskSecret(s))
-      writeErr(`Sandbox listening on ${sandbox.url}${flags.memory ? ' (in memory)' : ''}`)
-      for (const b of sandbox.businesses) {
-        writeErr(
-          `  ${b.name}: business id ${b.id}, API key ${show(b.apiKey)}, auth token ${show(b.authToken)}, webhooks ${b.webhookAccess ? 'enabled' : 'not enabled'}`,
-        )
-      }
-      if (!flags['show-secrets']) writeErr('Keys are masked; --show-secrets or --json prints them in full.')
-      if (rate !== undefined) {
-        const stats = sandbox.faultStats()
-        writeErr(`Fault injection: ${rate} of write requests (seed ${stats.seed ?? '-'}).`)
-      }
-      if (!flags.replay) writeErr('Replay off: repeated draftIds and Idempotency-Keys create new demands.')
-      writeErr('Press Ctrl-C to stop.')
+      const faults = rate === undefined ? undefined : {rate, seed: sandbox.faultStats().seed}
+      const shown = {memory: flags.memory, showSecrets: flags['show-secrets'], replay: flags.replay}
+      announce(sandbox, {...shown, ...(faults ? {faults} : {})}, quirks)
     }
     const signal = await stopped
-    if (rate !== undefined) {
-      const stats = sandbox.faultStats()
-      const kinds = Object.entries(stats.injected)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')
-      writeErr(`Faults injected: ${stats.total} of ${stats.writeRequests} write requests (${kinds}).`)
-    }
+    farewell(rate === undefined ? undefined : sandbox.faultStats(), sandbox.quirkStats())
     await sandbox.close()
     if (!this.jsonEnabled()) writeErr(`Sandbox stopped (${signal}).`)
+    return undefined
   }
 }

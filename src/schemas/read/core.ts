@@ -99,6 +99,18 @@ export function record<S extends Shape>(shape: S, extra: Pick<Hint, 'fix' | 'fro
   return schema
 }
 
+/**
+ * An object read for the few fields a caller uses itself and never shows (the
+ * answers a batch reads by the hundred): read as `record` reads it, but the
+ * fields the shape does not name are left out, so zod neither walks nor copies
+ * them (a create answer's records have dozens).
+ */
+export function summary<S extends Shape>(shape: S, extra: Pick<Hint, 'fix' | 'fromId'> = {}) {
+  const schema = z.object(shape)
+  if (extra.fix || extra.fromId) schema.register(hints, extra)
+  return schema
+}
+
 /** A list of `item`, also read from `{data: [...]}` and (for object items) from one object. */
 export function list<T extends z.ZodType>(item: T, opts: {dropUnreadable?: boolean} = {}) {
   return z.array(item).register(hints, {list: true, ...(opts.dropUnreadable ? {dropUnreadable: true} : {})})

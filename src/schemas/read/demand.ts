@@ -2,7 +2,20 @@ import * as z from 'zod'
 
 import {SERVICES, TECHNIQUES} from '../common.js'
 import {STAGES, TAKEN_AS, TYPE_DELIVERY} from '../demand.js'
-import {bool, count, epochMs, isoDate, list, num, openEnum, page, record, text, type FieldSetter} from './core.js'
+import {
+  bool,
+  count,
+  epochMs,
+  isoDate,
+  list,
+  num,
+  openEnum,
+  page,
+  record,
+  summary,
+  text,
+  type FieldSetter,
+} from './core.js'
 
 /**
  * Demands as the CLI reads them (v1 and legacy). Only `_id` is required: every
@@ -115,8 +128,8 @@ export type DemandRecordRead = z.infer<typeof DemandRecordRead>
 /** The answer of a v1 create: a list of demands (also `{data: [...]}`, one object, or ids alone). */
 export const CreatedDemandsRead = list(DemandRecordRead)
 
-/** What a batch reads of each created demand: the fields reconciliation needs. */
-export const CreatedDemandSummaryRead = record(
+/** What a batch reads of each created demand: the fields reconciliation needs, and no others. */
+export const CreatedDemandSummaryRead = summary(
   {_id: text(), orderNumber: opt.num(), draftId: opt.text(), status: opt.text()},
   {fix: idFromId, fromId: true},
 )
