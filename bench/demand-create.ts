@@ -79,7 +79,7 @@ function keyedChunks(prefix: string): {idempotencyKey: string; items: object[]}[
   for (let i = 0; i < ROWS; i += 100) {
     const draftIds = Array.from({length: Math.min(100, ROWS - i)}, (_, k) => `${prefix}-${i + k}`)
     chunks.push({
-      idempotencyKey: idempotencyKeyFor(draftIds),
+      idempotencyKey: idempotencyKeyFor('v1 create-quotes', draftIds),
       items: draftIds.map((draftId, k) => asObject(i + k, draftId)),
     })
   }

@@ -102,11 +102,17 @@ class Pipeline {
       req,
     )
     const bulk = req.bulk === true && !isFormData(prepared.body) && req.onUploadProgress === undefined
-    const {res, bytes, durationMs} = await this.exchange(prepared, bulk ? this.viaNode : this.viaGot, {
-      timeoutMs: this.timeoutMs,
-      ...(req.signal ? {signal: req.signal} : {}),
-      ...(req.onUploadProgress ? {onUploadProgress: req.onUploadProgress} : {}),
-    })
+    const {res, bytes, durationMs} = await this.exchange(
+      prepared,
+      bulk ? this.viaNode : this.viaGot,
+      {
+        timeoutMs: this.timeoutMs,
+        ...(req.signal ? {signal: req.signal} : {}),
+        ...(req.onUploadProgress ? {onUploadProgress: req.onUploadProgress} : {}),
+      },
+      false,
+      req.retries,
+    )
     const site = this.site(prepared)
     const decoded = decode(bytes!, res.status, res.headers, req.responseType)
     if (res.status >= 200 && res.status < 300) {
@@ -158,6 +164,7 @@ class Pipeline {
     transport: Transport,
     options: SendOptions,
     keepStream = false,
+    maxRetries?: number,
   ): Promise<Exchanged> {
     const site = this.site(req)
     const first = performance.now()
@@ -182,7 +189,7 @@ class Pipeline {
           retries,
           elapsedMs: performance.now() - first,
         })
-        if (!decision.retry) {
+        if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
           const bytes = keepStream ? undefined : await receive(res.body, res.headers)
           const durationMs = Math.round(performance.now() - started)
           this.emit(`→ ${req.method} ${req.shownPath} ${res.status} ${durationMs}ms`)
@@ -206,7 +213,7 @@ class Pipeline {
         retries,
         elapsedMs: performance.now() - first,
       })
-      if (!decision.retry) {
+      if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
         this.emit(`→ ${req.method} ${req.shownPath} ${network.code} ${Math.round(performance.now() - started)}ms`)
         throw networkError(network, site, thrown)
       }

@@ -63,6 +63,12 @@ export interface RequestOptions {
    * one. Ignored for FormData bodies and upload progress, which need the default transport.
    */
   bulk?: boolean
+  /**
+   * At most this many retries for this request, fewer than the client's own: for
+   * look-ups that only help settle something else (a batch's), so that a dead
+   * service is given up on quickly.
+   */
+  retries?: number
 }
 
 export interface ApiResponse<T = unknown> {

@@ -133,19 +133,43 @@ export function summaryNotes(s: CreateResult, shard: string | undefined, stopped
   }
   const parts = [`Created ${s.created + s.resumed} of ${v.valid} demand(s)${scope}`]
   if (s.resumed > 0) parts.push(`${s.resumed} already created by an earlier run`)
+  if (s.confirmed > 0) parts.push(`${s.confirmed} confirmed by the service without an id`)
   parts.push(`${s.requests} request(s)`)
   if (s.retries > 0) parts.push(`${s.retries} resend(s)`)
   if (s.reconciled > 0) parts.push(`${s.reconciled} row(s) found on the server after an unknown outcome`)
   if (s.failed > 0) parts.push(`${s.failed} failed (see the error lines)`)
   if (s.unknown > 0) parts.push(`${s.unknown} of them with an unknown outcome`)
+  if (s.ambiguous > 0) parts.push(`${s.ambiguous} of them found more than once`)
   if (v.invalid > 0) parts.push(`${v.invalid} invalid row(s) skipped`)
   const notes = [`${parts.join('; ')}.`]
+  if (s.confirmed > 0) {
+    notes.push(
+      `The service confirmed ${s.confirmed} row(s) without saying which demand it made, and looking them up found none: they are created (outcome "confirmed", no id); \`mfg demand list\` shows the newest demands.`,
+    )
+  }
+  if (s.unknown > 0) notes.push(unknownNote(s.unknown))
+  if (s.ambiguous > 0) {
+    notes.push(
+      'Rows found more than once list every demand that carries their draftId (ids in their error lines): keep one of each and cancel the others.',
+    )
+  }
   if (s.interrupted || (stopped && s.pending > 0)) {
     notes.push(
       `Interrupted: ${s.pending} row(s) not sent. Run the same command again to resume; rows already created are not sent again.`,
     )
-  } else if (s.failed > 0 && s.journal) {
+  } else if (s.failed > s.unknown + s.ambiguous && s.journal) {
     notes.push('Run the same command again to retry the failed rows; rows already created are not sent again.')
   }
   return notes
+}
+
+/** What to do about rows whose outcome is unknown: how to check them, and what a re-run does. */
+function unknownNote(count: number): string {
+  return [
+    `Outcome unknown for ${count} row(s): the service may have created them and nothing proves either way, so they were not sent again.`,
+    '  To check, look for their draftIds (in the result lines) among the newest demands, for example:',
+    `  mfg demand list --all --json | jq '.[] | select(.draftId == "DRAFT-ID")'`,
+    '  (a service that does not show draftIds: look for the rows by their content).',
+    '  Running the same command again looks them up first and sends only rows proven missing; --fresh sends them regardless, which may duplicate them.',
+  ].join('\n')
 }

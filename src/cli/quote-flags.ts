@@ -20,7 +20,11 @@ export const singleQuoteFlags = {
   phone: Flags.string({...QUOTE, description: 'Customer phone.'}),
   currency: Flags.string({...QUOTE, description: 'Currency code (default: the business currency).'}),
   'taken-as': Flags.string({...QUOTE, description: 'QUOTE (default) or ORDER.', options: [...TAKEN_AS]}),
-  'draft-id': Flags.string({...QUOTE, description: 'Your own draftId for the single quote.'}),
+  'draft-id': Flags.string({
+    ...QUOTE,
+    description:
+      'Your own draftId for the single quote (default: from its content and the day, so a re-run is the same demand).',
+  }),
 }
 
 type SingleQuoteFlags = {

@@ -7,8 +7,20 @@ import {describe, expect, it} from 'vitest'
 import {json, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
 const {sb, outputs, run} = useCliSandbox()
+let quotes = 0
+/** A new demand each call: the same quote from flags on the same day would be the same demand. */
 const newQuote = async (material = 'PLA'): Promise<string> => {
-  const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', material, '--json'])
+  const r = await run([
+    'demand',
+    'create',
+    '--technique',
+    '3D_PRINTING',
+    '--material',
+    material,
+    '--quantity',
+    String(++quotes),
+    '--json',
+  ])
   expect(r.exitCode, r.stderr).toBe(0)
   return json<{results: {id: string}[]}>(r).results[0]!.id
 }

@@ -200,7 +200,18 @@ describe('mfg webhook deliveries and trigger', () => {
       )
       const ids: string[] = []
       for (let i = 0; i < 3; i++) {
-        const r = await run(['demand', 'create', '--technique', '3D_PRINTING', '--material', 'PLA', '--json'])
+        // Three quotes, not one: the same quote from flags on the same day is the same demand.
+        const r = await run([
+          'demand',
+          'create',
+          '--technique',
+          '3D_PRINTING',
+          '--material',
+          'PLA',
+          '--quantity',
+          String(i + 1),
+          '--json',
+        ])
         expect(r.exitCode, r.stderr).toBe(0)
         ids.push(json<{results: {id: string}[]}>(r).results[0]!.id)
       }

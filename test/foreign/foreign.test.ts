@@ -44,22 +44,6 @@ interface KnownFailure {
 const CREATES = ['demand create --file', 'demand create (flags)', 'demand create --legacy']
 
 const knownFailures: KnownFailure[] = [
-  // Never a duplicate, on any service.
-  {
-    variant: 'drop-after-store-blind',
-    commands: CREATES,
-    point: POINTS.duplicate,
-    today:
-      'the answer is lost after the store; the resend goes out without proof (the service cannot look drafts up): every row stored twice, reported as created, exit 0',
-  },
-  {
-    variant: 'once-503-after-store-blind',
-    commands: CREATES,
-    point: POINTS.duplicate,
-    today:
-      'a 503 after the store; the resend goes out without proof (the service cannot look drafts up): every row stored twice, reported as created, exit 0',
-  },
-
   // A tolerant reader for responses.
   {
     variant: 'content-type',
@@ -126,19 +110,11 @@ const knownFailures: KnownFailure[] = [
     today: 'prints "HTTP 502: <html>…</html>", nginx\'s page tags and all, as the message (after 4 tries on reads)',
   },
   {
-    // Within the budgets since the rebuild (5 requests, a few seconds); what is left is the message.
+    // Within the budgets (4 requests); the rows' error names the create. What is left is the message.
     variant: 'html-502',
     commands: CREATES,
     point: POINTS.errors,
-    today:
-      "after the create's 502, a draftId probe (GET .../all?draftId=mfg-probe-…, 4 tries); the rows' error is the probe's, HTML page and all, outcome unknown",
-  },
-  {
-    variant: 'redirect',
-    commands: CREATES,
-    point: POINTS.errors,
-    today:
-      "the create is answered 308; the rows' error names the redirected draftId probe (GET .../all?draftId=mfg-probe-…), not the create",
+    today: "the rows' error is the create's 502 with nginx's page, tags and all, outcome unknown",
   },
 
   // Time and retry budgets.

@@ -136,6 +136,7 @@ interface Spec {
 }
 
 const V1 = {wrongKey: 3, wrongToken: 0}
+let quotes = 0
 const V2 = {wrongKey: 3, wrongToken: 3}
 const LOCAL = {wrongKey: 0, wrongToken: 0}
 const MCP = {wrongKey: 3, wrongToken: 0}
@@ -177,7 +178,11 @@ const COMMANDS: Record<string, Spec> = {
     wrongToken: 1,
     args: () => ['--timeout', '10'],
   },
-  'demand:create': {...V1, args: () => ['--technique', '3D_PRINTING', '--material', 'PLA', '--email', 'c@example.com']},
+  // A new quote each run (the same quote the same day is answered from the journal, without asking the service).
+  'demand:create': {
+    ...V1,
+    args: () => ['--technique', '3D_PRINTING', '--material', 'PLA', '--email', `c${++quotes}@example.com`],
+  },
   'demand:delete': {...V2, args: async (c) => [await c.newDemand(), '--yes']},
   'demand:get': {...V1, args: async (c) => [await c.newDemand()]},
   'demand:list': {...V1, args: () => ['--limit', '3']},

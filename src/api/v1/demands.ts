@@ -39,7 +39,9 @@ export interface CreateQuotesOptions {
 /**
  * POST /api/public/v1/demand/create-quotes/{businessId}. The items are checked
  * first (a client-side ValidationError lists every problem, nothing is sent),
- * then sent as given; answers the created records in input order.
+ * then sent as given; answers the created records in input order, read from any
+ * common form (an array, one object, `{data}`, ids alone). A 2xx without a body
+ * (201, 202, 204) answers no records: the service confirmed without details.
  */
 export async function createQuotes(
   client: ApiClient,
@@ -62,6 +64,7 @@ export async function createQuotes(
     ...(opts.signal ? {signal: opts.signal} : {}),
     ...(opts.bulk ? {bulk: true} : {}),
   })
+  if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : CreatedDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as DemandRecord[]
 }
@@ -97,7 +100,7 @@ export async function listDemands(
   businessId: string,
   type: ListType,
   q: ListDemandsQuery = {},
-  opts: {signal?: AbortSignal} = {},
+  opts: {signal?: AbortSignal; retries?: number} = {},
 ): Promise<DemandPage> {
   const path = listPath(businessId, type)
   const res = await client.request({
@@ -105,6 +108,7 @@ export async function listDemands(
     path,
     query: listQuery(q, path),
     ...(opts.signal ? {signal: opts.signal} : {}),
+    ...(opts.retries === undefined ? {} : {retries: opts.retries}),
   })
   return parseResponse(DemandPageRead, res.body, 'GET', path, res.status, client)
 }

@@ -42,7 +42,10 @@ function writeExtras(opts: LegacyWriteOptions) {
   }
 }
 
-/** POST /api/v2/ms-machine-owner/demand/create-demands: answers the created demands in input order. */
+/**
+ * POST /api/v2/ms-machine-owner/demand/create-demands: answers the created demands in input order
+ * (any common form); none for a 2xx without a body.
+ */
 export async function createLegacyDemands(
   client: ApiClient,
   items: unknown[],
@@ -51,6 +54,7 @@ export async function createLegacyDemands(
   const path = `${BASE}/create-demands`
   if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
+  if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : LegacyDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as LegacyDemandRecord[]
 }

@@ -12,9 +12,9 @@ export default class DemandCreate extends BaseCommand {
 
 Every row is validated before anything is sent. One invalid row stops the run (exit 2) with every invalid row listed as "row N: field.path: reason" (the first 50, then a count); --skip-invalid sends the valid rows and writes the invalid ones, with reasons, to --errors FILE (NDJSON: row, errors, input). --dry-run only validates.
 
-Rows go in chunks of 100, --concurrency at a time, over keep-alive connections. Results are one NDJSON line per row on stdout ({row, id, orderNumber, draftId, status}, or {row, draftId, error}), or in --out FILE. --json prints one object instead, whatever the path taken: the counts (created, resumed, failed, unknown, pending, requests, retries, reconciled, lookups), dryRun, interrupted, journal, out, validation, and results, every row's outcome in row order (empty with --dry-run, and with --out, whose file holds them). A summary goes to stderr, and a progress bar when stderr is a terminal. The exit code is 1 if any row failed.
+Rows go in chunks of 100, --concurrency at a time, over keep-alive connections. Results are one NDJSON line per row on stdout ({row, id, orderNumber, draftId, status}; {row, draftId, outcome: "confirmed"} for a row the service confirmed without naming its demand; or {row, draftId, error}, with outcome "unknown" or "ambiguous" and ids when that is what it is), or in --out FILE. --json prints one object instead, whatever the path taken: the counts (created, resumed, confirmed, failed, unknown, ambiguous, pending, requests, retries, reconciled, lookups), dryRun, interrupted, journal, out, validation, and results, every row's outcome in row order (empty with --dry-run, and with --out, whose file holds them). A summary goes to stderr, and a progress bar when stderr is a terminal. The exit code is 1 if any row failed.
 
-Nothing is lost or created twice, against any server. Each row gets a deterministic draftId (mfg- plus a hash of the input's bytes and the row number) unless it has one. A journal under MFG_HOME (journals/, mode 0600) records every chunk's state, keyed by the input, the shard and the target (base URL and business). Running the same command again after Ctrl-C, SIGTERM, a crash or a lost connection resumes: rows already created are not sent again and the output still covers every row. A create is sent again only with proof that the earlier attempt created nothing: 429 and failures before sending are retried with back-off, honouring Retry-After; a chunk whose outcome is unknown (connection lost or time-out after sending, 5xx) is looked up on the server by draftId before anything is resent, and only the missing rows go again. A row whose outcome stays unknown is reported with "outcome": "unknown"; the next run looks it up first. --fresh ignores an existing journal (rows are then sent again: a server that replays draftIds answers the existing demands, others create new ones).
+Nothing is lost or created twice, against any server. Each row gets a deterministic draftId (mfg- plus a hash of the input's bytes and the row number) unless it has one; a quote from flags is named by --draft-id, or by its content and the day (UTC), so the same quote run again the same day is the same demand. A journal under MFG_HOME (journals/, mode 0600) records every chunk's state, keyed by the input, the shard and the target (base URL and business). Running the same command again after Ctrl-C, SIGTERM, a crash or a lost connection resumes: rows already created are not sent again and the output still covers every row. A create is sent again only with proof that the earlier attempt created nothing: a refused connection and 429 are retried with back-off, honouring Retry-After; a 4xx refusal fails the rows it names and sends the others again. Any 2xx means the rows exist: rows its answer does not name are looked up for their ids and never sent again. A chunk whose outcome is unknown (connection lost or time-out after sending, 5xx) is looked up by draftId: rows found are settled, and rows not found are sent again only when the look-up has been proven on this service (a draftId that exists finds its demands and only them, a made-up one finds none; the proof is kept per profile for a day). Otherwise they are reported with "outcome": "unknown", the summary says how to check them, and the next run looks them up first. A draftId that more than one demand carries is reported with every id ("outcome": "ambiguous"), never picked. After two chunks in a row fail because of the service (or 30 s of failures), the rest are reported as not sent. --fresh ignores an existing journal (rows are then sent again: a server that replays draftIds answers the existing demands, others create new ones).
 
 --shard I/N takes the rows whose 0-based index modulo N is I−1 (rows I, I+N, I+2N, ... counting from 1), so N jobs given 1/N … N/N cover the input exactly once; each shard has its own journal, and draftIds do not depend on the shard.
 
@@ -64,25 +64,28 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     if (flags.errors !== undefined && flags.errors === flags.out) {
       throw new UsageError('--errors and --out must name different files.')
     }
-    const [{openRowSource, memoryRowSource}, {createDemands, quoteItem}, validate, {runBatchCommand}, {mfgPaths}] =
+    const [{openRowSource, memoryRowSource}, created, validate, {runBatchCommand}, {mfgPaths}, {join}] =
       await Promise.all([
         import('../../cli/rows.js'),
         import('../../services/demands/create.js'),
         import('../../services/demands/batch-validate.js'),
         import('../../cli/batch-output.js'),
         import('../../profiles/paths.js'),
+        import('node:path'),
       ])
+    const {createDemands, quoteItem, quoteIdentity, proofFileName} = created
     const shard = flags.shard === undefined ? undefined : validate.parseShard(flags.shard)
-    // One quote from flags is a new demand each run, unless --draft-id names it.
-    const identity = flags.file === undefined ? (await import('node:crypto')).randomUUID() : undefined
+    // A quote from flags is named by --draft-id, or by its content and the day: a re-run the same day is the same demand.
+    const item = flags.file === undefined ? quoteItem(await quoteFields(flags)) : undefined
+    const identity = item && quoteIdentity(item)
     const format = flags.format as 'json' | undefined
-    const source =
-      identity === undefined
-        ? openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
-        : memoryRowSource([quoteItem(await quoteFields(flags))], 'flags', identity)
+    const source = item
+      ? memoryRowSource([item], 'flags', identity!)
+      : openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
     // Resolving the profile loads the config store, whose exit hooks must be in
     // place before the graceful stop sets them aside (see cli/interrupt.ts).
-    if (!flags['dry-run']) await this.context(flags).profile()
+    const profile = flags['dry-run'] ? undefined : await this.context(flags).profile()
+    const {journalDir} = mfgPaths()
     const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text)}
     try {
       return await runBatchCommand({...shown, ...(flags.out ? {out: flags.out} : {}), shard: flags.shard}, (hooks) =>
@@ -94,7 +97,8 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
           ...(flags.errors ? {errorsFile: flags.errors} : {}),
           dryRun: flags['dry-run'],
           concurrency: flags.concurrency,
-          journal: identity === undefined ? {dir: mfgPaths().journalDir, fresh: flags.fresh} : false,
+          journal: {dir: journalDir, fresh: flags.fresh},
+          ...(profile ? {proofFile: join(journalDir, proofFileName(profile.name))} : {}),
           ...(identity ? {identity} : {}),
           ...(flags.out ? {out: flags.out} : {}),
         }),

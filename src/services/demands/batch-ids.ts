@@ -20,7 +20,45 @@ export function draftIdFor(identity: string, rowIndex: number): string {
   return `mfg-${sha256(`${identity}:${rowIndex + 1}`).slice(0, 24)}`
 }
 
-/** The Idempotency-Key of a request: derived from its rows' draftIds, so a resend of the same rows carries the same key. */
-export function idempotencyKeyFor(draftIds: readonly string[]): string {
-  return `mfg-${sha256(draftIds.join('\n')).slice(0, 40)}`
+/** The create operations a batch sends, each with its API generation. */
+export type CreateOperation = 'v1 create-quotes' | 'v2 create-demands'
+
+/**
+ * The Idempotency-Key of a request: derived from the operation and its rows'
+ * draftIds, so a resend of the same rows carries the same key, and the same rows
+ * sent through the other generation's create (`--legacy`) never share it: a
+ * service refuses a key it saw with another request.
+ */
+export function idempotencyKeyFor(operation: CreateOperation, draftIds: readonly string[]): string {
+  return `mfg-${sha256(`${operation}\n${draftIds.join('\n')}`).slice(0, 40)}`
+}
+
+/** JSON with every object's keys in order, so equal content gives equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/**
+ * The identity of a quote built from flags (its draftId and journal): the
+ * draftId the user gave, or else its content and the day (UTC), so that running
+ * the same command again the same day names the same demand, while the same
+ * quote on another day is a new one.
+ */
+export function quoteIdentity(item: Record<string, unknown>, now: Date = new Date()): string {
+  // Shown as the input's identity (`validation.contentHash`): it says what it is made of.
+  if (typeof item.draftId === 'string') return `draft-id-${sha256(item.draftId).slice(0, 32)}`
+  const day = now.toISOString().slice(0, 10)
+  return `quote-${day}-${sha256(`${day}\n${canonical(item)}`).slice(0, 32)}`
+}
+
+/** The name of a profile's look-up proof file (batch-proof.ts), free of the name's characters. */
+export function proofFileName(profile: string): string {
+  return `lookup-proof-${sha256(profile).slice(0, 24)}.json`
 }

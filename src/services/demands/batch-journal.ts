@@ -21,21 +21,40 @@ export interface RowResult {
   status?: string
 }
 
+/**
+ * A row the service confirmed (a 2xx answer) without saying which demand it made
+ * (no body, or fewer records than rows), and that no look-up could find: it
+ * exists, its id is not known.
+ */
+export interface RowConfirmed {
+  row: number
+  draftId: string
+  outcome: 'confirmed'
+}
+
 /** A row that was not created (or whose outcome could not be settled). */
 export interface RowFailure {
   row: number
   draftId: string
   error: string
   /**
-   * Present when nobody could tell whether the row was created: the request may
-   * have been processed and no look-up settled it. A re-run looks it up first.
+   * `unknown` when nobody could tell whether the row was created: the request may
+   * have been processed and no proven look-up settled it. A re-run looks it up
+   * first. `ambiguous` when a look-up found more than one demand with its draftId
+   * (`ids`): it was created more than once, by another run or the service, and
+   * none is picked. Absent: not created.
    */
-  outcome?: 'unknown'
+  outcome?: 'unknown' | 'ambiguous'
+  /** With `ambiguous`: every demand that carries the row's draftId. */
+  ids?: string[]
 }
 
-export type RowOutcome = RowResult | RowFailure
+export type RowOutcome = RowResult | RowFailure | RowConfirmed
 
 export const isFailure = (o: RowOutcome): o is RowFailure => 'error' in o
+
+/** A row that exists on the server, with or without its id. */
+export type RowSettled = RowResult | RowConfirmed
 
 /** What makes two runs "the same run": the input, the slice of it, where it goes and through which API. */
 export interface JournalKey {
@@ -58,7 +77,8 @@ export type JournalEvent =
   | {t: 'start'; v: 1; key: JournalKey; at: string}
   /** Written before the request leaves: from here on the rows' outcome is unknown until settled. */
   | {t: 'sent'; c: number; rows: number[]; draftIds: string[]; at: number}
-  | {t: 'done'; c: number; results: RowResult[]}
+  /** Rows that exist on the server; a later `done` of the same row (its id found) replaces one without details. */
+  | {t: 'done'; c: number; results: RowSettled[]}
   /** Definitively refused (the service validates a whole body before creating anything). */
   | {t: 'failed'; c: number; failures: RowFailure[]}
   /** Known not to have been created (429, connection refused): plain pending again. */
@@ -68,7 +88,7 @@ export type JournalEvent =
 
 /** A row's state as the journal left it. */
 export type JournalRowState =
-  {state: 'done'; result: RowResult} | {state: 'maybe'; sentAt: number} | {state: 'failed'; error: string}
+  {state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number} | {state: 'failed'; error: string}
 
 export interface OpenedJournal {
   journal: BatchJournal
@@ -260,7 +280,7 @@ export class ChunkLog {
   }
 
   /** Rows that exist on the server; without a chunk number, rows found by a look-up. */
-  done(results: RowResult[], c = this.nextChunk()): void {
+  done(results: RowSettled[], c = this.nextChunk()): void {
     this.journal?.append({t: 'done', c, results})
   }
 

@@ -4,18 +4,31 @@ import {createQuotes} from '../../api/v1/demands.js'
 import {createLegacyDemands} from '../../api/v2/demands.js'
 import {MAX_BATCH} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
-import {classifySendFailure, decideChunk, messageOf, rowError, type ChunkEvent, type ChunkStep} from './batch-chunk.js'
+import {
+  classifySendFailure,
+  decideChunk,
+  lookupFailure,
+  matchAnswer,
+  messageOf,
+  rowError,
+  ServiceHealth,
+  type ChunkEvent,
+  type ChunkStep,
+  type GiveUpOutcome,
+} from './batch-chunk.js'
 import {
   BatchJournal,
   ChunkLog,
   isFailure,
   type JournalKey,
   type JournalRowState,
+  type RowConfirmed,
   type RowFailure,
   type RowOutcome,
   type RowResult,
 } from './batch-journal.js'
-import {DraftIdFinder} from './batch-reconcile.js'
+import {LookupProofFile} from './batch-proof.js'
+import {DraftIdFinder, SCAN_MARGIN_MS, type FoundDemand} from './batch-reconcile.js'
 import {
   createSchema,
   knownFields,
@@ -27,7 +40,7 @@ import {
 } from './batch-validate.js'
 import {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
 
-export {isFailure, type RowFailure, type RowOutcome, type RowResult}
+export {isFailure, type RowConfirmed, type RowFailure, type RowOutcome, type RowResult}
 
 export interface BatchProgress {
   /** Rows settled (created, found, or failed), including those taken from the journal. */
@@ -49,11 +62,16 @@ export interface BatchOptions {
   concurrency?: number
   /** Rows per request, at most 100. */
   chunkSize?: number
-  /** Where the journal lives; false for no journal (a one-off quote from flags). */
+  /** Where the journal lives; false for no journal. */
   journal?: {dir: string; fresh?: boolean} | false
+  /**
+   * The file that remembers, per profile, that this service's look-up by draftId
+   * was proven to work (batch-proof.ts); without it the proof is made again each run.
+   */
+  proofFile?: string
   /** Replaces the input's content hash as its identity (draftIds and journal key). */
   identity?: string
-  /** Create requests per chunk (first send included) before its rows count as failed. Default 8. */
+  /** Create requests per chunk (first send included) before its rows count as failed. Default 3. */
   maxSends?: number
   /** Aborting stops new chunks; chunks in flight finish their current request. */
   signal?: AbortSignal
@@ -68,14 +86,18 @@ export interface BatchOptions {
 
 export interface BatchSummary {
   validation: ValidationReport
-  /** Rows created (or found) by this run. */
+  /** Rows created (or found) by this run, those confirmed without details included. */
   created: number
-  /** Rows already created by an earlier run, answered from the journal. */
+  /** Rows already created by an earlier run: answered from the journal, or found made before this run sent them. */
   resumed: number
-  /** Rows that failed, those with an unknown outcome included. */
+  /** Rows the service confirmed (2xx) without saying which demand it made, and no look-up found (`outcome: "confirmed"`, no id). */
+  confirmed: number
+  /** Rows that failed, those with an unknown or ambiguous outcome included. */
   failed: number
   /** Failed rows whose outcome nobody could settle (`outcome: "unknown"`): a re-run looks them up first. */
   unknown: number
+  /** Failed rows whose draftId more than one demand carries (`outcome: "ambiguous"`, with their `ids`). */
+  ambiguous: number
   /** Valid rows not settled because the run was stopped. */
   pending: number
   interrupted: boolean
@@ -86,21 +108,32 @@ export interface BatchSummary {
   reconciled: number
   /** Look-up requests made to settle unknown outcomes. */
   lookups: number
-  /** The journal's path; null without one (a dry run, a quote from flags). */
+  /** The journal's path; null without one (a dry run). */
   journal: string | null
   dryRun: boolean
 }
 
-/** A row on its way: what is sent, and whether an earlier attempt may have created it. */
+/** Create requests per chunk, the first included, unless BatchOptions.maxSends says otherwise. */
+const DEFAULT_MAX_SENDS = 3
+/** Chunks in a row that may give up because of the service before the batch sends no more. */
+const FAILURES_BEFORE_STOP = 2
+/** How long failures may go on without one answer that worked before the batch sends no more. */
+const DEAD_SERVICE_MS = 30_000
+
+/** A row on its way: what is sent, and what an earlier attempt may have done with it. */
 interface PendingRow {
   row: number
   draftId: string
   item: Record<string, unknown>
-  /** Sent by an attempt whose outcome is unknown: look it up before sending. */
+  /** Sent by an attempt whose outcome is unknown, or confirmed without details: look it up before anything else. */
   maybeSentAt?: number
+  /** That attempt was an earlier run's (the journal said "maybe sent"). */
+  earlier?: boolean
+  /** The service answered 2xx for it without its record: it exists, and is never sent again. */
+  confirmed?: boolean
 }
 
-/** One chunk between its steps. */
+/** One chunk between its steps. Its pending rows are all of one kind: new, maybe sent, or confirmed. */
 interface Chunk {
   rows: PendingRow[]
   /**
@@ -111,7 +144,10 @@ interface Chunk {
   sends: number
   /** Unknown outcomes so far: each look-up after one waits the RetryPolicy's back-off. */
   unknowns: number
+  /** The create's error, for the rows' results: the request the user asked for, never a look-up's. */
   lastError: string
+  /** Why the last look-up could not settle the rows. */
+  lookupNote?: string
 }
 
 /**
@@ -129,9 +165,13 @@ interface Chunk {
  *    the server before anything is sent again.
  * 4. A second pass hands chunks of at most 100 spooled rows to `concurrency` workers.
  *    The client retries what proves nothing was processed (429, a refused
- *    connection) by its RetryPolicy; an unknown outcome (connection lost after
- *    sending, time-out, 5xx) is looked up by draftId and only the missing rows
- *    are sent again (decideChunk in batch-chunk.ts).
+ *    connection) by its RetryPolicy. Rows a 2xx answer does not name are created
+ *    and never sent again. An unknown outcome (connection lost after sending,
+ *    time-out, 5xx) is looked up by draftId, and only rows that a look-up proven on
+ *    this service did not find are sent again; without that proof they are
+ *    reported with their outcome unknown (decideChunk in batch-chunk.ts).
+ * 5. A service that fails chunk after chunk (ServiceHealth) gets no more: the
+ *    rest are reported as not sent.
  */
 export async function runBatch(
   context: ServiceContext | (() => Promise<ServiceContext>),
@@ -156,6 +196,7 @@ class BatchRun {
   private ctx!: ServiceContext
   private log = new ChunkLog()
   private finder!: DraftIdFinder
+  private health!: ServiceHealth
   private identity = ''
   private earlier = new Map<number, JournalRowState>()
   private fatal: {error: unknown} | undefined
@@ -175,8 +216,10 @@ class BatchRun {
       validation,
       created: 0,
       resumed: 0,
+      confirmed: 0,
       failed: 0,
       unknown: 0,
+      ambiguous: 0,
       pending: validation.valid,
       interrupted: false,
       requests: 0,
@@ -190,7 +233,11 @@ class BatchRun {
     // Only now, with every row checked, is the service needed (a dry run never connects).
     this.ctx = typeof context === 'function' ? await context() : context
     this.openJournal(validation)
-    this.finder = new DraftIdFinder(this.ctx, {legacy: this.legacy})
+    const target = this.ctx.target ?? this.ctx.client.baseUrl
+    this.finder = new DraftIdFinder(this.ctx, {
+      legacy: this.legacy,
+      ...(this.opts.proofFile ? {proof: new LookupProofFile(this.opts.proofFile, target)} : {}),
+    })
     try {
       await this.sendAll()
     } finally {
@@ -256,6 +303,8 @@ class BatchRun {
 
   /** `concurrency` workers take the planned chunks in turn. */
   private async sendAll(): Promise<void> {
+    // Counted from the first request: reading a big input is not the service's time.
+    this.health = new ServiceHealth({failures: FAILURES_BEFORE_STOP, deadMs: DEAD_SERVICE_MS})
     const chunks = this.plan()
     const take = async (): Promise<Chunk | undefined> => {
       if (this.stopped()) return undefined
@@ -284,7 +333,11 @@ class BatchRun {
     }
   }
 
-  /** Plan chunks: the second pass, over the valid rows that still need the server, in input order. */
+  /**
+   * Plan chunks: the second pass, over the valid rows that still need the server,
+   * in input order. Rows an earlier run may have sent go in chunks of their own,
+   * since they are looked up before anything else.
+   */
   private async *plan(): AsyncGenerator<PendingRow[]> {
     let current: PendingRow[] = []
     for await (const {row, item} of this.spool!.read()) {
@@ -298,7 +351,12 @@ class BatchRun {
       const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(this.identity, row - 1)
       // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
       item.draftId = draftId
-      current.push({row, draftId, item, ...(state?.state === 'maybe' ? {maybeSentAt: state.sentAt} : {})})
+      const maybe = state?.state === 'maybe'
+      if (current.length > 0 && (current[0]!.maybeSentAt !== undefined) !== maybe) {
+        yield current
+        current = []
+      }
+      current.push({row, draftId, item, ...(maybe ? {maybeSentAt: state.sentAt, earlier: true} : {})})
       if (current.length >= this.chunkSize) {
         yield current
         current = []
@@ -308,13 +366,13 @@ class BatchRun {
   }
 
   /**
-   * A planned chunk. Unless an earlier run may have sent some of its rows (then it
-   * is looked up first), its `sent` mark starts now. A mark made before its request
-   * leaves says no more than "maybe sent", which a re-run settles by looking up.
+   * A planned chunk. Unless an earlier run may have sent its rows (then they are
+   * looked up first) or the service is down, its `sent` mark starts now. A mark made
+   * before its request leaves says no more than "maybe sent", which a re-run settles by looking up.
    */
   private chunk(rows: PendingRow[]): Chunk {
     const chunk: Chunk = {rows, sends: 0, unknowns: 0, lastError: ''}
-    if (rows.every((r) => r.maybeSentAt === undefined)) {
+    if (rows.every((r) => r.maybeSentAt === undefined) && this.health.down() === undefined) {
       chunk.mark = this.mark(rows)
       // Awaited by send(); this keeps a failed sync of a chunk never sent from going unhandled.
       chunk.mark.catch(() => undefined)
@@ -334,9 +392,32 @@ class BatchRun {
     for (;;) {
       if (step.next === 'done' || step.next === 'stop') return
       if (step.next === 'give-up') return this.giveUp(chunk, step.outcome)
+      const down = this.health.down()
+      if (down !== undefined) return this.skip(chunk, down)
       const event = step.next === 'send' ? await this.send(chunk) : await this.reconcile(chunk)
-      step = decideChunk({sends: chunk.sends, stopped: this.stopped()}, event, this.opts.maxSends ?? 8)
+      this.heed(event, chunk)
+      step = decideChunk({sends: chunk.sends, stopped: this.stopped()}, event, this.opts.maxSends ?? DEFAULT_MAX_SENDS)
     }
+  }
+
+  /** What an event says of the service's health. */
+  private heed(event: ChunkEvent, chunk: Chunk): void {
+    if (this.stopped()) return
+    if (event.type === 'not-sent' || event.type === 'lookup-failed') this.health.failed(chunk.lastError)
+    else if (event.type === 'unknown') this.health.lost(chunk.lastError)
+    else if (event.type !== 'fatal') this.health.alive()
+  }
+
+  /** The service is down: report the chunk without another request. */
+  private async skip(chunk: Chunk, why: string): Promise<void> {
+    const premarked = chunk.mark
+    chunk.mark = undefined
+    if (premarked) this.log.notSent((await premarked).c, chunk.rows)
+    const first = chunk.rows[0]
+    if (first?.confirmed) return this.giveUp(chunk, 'confirmed')
+    if (first?.maybeSentAt !== undefined) return this.giveUp(chunk, 'unknown')
+    chunk.lastError = `not sent: the service failed the chunks before it (${why})`
+    return this.giveUp(chunk, 'not-created')
   }
 
   /** Send: one create request for the chunk's pending rows, journalled before it leaves. */
@@ -353,25 +434,31 @@ class BatchRun {
       this.log.notSent(c, rows)
       return {type: 'not-sent'}
     }
-    let results: RowResult[]
+    let answer: ReturnType<typeof matchAnswer>
     try {
-      results = await this.post(rows)
+      answer = await this.post(rows)
     } catch (error) {
       return this.sendFailed(chunk, c, sentAt, error)
     }
-    this.log.done(results, c)
-    for (const result of results) this.settle(result, 'created')
-    this.progress()
-    chunk.rows = []
-    return {type: 'created'}
+    if (answer.results.length > 0) {
+      this.log.done(answer.results, c)
+      for (const result of answer.results) this.settle(result, 'created')
+      this.progress()
+    }
+    chunk.rows = answer.rest.map((i) => rows[i]!)
+    if (chunk.rows.length === 0) return {type: 'created'}
+    return this.confirmedWithoutDetails(chunk, c, sentAt)
   }
 
-  private async post(rows: PendingRow[]): Promise<RowResult[]> {
+  private async post(rows: PendingRow[]): Promise<ReturnType<typeof matchAnswer>> {
     // The key is a bonus on servers that honour it, sent as a plain header: the
     // client then resends the POST only on proof that nothing was processed,
     // and this run settles any other failure by looking the draftIds up.
     const write = {
-      idempotencyKey: idempotencyKeyFor(rows.map((r) => r.draftId)),
+      idempotencyKey: idempotencyKeyFor(
+        this.legacy ? 'v2 create-demands' : 'v1 create-quotes',
+        rows.map((r) => r.draftId),
+      ),
       autoRetry: false,
       validate: false,
       summary: true,
@@ -379,27 +466,25 @@ class BatchRun {
     }
     const items = rows.map((r) => r.item)
     this.summary.requests++
-    const records = this.legacy
+    const records: {_id: string; orderNumber?: number; draftId?: string; status?: string}[] = this.legacy
       ? await createLegacyDemands(this.ctx.client, items, write)
       : await createQuotes(this.ctx.client, this.ctx.businessId, items, write)
-    if (records.length !== rows.length) {
-      throw new ApiError({
-        method: 'POST',
-        path: this.legacy ? 'create-demands' : 'create-quotes',
-        code: 'bad_response',
-        serverMessage: `the service answered ${records.length} demands for ${rows.length} rows`,
-      })
-    }
-    return rows.map((r, i) => {
-      const a = records[i]!
-      return {
-        row: r.row,
-        id: a._id,
-        ...(a.orderNumber === undefined ? {} : {orderNumber: a.orderNumber}),
-        draftId: a.draftId ?? r.draftId,
-        ...(a.status === undefined ? {} : {status: a.status}),
-      }
-    })
+    const sent = new Set(rows.map((r) => r.draftId))
+    for (const record of records) if (record.draftId && sent.has(record.draftId)) this.finder.remember(record.draftId)
+    return matchAnswer(rows, records)
+  }
+
+  /**
+   * The service answered 2xx but did not name these rows: they exist. Journalled
+   * as created (without ids) at once; a look-up may still find their ids.
+   */
+  private confirmedWithoutDetails(chunk: Chunk, c: number, sentAt: number): ChunkEvent {
+    this.log.done(
+      chunk.rows.map((r): RowConfirmed => ({row: r.row, draftId: r.draftId, outcome: 'confirmed'})),
+      c,
+    )
+    chunk.rows = chunk.rows.map((r) => ({...r, confirmed: true, maybeSentAt: sentAt}))
+    return {type: 'confirmed', rest: chunk.rows.length}
   }
 
   /** Journal what a failed request proves, and keep the rows still pending. */
@@ -412,6 +497,8 @@ class BatchRun {
         this.log.notSent(c, chunk.rows)
         this.fatal ??= {error}
         return {type: 'fatal'}
+      case 'confirmed':
+        return this.confirmedWithoutDetails(chunk, c, sentAt)
       case 'refused': {
         // The service checks a whole body before creating anything: the rows it
         // named failed; the others were not created and may go again.
@@ -443,61 +530,102 @@ class BatchRun {
   /** Reconcile: look up the rows that may exist, after the RetryPolicy's wait when this run just lost an answer. */
   private async reconcile(chunk: Chunk): Promise<ChunkEvent> {
     if (chunk.unknowns > 0) await sleep(this.ctx.client.retryPolicy.backoff(chunk.unknowns), this.opts.signal)
-    if (this.stopped()) return {type: 'lookup-failed'}
+    const confirmed = chunk.rows.some((r) => r.confirmed)
+    if (this.stopped()) return {type: 'lookup-failed', confirmed}
     const suspects = chunk.rows.filter((r) => r.maybeSentAt !== undefined)
-    let found: Awaited<ReturnType<DraftIdFinder['find']>>
+    let lookup: Awaited<ReturnType<DraftIdFinder['find']>>
     try {
-      found = await this.finder.find(
+      lookup = await this.finder.find(
         suspects.map((r) => r.draftId),
         Math.min(...suspects.map((r) => r.maybeSentAt!)),
       )
     } catch (error) {
-      const failure = classifySendFailure(error)
-      if (failure.type === 'fatal' || failure.type === 'refused') {
+      // Credentials or permission: nothing else will work. Anything else leaves the rows unsettled.
+      if (classifySendFailure(error).type === 'fatal') {
         this.fatal ??= {error}
         return {type: 'fatal'}
       }
-      chunk.lastError = messageOf(error)
-      return {type: 'lookup-failed'}
+      chunk.lookupNote = `looking it up failed too: ${lookupFailure(error)}`
+      return {type: 'lookup-failed', confirmed}
     }
-    const results: RowResult[] = []
+    const settled = this.settleFound(suspects, lookup.found)
+    chunk.rows = chunk.rows.filter((r) => !settled.has(r.row))
+    if (!lookup.proven) {
+      chunk.lookupNote =
+        'looking it up by draftId found nothing, and that look-up is not proven to work on this service'
+    } else if (!confirmed) {
+      // Proven missing: not created, so these rows are new again.
+      chunk.rows = chunk.rows.map(({maybeSentAt: _, earlier: __, ...rest}) => rest)
+    }
+    return {type: 'looked-up', missing: chunk.rows.length, proven: lookup.proven, confirmed}
+  }
+
+  /** Settles the rows a look-up found, and answers their row numbers. */
+  private settleFound(suspects: PendingRow[], found: Map<string, FoundDemand[]>): Set<number> {
+    const settled = new Set<number>()
+    const done: RowResult[] = []
     for (const r of suspects) {
-      const hit = found.get(r.draftId)
-      if (hit) results.push({row: r.row, ...hit})
+      const hits = found.get(r.draftId) ?? []
+      if (hits.length === 0) continue
+      settled.add(r.row)
+      if (hits.length > 1) {
+        // Never pick one: the journal keeps the row unsettled, and the user decides.
+        const ids = hits.map((h) => h.id)
+        const error = `${ids.length} demands carry this row's draftId (${ids.join(', ')}): it was created more than once, by another run or by the service; keep one and cancel the others`
+        this.settle({row: r.row, draftId: r.draftId, error, outcome: 'ambiguous', ids}, 'created')
+        continue
+      }
+      const {createdAt, ...hit} = hits[0]!
+      const result: RowResult = {row: r.row, ...hit}
+      done.push(result)
+      // Made well before this run sent it (clocks may differ by minutes): an earlier run's demand.
+      const before = createdAt !== undefined && createdAt < r.maybeSentAt! - SCAN_MARGIN_MS
+      this.settle(result, r.confirmed ? 'created' : r.earlier || before ? 'found-earlier' : 'reconciled')
     }
-    if (results.length > 0) {
-      this.log.done(results)
-      for (const result of results) this.settle(result, 'reconciled')
-      this.progress()
-    }
-    const foundRows = new Set(results.map((r) => r.row))
-    chunk.rows = chunk.rows.filter((r) => !foundRows.has(r.row)).map(({maybeSentAt: _, ...rest}) => rest)
-    return {type: 'looked-up', missing: chunk.rows.length, proven: true}
+    if (done.length > 0) this.log.done(done)
+    if (settled.size > 0) this.progress()
+    return settled
   }
 
   /** Out of proof or of tries: report the rows; the journal keeps what is still unknown for the next run. */
-  private giveUp(chunk: Chunk, outcome: 'not-created' | 'unknown'): void {
-    const suffix =
-      outcome === 'unknown'
-        ? ' (outcome unknown: run the same command again to look these rows up before anything is resent)'
-        : ' (not created; run the same command again to retry)'
-    for (const r of chunk.rows) {
-      const failure: RowFailure = {row: r.row, draftId: r.draftId, error: chunk.lastError + suffix}
-      this.settle(outcome === 'unknown' ? {...failure, outcome: 'unknown'} : failure, 'created')
-    }
+  private giveUp(chunk: Chunk, outcome: GiveUpOutcome): void {
+    for (const r of chunk.rows) this.settle(this.outcomeOf(chunk, r, outcome), 'created')
     this.progress()
   }
 
-  private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'reconciled'): void {
+  private outcomeOf(chunk: Chunk, r: PendingRow, outcome: GiveUpOutcome): RowOutcome {
+    if (outcome === 'confirmed') return {row: r.row, draftId: r.draftId, outcome: 'confirmed'}
+    if (outcome === 'not-created') {
+      return {
+        row: r.row,
+        draftId: r.draftId,
+        error: `${chunk.lastError} (not created; run the same command again to retry)`,
+      }
+    }
+    const cause = chunk.lastError || 'sent by an earlier run that got no answer'
+    const why = chunk.lookupNote ?? 'not looked up'
+    return {
+      row: r.row,
+      draftId: r.draftId,
+      error: `${cause}; outcome unknown (${why}): the demand may exist, so it is not sent again; a re-run looks it up first`,
+      outcome: 'unknown',
+    }
+  }
+
+  private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'reconciled' | 'found-earlier'): void {
     const s = this.summary
     s.pending--
     if (isFailure(outcome)) {
       s.failed++
       if (outcome.outcome === 'unknown') s.unknown++
-    } else if (how === 'resumed') s.resumed++
-    else {
+      if (outcome.outcome === 'ambiguous') s.ambiguous++
+    } else if (how === 'resumed' || how === 'found-earlier') {
+      s.resumed++
+      if (how === 'found-earlier') s.reconciled++
+    } else {
       s.created++
       if (how === 'reconciled') s.reconciled++
+      if ('outcome' in outcome) s.confirmed++
     }
     this.opts.onResult?.(outcome)
   }

@@ -2,7 +2,7 @@ import type {ServiceContext} from '../context.js'
 import {runBatch, type BatchOptions, type BatchSummary, type RowOutcome} from './batch.js'
 import type {RowSource} from './batch-validate.js'
 
-export {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
+export {draftIdFor, idempotencyKeyFor, proofFileName, quoteIdentity} from './batch-ids.js'
 
 /**
  * What `demand create --json` prints, whatever the path taken (a file or one quote
@@ -12,13 +12,17 @@ export {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
  */
 export interface CreateResult {
   dryRun: boolean
-  /** Rows created (or found on the server) by this run. */
+  /** Rows created (or found on the server) by this run, those confirmed without details included. */
   created: number
-  /** Rows an earlier run of the same input created, answered from the journal. */
+  /** Rows an earlier run of the same input created: answered from the journal, or found made before this run sent them. */
   resumed: number
+  /** Created rows the service confirmed (2xx) without naming their demand, and no look-up found: no id. */
+  confirmed: number
   failed: number
   /** Failed rows whose outcome nobody could settle: a re-run looks them up before sending. */
   unknown: number
+  /** Failed rows whose draftId more than one demand carries: none is picked, every id is given. */
+  ambiguous: number
   /** Valid rows left unsent because the run was stopped. */
   pending: number
   interrupted: boolean
@@ -26,7 +30,7 @@ export interface CreateResult {
   retries: number
   reconciled: number
   lookups: number
-  /** The journal's path; null for a dry run or a quote from flags. */
+  /** The journal's path; null for a dry run. */
   journal: string | null
   /** The `--out` file; null when the outcomes are in `results`. */
   out: string | null
@@ -45,7 +49,11 @@ export interface CreateResult {
     contentHash: string
     errorsFile: string | null
   }
-  /** `{row, id, orderNumber, draftId, status}` or `{row, draftId, error}` (plus `outcome: "unknown"`). */
+  /**
+   * `{row, id, orderNumber, draftId, status}`; `{row, draftId, outcome: "confirmed"}`
+   * (created, id unknown); or `{row, draftId, error}`, with `outcome: "unknown"`
+   * (maybe created), or `outcome: "ambiguous"` and `ids` (created more than once).
+   */
   results: RowOutcome[]
 }
 
