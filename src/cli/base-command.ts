@@ -93,6 +93,17 @@ export abstract class BaseCommand extends Command {
     if (!this.jsonEnabled()) writeErr(text)
   }
 
+  /**
+   * A note on how a result was obtained (a record read back after an answer without
+   * it): on stderr in a table; under --json only when it is a `warning` (the result
+   * may be incomplete), as `{"warning": ...}` so that stderr stays machine-readable.
+   */
+  protected warnNote(text: string, warning: boolean): void {
+    const line = redact(text.charAt(0).toUpperCase() + text.slice(1), this.secrets())
+    if (!this.jsonEnabled()) writeErr(warning ? `${chalk.yellow('Warning:')} ${line}.` : `${line}.`)
+    else if (warning) writeErr(JSON.stringify({warning: line}))
+  }
+
   protected secrets(): string[] {
     const fromEnv = [process.env.MFG_API_KEY, process.env.MFG_AUTH_TOKEN].filter((s): s is string => Boolean(s))
     return [...(this.ctxInstance?.secrets() ?? []), ...fromEnv]

@@ -82,7 +82,8 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     )
     if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
     const {client} = await this.context(flags).session()
-    const record = displayRecord(await updateDemand({client}, args.id, body))
+    const changed = await updateDemand({client}, args.id, body)
+    const record = displayRecord(changed.record)
     if (!this.jsonEnabled()) {
       const status = record.demandStatusInfo?.status
       writeOut(
@@ -90,6 +91,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
       )
       this.note(`Updated ${Object.keys(body).join(', ')}.`)
     }
+    if (changed.note) this.warnNote(changed.note, changed.source === 'partial')
     return record
   }
 
@@ -102,12 +104,15 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     const {buildLegacyUpdate, updateLegacy} = await import('../../services/demands/legacy.js')
     const body = buildLegacyUpdate(fromFile, fields)
     const {client} = await this.context(flags).session()
-    const answer = await updateLegacy({client}, id, body)
+    const written = await updateLegacy({client}, id, body)
+    // The legacy update answers the changed fields; without them, what was sent is what changed.
+    const answer: LegacyUpdateResult = written.record ?? {...body, _id: id}
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(answer))
       this.note(`Updated ${Object.keys(body).join(', ')} (legacy).`)
     }
+    if (!written.record) this.warnNote(`the service confirmed the change (${written.status}) without details`, false)
     return answer
   }
 }

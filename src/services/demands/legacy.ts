@@ -13,6 +13,7 @@ import {
   type Lang,
   type LegacyDemandRecord,
 } from '../../schemas/legacy-demand.js'
+import type {Written} from '../../api/written.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {validateObject} from '../validate.js'
@@ -51,7 +52,8 @@ export function buildLegacyUpdate(
   )
 }
 
-export function updateLegacy(ctx: Ctx, id: string, body: LegacyUpdateBody): Promise<LegacyUpdateAnswer> {
+/** The legacy update; its answer (the changed fields with `_id`) may be absent: `record` is then undefined. */
+export function updateLegacy(ctx: Ctx, id: string, body: LegacyUpdateBody): Promise<Written<LegacyUpdateAnswer>> {
   return updateLegacyDemand(ctx.client, id, body)
 }
 
