@@ -57,6 +57,8 @@ const MFG_VARS = [
   'MFG_BASE_URL',
   'MFG_BUSINESS_ID',
   'MFG_INSECURE',
+  'MFG_TIMEOUT',
+  'MFG_TOTAL_TIMEOUT',
 ]
 
 /** Runs one command line in this process. */

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {LegacyUpdateAnswer} from '../../api/v2/demands.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
 import {displayRecord} from '../../cli/demands.js'
@@ -51,7 +52,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     ...shippingFlags(),
   }
 
-  async run(): Promise<DemandRecord | LegacyUpdateResult> {
+  async run(): Promise<DemandRecord | LegacyUpdateAnswer> {
     const {args, flags} = await this.parse(DemandUpdate)
     let fromFile: Record<string, unknown> | undefined
     if (flags.file !== undefined) {
@@ -100,13 +101,13 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     fields: Partial<LegacyUpdateBody>,
     fromFile: Record<string, unknown> | undefined,
     flags: {profile?: string; verbose?: boolean; insecure?: boolean},
-  ): Promise<LegacyUpdateResult> {
+  ): Promise<LegacyUpdateAnswer> {
     const {buildLegacyUpdate, updateLegacy} = await import('../../services/demands/legacy.js')
     const body = buildLegacyUpdate(fromFile, fields)
     const {client} = await this.context(flags).session()
     const written = await updateLegacy({client}, id, body)
     // The legacy update answers the changed fields; without them, what was sent is what changed.
-    const answer: LegacyUpdateResult = written.record ?? {...body, _id: id}
+    const answer: LegacyUpdateAnswer = written.record ?? {...body, _id: id}
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(answer))
@@ -115,8 +116,4 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     if (!written.record) this.warnNote(`the service confirmed the change (${written.status}) without details`, false)
     return answer
   }
-}
-
-export interface LegacyUpdateResult extends Record<string, unknown> {
-  _id: string
 }

@@ -38,7 +38,9 @@ service, price.priceMachine and at least one material are required. A service th
     const ctx = await this.context(flags).service()
     const {record: post, status} = await createPost(ctx, body)
     if (!post) {
-      this.note(`Created: the service ${confirmedAs(status)} without the product's details; find it with mfg post list.`)
+      this.note(
+        `Created: the service ${confirmedAs(status)} without the product's details; find it with mfg post list.`,
+      )
       return confirmation(status)
     }
     if (!this.jsonEnabled()) {

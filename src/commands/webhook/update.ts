@@ -52,7 +52,9 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
     const ctx = await this.context(flags).service()
     const {hook, status} = await updateWebhook(ctx, args.id, input)
     if (!hook) {
-      this.note(`Updated ${Object.keys(input).join(', ')}: the service ${confirmedAs(status)} without the subscription.`)
+      this.note(
+        `Updated ${Object.keys(input).join(', ')}: the service ${confirmedAs(status)} without the subscription.`,
+      )
       return confirmation(status, args.id)
     }
     if (!this.jsonEnabled()) {

@@ -96,7 +96,8 @@ export async function settleChange(
   id: string,
   written: Written<DemandRecord>,
 ): Promise<ChangedDemand> {
-  if (written.record && isWhole(written.record)) return {record: written.record, source: 'answer', status: written.status}
+  if (written.record && isWhole(written.record))
+    return {record: written.record, source: 'answer', status: written.status}
   const answered = written.record ?? {...(isObject(written.partial) ? written.partial : {}), _id: id}
   const why = written.why ?? "the service's answer lacks the demand's order number or stage"
   try {

@@ -81,7 +81,11 @@ export interface UpdateWebhookInput {
  * Changes a subscription. An answer without it is made up for by reading the
  * business's subscriptions back (one GET); `hook` is absent when that fails too.
  */
-export async function updateWebhook(ctx: ServiceContext, id: string, input: UpdateWebhookInput): Promise<WrittenWebhook> {
+export async function updateWebhook(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateWebhookInput,
+): Promise<WrittenWebhook> {
   if (Object.keys(input).length === 0) {
     throw new InputError(
       'Nothing to change: pass --url, --secret (or --prompt-secret), --events or --use-secret/--no-use-secret.',
