@@ -1,7 +1,8 @@
 // What a request does, in the words of the commands that send it, so that an
 // error says "listing demands: ..." rather than leaving the user to read a path.
 // A path not listed here (mfg api, a new endpoint) has no name: its error shows
-// the method and path alone.
+// the method and path alone. MCP's errors are named by the JSON-RPC method that
+// failed (`initialize failed: ...`, src/api/mcp.ts), so its path is not listed.
 
 const V1 = '/api/public/v1'
 const LEGACY = '/api/v2/ms-machine-owner/demand'
@@ -35,8 +36,6 @@ const OPERATIONS: readonly [string, RegExp, string][] = [
   ['POST', new RegExp(`^${HOOKS}$`), 'creating the webhook'],
   ['POST', new RegExp(`^${HOOKS}/[^/]+/trigger$`), 'triggering an event'],
   ['POST', new RegExp(`^${HOOKS}/[^/]+/[^/]+$`), 'updating the webhook'],
-  ['POST', /^\/api\/v2\/ms-integrations\/api\/public\/v1\/mcp\b/, 'calling the MCP endpoint'],
-  ['DELETE', /^\/api\/v2\/ms-integrations\/api\/public\/v1\/mcp\b/, 'ending the MCP session'],
 ]
 
 /**

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {markupOf, pageText, readErrorBody, short, type ErrorBodyReading} from '../../src/api/error-body.js'
+import {operationOf} from '../../src/api/operations.js'
 
 const NGINX_502 =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n'
@@ -208,5 +209,35 @@ describe('markupOf and pageText', () => {
 
   it('keeps the visible text, reads entities and drops comments', () => {
     expect(pageText('<p>a&nbsp;&lt;b&gt; &#x41;&#66;<!-- hidden --></p>\n\n<p>c</p>')).toBe('a <b> AB c')
+  })
+})
+
+describe('operationOf: what a request does, in the words of the commands', () => {
+  const cases: [string, string, string | undefined][] = [
+    ['POST', '/api/public/v1/demand/create-quotes/b1', 'creating quotes'],
+    ['GET', '/api/public/v1/demand/b1/all?page=2&pageSize=100', 'listing demands'],
+    ['GET', '/api/public/v1/demand/d1', 'getting the demand'],
+    ['PUT', '/api/public/v1/demand/d1', 'updating the demand'],
+    ['GET', '/api/public/v1/demand/access/file/d1?index=0', 'getting a file link'],
+    ['POST', '/api/public/v1/price-estimation/b1', 'estimating the price'],
+    ['POST', '/api/v2/ms-machine-owner/demand/create-demands', 'creating demands'],
+    ['POST', '/api/v2/ms-machine-owner/demand/list', 'reading demands by id'],
+    ['DELETE', '/api/v2/ms-machine-owner/demand/d1', 'cancelling the demand'],
+    ['POST', '/api/v2/ms-machine-learning/machine-learing/modelPriceEstimation/b1?currency=EUR', 'estimating prices'],
+    ['GET', '/api/v2/ms-post/post/user-posts/b1?currentPage=1', 'listing products'],
+    ['POST', '/api/v2/ms-post/post/b1', 'creating the product'],
+    ['POST', '/api/v2/ms-post/post/upload', 'uploading files'],
+    ['POST', '/api/v2/ms-post/post/upload?postId=p1', 'adding models to the product'],
+    ['PUT', '/api/v2/ms-post/post/upload?postId=p1', 'updating the product'],
+    ['GET', '/api/v2/integrations_ms/webhooks/b1', 'listing webhooks'],
+    ['POST', '/api/v2/integrations_ms/webhooks', 'creating the webhook'],
+    ['POST', '/api/v2/integrations_ms/webhooks/b1/w1', 'updating the webhook'],
+    ['POST', '/api/v2/integrations_ms/webhooks/b1/trigger', 'triggering an event'],
+    ['GET', 'https://files.example.com/d1/part.stl', 'downloading the file'],
+    ['POST', '/api/v2/ms-integrations/api/public/v1/mcp/protocol', undefined],
+    ['GET', '/api/public/v1/unknown/route/here', undefined],
+  ]
+  it.each(cases)('%s %s → %s', (method, path, operation) => {
+    expect(operationOf(method, path)).toBe(operation)
   })
 })
