@@ -1,5 +1,5 @@
-import type {DemandRecord} from '../schemas/demand.js'
 import {maskSecret} from '../schemas/secrets.js'
+import type {DemandRecord} from '../schemas/read/types.js'
 
 export const DEMAND_LIST_COLUMNS = [
   'orderNumber',

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import type {PostRecord} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
 import {parseMaterial, type PostFields} from '../services/posts/write.js'
+import type {PostRecord} from '../schemas/read/types.js'
 
 /** Flags shared by `post create` and `post update` for the product's fields (service and category are per command). */
 export function postFieldFlags() {

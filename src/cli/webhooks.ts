@@ -1,6 +1,6 @@
-import type {WebhookRecord} from '../schemas/webhooks.js'
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
+import type {WebhookRecord} from '../schemas/read/types.js'
 
 /** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
 export const WEBHOOK_SECRET_ENV = 'MFG_WEBHOOK_SECRET'

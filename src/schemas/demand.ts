@@ -1,7 +1,6 @@
 import * as z from 'zod'
 
 import {Service, Technique} from './common.js'
-import type {DemandPageRead, DemandRecordRead} from './read/demand.js'
 
 const str = z.string()
 const num = z.number()
@@ -330,7 +329,7 @@ export const TrackingEntry = z.looseObject({status: str, date: num})
 
 /**
  * A demand as the sandbox answers it in v1: the strict shape its tests check.
- * The CLI reads answers with read/demand.ts; the type `DemandRecord` is that read shape.
+ * The CLI reads answers with read/demand.ts; read/types.ts names that read shape `DemandRecord`.
  */
 export const DemandRecord = z.looseObject({
   _id: str,
@@ -374,9 +373,6 @@ export const DemandRecord = z.looseObject({
   jobDetails: z.looseObject({}).optional(),
   paymentAuthToken: str.optional(),
 })
-/** A v1 demand as the CLI holds it after the tolerant read. */
-export type DemandRecord = DemandRecordRead
-
 /**
  * What a batch reads of each created demand (both generations): parsing only
  * these fields keeps big batches from spending their time on full records.
@@ -397,7 +393,6 @@ export const DemandPage = z.looseObject({
   totalPages: int,
 })
 /** A v1 list page as the CLI holds it: paging fields absent when the service sent no usable ones. */
-export type DemandPage = DemandPageRead
 
 /** The `{type}` segment of the v1 list path (contract: case-insensitive, QUOTE/ORDER accepted). */
 export const LIST_TYPES = ['quotes', 'orders', 'all'] as const

@@ -1,7 +1,6 @@
 import * as z from 'zod'
 
 import {Technique} from './common.js'
-import type {LegacyDemandRecordRead} from './read/demand.js'
 import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireModelOrMaterial} from './demand.js'
 
 /**
@@ -187,7 +186,7 @@ export const LEGACY_UPDATE_FIELDS = Object.keys(LegacyUpdateBody.shape) as (keyo
 
 /**
  * A demand as the sandbox's legacy interface answers it (strict). The CLI reads
- * answers with read/demand.ts; the type `LegacyDemandRecord` is that read shape.
+ * answers with read/demand.ts; read/types.ts names that read shape `LegacyDemandRecord`.
  */
 export const LegacyDemandRecord = z.looseObject({
   _id: str,
@@ -219,4 +218,3 @@ export const LegacyDemandRecord = z.looseObject({
   createdAt: str.optional(),
   updatedAt: str.optional(),
 })
-export type LegacyDemandRecord = LegacyDemandRecordRead

@@ -1,7 +1,6 @@
 import * as z from 'zod'
 
 import {Currency, SERVICES, Service} from './common.js'
-import type {FileGrantRead, PostRecordRead, PostsPageRead} from './read/posts.js'
 
 /** Legacy products/posts: wire shapes shared by the client and the sandbox (interface, Products/posts). */
 
@@ -127,7 +126,7 @@ export const AddModelBody = z.strictObject({
 
 /**
  * A post as the sandbox answers it (strict). The CLI reads answers with
- * read/posts.ts; the types `PostRecord`, `PostsPage` and `FileGrant` are the read shapes.
+ * read/posts.ts; read/types.ts names the read shapes.
  */
 export const PostRecord = z.looseObject({
   _id: z.string(),
@@ -155,7 +154,6 @@ export const PostRecord = z.looseObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 })
-export type PostRecord = PostRecordRead
 
 /** Get posts answer (contract, Products). */
 export const PostsPage = z.looseObject({
@@ -165,7 +163,6 @@ export const PostsPage = z.looseObject({
   total: z.number().int(),
   totalPages: z.number().int(),
 })
-export type PostsPage = PostsPageRead
 
 /** Upload answer item. */
 export const UploadedFile = z.looseObject({url: z.string(), originalName: z.string()})
@@ -181,5 +178,4 @@ export const AddModelAnswer = z.looseObject({
 
 /** File access grant (v1 access/file answers one, legacy access-storage an array of them). */
 export const FileGrant = z.looseObject({url: z.string(), token: z.string()})
-export type FileGrant = FileGrantRead
 export const FileGrants = z.array(FileGrant)

@@ -1,7 +1,6 @@
 import * as z from 'zod'
 
 import {CURRENCIES, Service} from './common.js'
-import type {EstimationAnswerRead, LegacyEstimationAnswerRead} from './read/pricing.js'
 
 /**
  * Wire schemas of the two price-estimation interfaces (v1 QuoteModelPublicDto and
@@ -196,12 +195,8 @@ export const EstimationAnswer = z.looseObject({
     bulk: z.array(BulkRow).optional(),
   }),
 })
-/** The v1 answer as the CLI holds it after the tolerant read (read/pricing.ts). */
-export type EstimationAnswer = EstimationAnswerRead
-
 /** Legacy answer: one `{message, data: {price}}` per model, in order. */
 export const LegacyEstimationAnswer = z.array(z.looseObject({message: str, data: z.looseObject({price: num})}))
-export type LegacyEstimationAnswer = LegacyEstimationAnswerRead
 
 /** The header that carries the legacy daily allowance left. */
 export const ALLOWANCE_HEADER = 'x-daily-allowance-remaining'

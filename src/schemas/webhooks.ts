@@ -1,7 +1,5 @@
 import * as z from 'zod'
 
-import type {WebhookAnswerRead, WebhookRecordRead} from './read/webhooks.js'
-
 /** Webhook subscriptions and events: wire shapes shared by the client and the sandbox. */
 
 export const WEBHOOK_EVENTS = [
@@ -60,8 +58,8 @@ export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>
 
 /**
  * A subscription as the sandbox answers it (strict; the secret is returned, as the
- * interface says). The CLI reads answers with read/webhooks.ts; the types
- * `WebhookRecord` and `WebhookAnswer` are the read shapes.
+ * interface says). The CLI reads answers with read/webhooks.ts; read/types.ts
+ * names the read shapes.
  */
 export const WebhookRecord = z.looseObject({
   _id: z.string(),
@@ -72,10 +70,8 @@ export const WebhookRecord = z.looseObject({
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
 })
-export type WebhookRecord = WebhookRecordRead
 
 export const WebhookAnswer = z.looseObject({message: z.string(), data: z.array(WebhookRecord)})
-export type WebhookAnswer = WebhookAnswerRead
 
 /** The body of every delivery (contract, Events). */
 export const WebhookEvent = z.looseObject({

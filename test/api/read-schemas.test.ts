@@ -353,6 +353,12 @@ describe('what the read still refuses', () => {
       message: /\(body\) must be an object; received: "<html>502 Bad Gateway<\/html>"/,
     },
     {name: 'no body at all', schema: CreatedDemandsRead, body: '', message: /received: no body/},
+    {
+      name: 'a record left as text (JSON under another content type) is not taken for an id',
+      schema: DemandRecordRead,
+      body: '{"_id":"d1","orderNumber":41}',
+      message: /\(body\) must be an object; received: "\{\\"_id/,
+    },
   ]
   it.each(refused)('$name', ({schema, body, message}) => {
     const err = (() => {

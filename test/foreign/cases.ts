@@ -892,6 +892,20 @@ function parsesAsJson(stdout: string): boolean {
   }
 }
 
+/**
+ * Where stdout holds a JSON text as a value: with --json, JSON escaped inside a
+ * string; in a table, a line with JSON in it that is not a JSON line of its own
+ * (creates print one JSON object a row, which is fine).
+ */
+function rawAnswer(stdout: string, mode: Mode): string | undefined {
+  if (mode === 'json') {
+    const at = stdout.indexOf('{\\"')
+    return at < 0 ? undefined : excerpt(stdout, at)
+  }
+  const line = stdout.split('\n').find((l) => l.includes('{"') && !parsesAsJson(l))
+  return line === undefined ? undefined : excerpt(line, line.indexOf('{"'))
+}
+
 /** The path of the v1 list, which demand creates use internally to look rows up. */
 const LOOKUP_PATH = /\/api\/public\/v1\/demand\/[^/\s]+\/all\b/
 
@@ -958,6 +972,12 @@ export function judge(
     const shown = want.idsKnown || !c.command.creates ? c.command.shows(ctx, stats) : []
     const missing = shown.filter((text) => !run.stdout.includes(text))
     add('shows', 'failed', missing.length === 0, () => `stdout lacks ${missing.slice(0, 2).join(', ')}`)
+  }
+  if (run.exit === 0) {
+    // An answer left unparsed and passed off as a value (its whole text as an id, say)
+    // still contains every id `shows` looks for: catch the text itself.
+    const raw = rawAnswer(run.stdout, c.mode)
+    add('no-raw-answer', 'failed', raw === undefined, () => `shows an answer's JSON text as a value: ${raw}`)
   }
 
   // Messages: the user's operation, the service's words, no HTML, no silence.

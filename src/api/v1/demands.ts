@@ -1,17 +1,11 @@
-import {
-  CreateDemandBody,
-  type DemandPage,
-  type DemandRecord,
-  ListType,
-  UpdateDemandBody,
-  V1_PAGE_SIZE_MAX,
-} from '../../schemas/demand.js'
+import {CreateDemandBody, ListType, UpdateDemandBody, V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'
 import {CreatedDemandsRead, CreatedSummariesRead, DemandPageRead, DemandRecordRead} from '../../schemas/read/demand.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {paginateV1} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 import {readWritten, type Written} from '../written.js'
+import type {DemandPage, DemandRecord} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/demand'
 

@@ -1,7 +1,7 @@
-import type {FileGrant} from '../../schemas/posts.js'
 import {FileGrantRead} from '../../schemas/read/posts.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
+import type {FileGrant} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/demand/access/file'
 

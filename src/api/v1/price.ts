@@ -1,7 +1,8 @@
-import type {EstimationAnswer, QuoteModelPublicDto} from '../../schemas/pricing.js'
+import type {QuoteModelPublicDto} from '../../schemas/pricing.js'
 import {EstimationAnswerRead} from '../../schemas/read/pricing.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
+import type {EstimationAnswer} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/price-estimation'
 

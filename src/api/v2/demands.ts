@@ -2,7 +2,6 @@ import * as z from 'zod'
 
 import {
   CreateLegacyDemandBody,
-  type LegacyDemandRecord,
   LegacyListBody,
   LegacyUpdateBody,
   ProductOrderBody,
@@ -12,6 +11,7 @@ import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '.
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 import {readWritten, type Written} from '../written.js'
+import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export type {LegacyDemandRecord}
 

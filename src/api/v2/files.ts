@@ -1,8 +1,8 @@
-import type {FileGrant} from '../../schemas/posts.js'
 import {FileGrantsRead} from '../../schemas/read/posts.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse} from '../parse.js'
+import type {FileGrant} from '../../schemas/read/types.js'
 
 const PATH = '/api/v2/ms-machine-owner/demand/access-storage'
 

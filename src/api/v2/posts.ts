@@ -1,11 +1,4 @@
-import {
-  AddModelBody,
-  CreatePostBody,
-  type PostRecord,
-  type PostsPage,
-  UpdatePostBody,
-  type PostSort,
-} from '../../schemas/posts.js'
+import {AddModelBody, CreatePostBody, UpdatePostBody, type PostSort} from '../../schemas/posts.js'
 import {AddModelAnswerRead, PostRecordRead, PostsPageRead, UploadAnswerRead} from '../../schemas/read/posts.js'
 import type * as z from 'zod'
 
@@ -13,6 +6,7 @@ import type {ApiClient} from '../http.js'
 import {checkPageCap, lastPage, repeatsPage} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 import {readWritten, type Written} from '../written.js'
+import type {PostRecord, PostsPage} from '../../schemas/read/types.js'
 
 const BASE = '/api/v2/ms-post/post'
 const UPLOAD = `${BASE}/upload`

@@ -1,9 +1,10 @@
 import {CURRENCIES} from '../../schemas/common.js'
-import {ALLOWANCE_HEADER, type LegacyEstimationAnswer} from '../../schemas/pricing.js'
+import {ALLOWANCE_HEADER} from '../../schemas/pricing.js'
 import {LegacyEstimationAnswerRead} from '../../schemas/read/pricing.js'
 import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {parseResponse, segment} from '../parse.js'
+import type {LegacyEstimationAnswer} from '../../schemas/read/types.js'
 
 const BASE = '/api/v2/ms-machine-learning/machine-learing/modelPriceEstimation'
 

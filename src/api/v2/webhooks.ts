@@ -1,17 +1,11 @@
 import * as z from 'zod'
 
 import {WebhookAnswerRead} from '../../schemas/read/webhooks.js'
-import {
-  CreateWebhookBody,
-  DeliveriesAnswer,
-  TriggerBody,
-  UpdateWebhookBody,
-  type WebhookAnswer,
-  type WebhookRecord,
-} from '../../schemas/webhooks.js'
+import {CreateWebhookBody, DeliveriesAnswer, TriggerBody, UpdateWebhookBody} from '../../schemas/webhooks.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 import {readWritten, type Written} from '../written.js'
+import type {WebhookAnswer, WebhookRecord} from '../../schemas/read/types.js'
 
 /** A webhook subscription as the legacy interface answers it, read tolerantly (schemas/read/webhooks.ts). */
 export type WebhookSubscription = WebhookRecord

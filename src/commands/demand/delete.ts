@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandDelete extends BaseCommand {
   static override summary = 'Cancel a mistaken demand (legacy delete).'

@@ -3,8 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {displayRecord} from '../../cli/demands.js'
 import {writeOut} from '../../cli/output.js'
-import type {DemandRecord} from '../../schemas/demand.js'
-import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+import type {DemandRecord, LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandGet extends BaseCommand {
   static override summary = 'Show one demand.'

@@ -4,10 +4,10 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
 import {writeErr, writeOut} from '../../cli/output.js'
-import {LIST_TYPES, STAGES, type DemandRecord, type ListType} from '../../schemas/demand.js'
-import type {LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
 import {given} from '../../shared/fields.js'
+import type {DemandRecord, LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandList extends BaseCommand {
   static override summary = 'List demands (quote requests and orders).'

@@ -4,8 +4,9 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import {LANGS, type Lang, type LegacyDemandRecord} from '../../schemas/legacy-demand.js'
+import {LANGS, type Lang} from '../../schemas/legacy-demand.js'
 import {given} from '../../shared/fields.js'
+import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandOrder extends BaseCommand {
   static override summary = 'Place an order for a catalogue product (legacy by-product order).'

@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {displayRecord} from '../../cli/demands.js'
 import {writeOut} from '../../cli/output.js'
-import type {DemandRecord} from '../../schemas/demand.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandStage extends BaseCommand {
   static override summary = 'Move a demand to another stage.'

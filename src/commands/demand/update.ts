@@ -6,10 +6,11 @@ import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
 import {displayRecord} from '../../cli/demands.js'
 import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import {STAGES, TAKEN_AS, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import {STAGES, TAKEN_AS, type Stage} from '../../schemas/demand.js'
 import type {LegacyUpdateBody} from '../../schemas/legacy-demand.js'
 import {buildUpdateBody, updateDemand} from '../../services/demands/update.js'
 import {given} from '../../shared/fields.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandUpdate extends BaseCommand {
   static override summary = 'Change a demand: stage, fields, prices.'

@@ -4,9 +4,10 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
-import {POST_CATEGORIES, type PostRecord} from '../../schemas/posts.js'
+import {POST_CATEGORIES} from '../../schemas/posts.js'
 import {postFieldFlags, postFieldsFrom, postSummary} from '../../cli/posts.js'
 import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostCreate extends BaseCommand {
   static override summary = 'Create a product (legacy post).'

@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {yesFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import type {PostRecord} from '../../schemas/posts.js'
+import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostDelete extends BaseCommand {
   static override summary = 'Delete a product.'

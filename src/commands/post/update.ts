@@ -6,7 +6,8 @@ import {writeOut} from '../../cli/output.js'
 import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
 import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import {SERVICES} from '../../schemas/common.js'
-import {POST_CATEGORIES, type PostRecord} from '../../schemas/posts.js'
+import {POST_CATEGORIES} from '../../schemas/posts.js'
+import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostUpdate extends BaseCommand {
   static override summary = 'Change fields of a product.'

@@ -31,6 +31,13 @@ import {redactJson} from '../secrets.js'
  * link's `url`) fails the read with the path and what was expected.
  */
 
+/**
+ * An id, when an answer gives ids where records were expected: one token, no
+ * spaces, quotes or brackets. Anything else (a whole answer left as text, say)
+ * is not taken for an id.
+ */
+const LOOKS_LIKE_ID = /^[\w.:-]{1,200}$/
+
 /** One leniency applied while reading an answer. */
 export interface ReadNote {
   /** Where in the answer: `data[3].priceTotal`, `(answer)` for the whole body. */
@@ -266,7 +273,7 @@ function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unkn
     case 'object': {
       if (hint?.page) return readPage(plan, hint.page, value, w, optional)
       if (isPlainObject(value)) return walkObject(plan, value, w)
-      if (typeof value === 'string' && hint?.fromId && value.trim() !== '') {
+      if (typeof value === 'string' && hint?.fromId && LOOKS_LIKE_ID.test(value)) {
         note(w, `the id ${show(value)} read as a record with that _id`)
         return walkObject(plan, {_id: value}, w)
       }

@@ -2,8 +2,9 @@ import {randomUUID} from 'node:crypto'
 
 import {ValidationError} from '../../api/errors.js'
 import {iterateDemands, listDemands} from '../../api/v1/demands.js'
-import {STAGE_INFO, V1_PAGE_SIZE_MAX, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import {STAGE_INFO, V1_PAGE_SIZE_MAX, type Stage} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 /** A demand found on the server by its draftId. */
 export interface FoundDemand {

@@ -6,17 +6,12 @@ import {
   updateLegacyDemand,
   type LegacyUpdateAnswer,
 } from '../../api/v2/demands.js'
-import {
-  LegacyUpdateBody,
-  MAX_LEGACY_LIST_IDS,
-  ProductOrderItem,
-  type Lang,
-  type LegacyDemandRecord,
-} from '../../schemas/legacy-demand.js'
+import {LegacyUpdateBody, MAX_LEGACY_LIST_IDS, ProductOrderItem, type Lang} from '../../schemas/legacy-demand.js'
 import type {Written} from '../../api/written.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {validateObject} from '../validate.js'
+import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 type Ctx = Pick<ServiceContext, 'client'>
 

@@ -1,8 +1,9 @@
 import {iterateDemands, listDemands} from '../../api/v1/demands.js'
-import {V1_PAGE_SIZE_MAX, type DemandRecord, type ListType} from '../../schemas/demand.js'
+import {V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
 import {defined, given} from '../../shared/fields.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 export interface ListDemandsInput {
   type: ListType

@@ -1,9 +1,10 @@
 import {getDemand, updateDemand as putDemand} from '../../api/v1/demands.js'
 import type {Written} from '../../api/written.js'
-import {UpdateDemandBody, type DemandRecord, type Stage} from '../../schemas/demand.js'
+import {UpdateDemandBody, type Stage} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {validateObject} from '../validate.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
 
 /** The common fields `demand update` takes as flags. */
 export interface UpdateFields {

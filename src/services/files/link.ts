@@ -1,8 +1,8 @@
 import {accessFile} from '../../api/v1/files.js'
 import {accessStorage} from '../../api/v2/files.js'
-import type {FileGrant} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {FileGrant} from '../../schemas/read/types.js'
 
 type Ctx = Pick<ServiceContext, 'client'>
 

@@ -1,7 +1,8 @@
 import {iteratePosts, listPosts, type ListPostsQuery} from '../../api/v2/posts.js'
-import {POSTS_PAGE_SIZE_MAX, type PostRecord, type PostsPage} from '../../schemas/posts.js'
+import {POSTS_PAGE_SIZE_MAX} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {PostRecord, PostsPage} from '../../schemas/read/types.js'
 
 export type ListPostsInput = ListPostsQuery
 

@@ -9,9 +9,10 @@ import {
   uploadFiles as sendUpload,
 } from '../../api/v2/posts.js'
 import type {Written} from '../../api/written.js'
-import {MAX_UPLOAD_BYTES, type PostRecord} from '../../schemas/posts.js'
+import {MAX_UPLOAD_BYTES} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {PostRecord} from '../../schemas/read/types.js'
 
 type Ctx = Pick<ServiceContext, 'client'>
 

@@ -8,15 +8,10 @@ import {
   type TriggerAnswer,
 } from '../../api/v2/webhooks.js'
 import {maskSecret} from '../../schemas/secrets.js'
-import {
-  WEBHOOK_EVENTS,
-  WEBHOOK_EVENT_ALIASES,
-  type Delivery,
-  type WebhookEventType,
-  type WebhookRecord,
-} from '../../schemas/webhooks.js'
+import {WEBHOOK_EVENTS, WEBHOOK_EVENT_ALIASES, type Delivery, type WebhookEventType} from '../../schemas/webhooks.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import type {WebhookRecord} from '../../schemas/read/types.js'
 
 /** A subscription as shown: the secret masked (the service answers it in full). */
 export type ShownWebhook = WebhookRecord
