@@ -35,7 +35,7 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     timeout: Flags.custom<number>({
-      description: `Seconds each request may wait for its answer before it fails or is tried again (default 30; also ${TIMEOUT_ENV}). ${TOTAL_TIMEOUT_ENV} bounds a request with all its retries (default 60, or twice the time-out).`,
+      description: `Seconds each request may wait for its answer (default 30; also ${TIMEOUT_ENV}; ${TOTAL_TIMEOUT_ENV} bounds its retries).`,
       helpGroup: 'GLOBAL',
       helpValue: 'SECONDS',
       parse: async (input) => parseSeconds(input, '--timeout') / 1000,
