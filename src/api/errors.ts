@@ -1,5 +1,6 @@
 import type {ErrorDetail} from '../schemas/common.js'
 import {redact} from '../schemas/secrets.js'
+import {operationOf} from './operations.js'
 
 export interface ApiErrorInit {
   status?: number
@@ -14,6 +15,13 @@ export interface ApiErrorInit {
   /** Secrets to mask in the message and path (the path may carry query values). */
   secrets?: readonly (string | undefined)[]
   cause?: unknown
+  /**
+   * What the user asked for, in words ("listing demands"), put before the message.
+   * Named from the method and path when not given (operations.ts); '' for none.
+   */
+  operation?: string
+  /** The answer's body as it came (parsed JSON or text), for `mfg api` and `--debug`. */
+  body?: unknown
 }
 
 /**
@@ -28,14 +36,19 @@ export class ApiError extends Error {
   readonly details?: ErrorDetail[]
   readonly code: string
   readonly retryAfterSeconds?: number
+  /** What the user asked for ("listing demands"), when known. */
+  readonly operation?: string
+  /** The answer's body as it came (parsed JSON or text; secrets are masked where it is shown). */
+  readonly body?: unknown
 
   constructor(init: ApiErrorInit, defaultCode = 'api_error') {
     const secrets = init.secrets ?? []
     const path = redact(init.path, secrets)
     const serverMessage = init.serverMessage === undefined ? undefined : redact(init.serverMessage, secrets)
     const details = init.details?.map((d) => ({path: d.path, message: redact(d.message, secrets)}))
+    const operation = init.operation ?? operationOf(init.method, init.path)
     super(
-      composeMessage(init.status, init.statusText, init.method, path, serverMessage, details),
+      composeMessage({...init, path, serverMessage, details, operation}),
       init.cause === undefined ? undefined : {cause: init.cause},
     )
     this.name = new.target.name
@@ -46,20 +59,32 @@ export class ApiError extends Error {
     this.details = details
     this.code = init.code ?? defaultCode
     this.retryAfterSeconds = init.retryAfterSeconds
+    if (operation) this.operation = operation
+    if (init.body !== undefined) this.body = init.body
   }
 }
 
-function composeMessage(
-  status: number | undefined,
-  statusText: string | undefined,
-  method: string,
-  path: string,
-  serverMessage: string | undefined,
-  details: ErrorDetail[] | undefined,
-): string {
+/**
+ * `operation: message (METHOD path → status text)` and the details below, one a
+ * line. A message that already gives the status (`HTTP 502 Bad Gateway`,
+ * made from an answer without one) is not followed by it again.
+ */
+function composeMessage(e: {
+  status?: number
+  statusText?: string
+  method: string
+  path: string
+  serverMessage?: string
+  details?: ErrorDetail[]
+  operation?: string
+}): string {
+  const {status, statusText, details} = e
+  const said = status !== undefined && e.serverMessage?.includes(`HTTP ${status}`) === true
   const where =
-    status === undefined ? `${method} ${path}` : `${method} ${path} → ${status}${statusText ? ` ${statusText}` : ''}`
-  let text = `${serverMessage ?? 'request failed'} (${where})`
+    status === undefined || said
+      ? `${e.method} ${e.path}`
+      : `${e.method} ${e.path} → ${status}${statusText ? ` ${statusText}` : ''}`
+  let text = `${e.operation ? `${e.operation}: ` : ''}${e.serverMessage ?? 'request failed'} (${where})`
   if (details && details.length > 0) {
     const shown = details.slice(0, 20).map((d) => `  - ${d.path || '(body)'}: ${d.message}`)
     if (details.length > shown.length) shown.push(`  … and ${details.length - shown.length} more`)

@@ -2,17 +2,27 @@ import {performance} from 'node:perf_hooks'
 
 import {redact} from '../schemas/secrets.js'
 import {decode, receive} from './decode.js'
+import {operationOf} from './operations.js'
 import {
   abortError,
+  badBodyError,
   badJsonError,
   describeNetworkFailure,
   errorFromResponse,
   networkError,
   redirectError,
+  seconds,
   type FailureSite,
 } from './response-error.js'
 import {isFormData, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
-import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure} from './retry.js'
+import {
+  DEFAULT_RETRY_BUDGET_MS,
+  parseRetryAfter,
+  RetryPolicy,
+  sleep,
+  transientStatus,
+  type AttemptFailure,
+} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
 import {nodeTransport} from './transport-node.js'
 import type {ApiClient, ApiResponse, ClientOptions, RequestOptions, StreamOptions, StreamResponse} from './types.js'
@@ -35,6 +45,16 @@ const DOWNLOAD_IDLE_MS = 30_000
 const DOWNLOAD_REDIRECTS = 5
 /** Of an error answer to a download, only this much is read for its message. */
 const ERROR_BODY_LIMIT = 64 * 1024
+/** An attempt still unanswered after this long gets a note (ClientOptions.onWait). */
+const SLOW_NOTE_MS = 5_000
+
+/**
+ * The most one request may take, retries and waits included, unless set
+ * (ClientOptions.totalTimeoutMs): 60 s, or twice the per-attempt time-out when that is longer.
+ */
+export function defaultTotalTimeoutMs(timeoutMs: number): number {
+  return Math.max(DEFAULT_RETRY_BUDGET_MS, 2 * timeoutMs)
+}
 
 /**
  * The one HTTP pipeline, for both API generations, MCP and downloads:
@@ -52,6 +72,14 @@ interface Exchanged {
   /** The body, read and decoded from its content coding; absent when the stream is handed out. */
   bytes?: Buffer
   durationMs: number
+  /** Set when the answer is a failure the policy would not try again after more than one attempt. */
+  gaveUp?: GaveUp
+}
+
+/** How many attempts a request took, and how long, when it failed after retries or ran out of time. */
+interface GaveUp {
+  attempts: number
+  ms: number
 }
 
 class Pipeline {
@@ -63,6 +91,8 @@ class Pipeline {
   private readonly agents = new Agents()
   private readonly viaGot: Transport
   private readonly viaNode: Transport
+  /** When the last wait note was given: one every SLOW_NOTE_MS at most, however many requests run. */
+  private lastNote = -Infinity
 
   constructor(private readonly opts: ClientOptions) {
     this.baseUrl = normaliseBaseUrl(opts.baseUrl)
@@ -73,7 +103,7 @@ class Pipeline {
       ...(opts.retries === undefined ? {} : {retries: opts.retries}),
       ...(opts.retryBaseMs === undefined ? {} : {baseMs: opts.retryBaseMs}),
       ...(opts.maxRetryWaitMs === undefined ? {} : {maxWaitMs: opts.maxRetryWaitMs}),
-      ...(opts.retryBudgetMs === undefined ? {} : {budgetMs: opts.retryBudgetMs}),
+      budgetMs: opts.totalTimeoutMs ?? defaultTotalTimeoutMs(this.timeoutMs),
     })
     this.viaGot = gotTransport(this.agents)
     this.viaNode = nodeTransport(this.agents)
@@ -101,9 +131,11 @@ class Pipeline {
       },
       req,
     )
+    const site = this.site(prepared, req.operation)
     const bulk = req.bulk === true && !isFormData(prepared.body) && req.onUploadProgress === undefined
-    const {res, bytes, durationMs} = await this.exchange(
+    const {res, bytes, durationMs, gaveUp} = await this.exchange(
       prepared,
+      site,
       bulk ? this.viaNode : this.viaGot,
       {
         timeoutMs: this.timeoutMs,
@@ -113,33 +145,38 @@ class Pipeline {
       false,
       req.retries,
     )
-    const site = this.site(prepared)
     const decoded = decode(bytes!, res.status, res.headers, req.responseType)
+    for (const note of decoded.notes ?? []) this.emit(`↳ read ${prepared.method} ${prepared.shownPath}: ${note}`)
     if (res.status >= 200 && res.status < 300) {
-      if (decoded.jsonError !== undefined) throw badJsonError(res.status, decoded.jsonError, site)
+      if (decoded.unreadable !== undefined) throw badBodyError(res.status, decoded.unreadable, site)
+      if (decoded.jsonError !== undefined) throw badJsonError(res.status, decoded.jsonError, site, decoded.value)
       return {status: res.status, headers: {...res.headers}, body: decoded.value as T, durationMs}
     }
     if (res.status >= 300 && res.status < 400) throw redirectError(res.status, res.headers.location, site)
     // An error answer is read for its message whatever the caller asked the body as.
     const raw = req.responseType !== undefined && req.responseType !== 'json'
+    const body = raw ? decode(bytes!, res.status, res.headers) : decoded
     throw errorFromResponse({
       ...site,
       status: res.status,
-      body: raw ? decode(bytes!, res.status, res.headers).value : decoded.value,
+      body: body.value,
+      ...(body.unreadable === undefined ? {} : {unreadable: body.unreadable}),
+      ...(gaveUp ? {gaveUp} : {}),
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
     })
   }
 
   async stream(req: StreamOptions): Promise<StreamResponse> {
     const prepared = prepareDownload({userAgent: this.userAgent}, req.url, req.headers)
+    const site = this.site(prepared)
     const {res} = await this.exchange(
       prepared,
+      site,
       this.viaGot,
       {idleTimeoutMs: DOWNLOAD_IDLE_MS, maxRedirects: DOWNLOAD_REDIRECTS, ...(req.signal ? {signal: req.signal} : {})},
       true,
     )
     if (res.status >= 200 && res.status < 300) return {status: res.status, headers: {...res.headers}, body: res.body}
-    const site = this.site(prepared)
     if (res.status >= 300 && res.status < 400) {
       res.body.destroy()
       throw redirectError(res.status, res.headers.location, site)
@@ -155,58 +192,59 @@ class Pipeline {
 
   /**
    * Sends a request until an answer comes that is not retried, retrying failures
-   * as the policy says, with one log line per attempt. The body is read here (so
-   * an answer cut short is retried like a failed connection) unless `keepStream`:
-   * then it is the caller's to read.
+   * as the policy says, with one log line per attempt. Every attempt's time-out is
+   * cut to what is left of the policy's budget, so a request never takes longer
+   * than that in all. The body is read here (so an answer cut short is retried
+   * like a failed connection) unless `keepStream`: then it is the caller's to read.
    */
   private async exchange(
     req: PreparedRequest,
+    site: FailureSite,
     transport: Transport,
     options: SendOptions,
     keepStream = false,
     maxRetries?: number,
   ): Promise<Exchanged> {
-    const site = this.site(req)
     const first = performance.now()
+    const deadline = first + this.policy.budgetMs
     for (let retries = 0; ; retries++) {
       if (options.signal?.aborted) throw abortError(site, retries > 0)
       const started = performance.now()
-      let failure: AttemptFailure
+      const attempt = this.attemptOptions(options, deadline - started)
+      const slow = this.noteWhenSlow(req, site, attempt.timeoutMs)
       let thrown: Error | undefined
       try {
-        const res = await transport.send(req, options)
+        const res = await transport.send(req, attempt)
         const retryAfterSeconds = parseRetryAfter(res.headers['retry-after'])
-        if (!transientStatus(res.status)) {
-          const bytes = keepStream ? undefined : await receive(res.body, res.headers)
-          const durationMs = Math.round(performance.now() - started)
-          this.emit(`→ ${req.method} ${req.shownPath} ${res.status} ${durationMs}ms`)
-          return {res, durationMs, ...(bytes === undefined ? {} : {bytes})}
+        const failure: AttemptFailure = {
+          kind: 'status',
+          status: res.status,
+          ...(retryAfterSeconds === undefined ? {} : {retryAfterSeconds}),
         }
-        failure = {kind: 'status', status: res.status, ...(retryAfterSeconds === undefined ? {} : {retryAfterSeconds})}
-        const decision = this.policy.decide({
-          failure,
-          idempotent: req.idempotent,
-          retries,
-          elapsedMs: performance.now() - first,
-        })
-        if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
+        const decision = transientStatus(res.status)
+          ? this.policy.decide({failure, idempotent: req.idempotent, retries, elapsedMs: performance.now() - first})
+          : undefined
+        if (!decision?.retry || retries >= (maxRetries ?? Infinity)) {
           const bytes = keepStream ? undefined : await receive(res.body, res.headers)
           const durationMs = Math.round(performance.now() - started)
           this.emit(`→ ${req.method} ${req.shownPath} ${res.status} ${durationMs}ms`)
-          return {res, durationMs, ...(bytes === undefined ? {} : {bytes})}
+          const gaveUp = decision && retries > 0 ? this.gaveUp(retries, first) : undefined
+          return {res, durationMs, ...(bytes === undefined ? {} : {bytes}), ...(gaveUp ? {gaveUp} : {})}
         }
         res.body.resume()
-        this.emitRetry(req, String(res.status), started, retries, decision.waitMs)
+        this.emitRetry(req, site, String(res.status), started, retries, decision.waitMs)
         await sleep(decision.waitMs, options.signal)
         continue
       } catch (error) {
         thrown = error as Error
+      } finally {
+        clearTimeout(slow)
       }
       if (options.signal?.aborted) {
         this.emit(`→ ${req.method} ${req.shownPath} aborted ${Math.round(performance.now() - started)}ms`)
         throw abortError(site, true)
       }
-      const network = describeNetworkFailure(thrown, options.timeoutMs)
+      const network = describeNetworkFailure(thrown, attempt.timeoutMs, this.opts.timeoutHint)
       const decision = this.policy.decide({
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},
         idempotent: req.idempotent,
@@ -215,22 +253,67 @@ class Pipeline {
       })
       if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
         this.emit(`→ ${req.method} ${req.shownPath} ${network.code} ${Math.round(performance.now() - started)}ms`)
-        throw networkError(network, site, thrown)
+        const gaveUp =
+          retries > 0 || (!decision.retry && decision.why === 'budget') ? this.gaveUp(retries, first) : undefined
+        throw networkError(network, site, thrown, gaveUp)
       }
-      this.emitRetry(req, network.code, started, retries, decision.waitMs)
+      this.emitRetry(req, site, network.code, started, retries, decision.waitMs)
       await sleep(decision.waitMs, options.signal)
     }
   }
 
-  private site(req: PreparedRequest): FailureSite {
-    return {method: req.method, path: req.shownPath, secrets: this.secrets}
+  /** One attempt's options: its time-out cut to what is left of the request's budget. */
+  private attemptOptions(options: SendOptions, leftMs: number): SendOptions {
+    if (options.timeoutMs === undefined) return options
+    return {...options, timeoutMs: Math.max(1, Math.min(options.timeoutMs, Math.round(leftMs)))}
   }
 
-  private emitRetry(req: PreparedRequest, what: string, started: number, retries: number, waitMs: number): void {
+  private gaveUp(retries: number, first: number): GaveUp {
+    return {attempts: retries + 1, ms: Math.round(performance.now() - first)}
+  }
+
+  /** A note when an attempt is still unanswered after SLOW_NOTE_MS, so that a long wait is not silent. */
+  private noteWhenSlow(req: PreparedRequest, site: FailureSite, timeoutMs?: number): NodeJS.Timeout | undefined {
+    const onWait = this.opts.onWait
+    if (!onWait) return undefined
+    const timer = setTimeout(() => {
+      const now = performance.now()
+      if (now - this.lastNote < SLOW_NOTE_MS) return
+      this.lastNote = now
+      const what = site.operation ?? operationOf(req.method, req.shownPath) ?? `${req.method} ${req.shownPath}`
+      const limit = timeoutMs === undefined ? '' : `; giving up after ${seconds(timeoutMs)}`
+      onWait(redact(`Still waiting for the service (${what}, ${seconds(SLOW_NOTE_MS)} so far${limit})…`, this.secrets))
+    }, SLOW_NOTE_MS)
+    timer.unref()
+    return timer
+  }
+
+  private site(req: PreparedRequest, operation?: string): FailureSite {
+    return {method: req.method, path: req.shownPath, secrets: this.secrets, ...(operation ? {operation} : {})}
+  }
+
+  private emitRetry(
+    req: PreparedRequest,
+    site: FailureSite,
+    what: string,
+    started: number,
+    retries: number,
+    waitMs: number,
+  ): void {
     const ms = Math.round(performance.now() - started)
     this.emit(
       `→ ${req.method} ${req.shownPath} ${what} ${ms}ms (retry ${retries + 1}/${this.policy.retries} in ${waitMs}ms)`,
     )
+    if (this.opts.onWait && !this.opts.log) {
+      const op = site.operation ?? operationOf(req.method, req.shownPath) ?? `${req.method} ${req.shownPath}`
+      const failed = /^\d+$/.test(what) ? `HTTP ${what}` : what
+      this.opts.onWait(
+        redact(
+          `${op}: ${failed}; trying again in ${seconds(waitMs)} (attempt ${retries + 2} of ${this.policy.retries + 1})`,
+          this.secrets,
+        ),
+      )
+    }
   }
 
   private emit(line: string): void {

@@ -3,6 +3,19 @@ import type {FetchLike} from '@modelcontextprotocol/sdk/shared/transport.js'
 import {ApiError} from './errors.js'
 import type {ApiClient, HttpMethod} from './http.js'
 
+/** JSON-RPC methods that change nothing on the server: sent again after a failure like a GET. */
+const SAFE_METHODS = new Set(['initialize', 'notifications/initialized', 'ping', 'tools/list'])
+
+/** The method of a JSON-RPC message (a batch or anything unreadable gives ''). */
+function rpcMethod(body: string): string {
+  try {
+    const message = JSON.parse(body) as {method?: unknown}
+    return typeof message.method === 'string' ? message.method : ''
+  } catch {
+    return ''
+  }
+}
+
 /**
  * The `fetch` given to the MCP SDK's Streamable HTTP transport: every request
  * goes through the client's pipeline, so MCP calls get the same credentials
@@ -38,6 +51,7 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
       path,
       headers,
       ...(init.body != null ? {body: init.body} : {}),
+      ...(typeof init.body === 'string' && SAFE_METHODS.has(rpcMethod(init.body)) ? {retry: 'safe' as const} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
       responseType: 'text',
     })

@@ -24,7 +24,7 @@ export interface PreparedRequest {
   shownPath: string
   headers: Record<string, string>
   body?: string | Buffer | FormData
-  /** Whether a resend is harmless: a GET, PUT or DELETE, or a request with an Idempotency-Key. */
+  /** Whether a resend is harmless: a GET, PUT or DELETE, a request with an Idempotency-Key, or one marked `retry: 'safe'`. */
   idempotent: boolean
 }
 
@@ -78,7 +78,7 @@ export function prepareRequest(ctx: RequestContext, req: RequestOptions): Prepar
     url,
     shownPath,
     headers,
-    idempotent: SAFE_METHODS.has(method) || req.idempotencyKey !== undefined,
+    idempotent: SAFE_METHODS.has(method) || req.idempotencyKey !== undefined || req.retry === 'safe',
   }
   if (req.body !== undefined) {
     if (typeof req.body === 'string' || Buffer.isBuffer(req.body) || isFormData(req.body)) {

@@ -1,7 +1,6 @@
 // The one mapping from what went wrong on the wire to the error classes, for every
-// transport. Kept apart from errors.ts because it parses with the shared zod schema:
-// the error classes are imported by every command, this only by the HTTP client.
-import {ErrorBody, type ErrorDetail} from '../schemas/common.js'
+// transport. What an error answer says is read by error-body.ts; this file picks
+// the class by status and words network failures, redirects and bad bodies.
 import {
   ApiError,
   AuthenticationError,
@@ -12,14 +11,35 @@ import {
   ServerError,
   ValidationError,
   NetworkError,
-  isRecord,
   type ApiErrorInit,
 } from './errors.js'
+import {markupOf, readErrorBody, reasonPhrase} from './error-body.js'
 import {neverSent} from './retry.js'
 
+/** How many attempts a failed request took and how long, when it was tried more than once or ran out of time. */
+export interface GaveUp {
+  attempts: number
+  ms: number
+}
+
+/** A duration for people: `200 ms`, `2.5 s`, `30 s`. */
+export function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  const s = ms / 1000
+  return `${s < 10 ? Math.round(s * 10) / 10 : Math.round(s)} s`
+}
+
+/** `gave up after 61 s and 2 attempts: ` before the last failure, when there was more than one try or time ran out. */
+function gaveUpPrefix(gaveUp: GaveUp | undefined): string {
+  if (!gaveUp) return ''
+  return `gave up after ${seconds(gaveUp.ms)} and ${gaveUp.attempts} attempt${gaveUp.attempts === 1 ? '' : 's'}: `
+}
+
 /**
- * Builds the error for a non-2xx answer, chosen by status. `body` is the parsed
- * body (the contract's `{statusCode, error, message, details}`) or raw text.
+ * Builds the error for a non-2xx answer, chosen by status. `body` is the decoded
+ * body (parsed JSON or text); its message is read whatever its shape (the
+ * contract's `{statusCode, error, message, details}`, other JSON shapes, problem
+ * details, an HTML page, text) and the body itself is kept on the error.
  */
 export function errorFromResponse(init: {
   status: number
@@ -28,32 +48,26 @@ export function errorFromResponse(init: {
   body: unknown
   retryAfterSeconds?: number
   secrets?: readonly (string | undefined)[]
+  operation?: string
+  /** Why the body could not be read at all (decode.ts), in place of its message. */
+  unreadable?: string
+  gaveUp?: GaveUp
 }): ApiError {
-  const parsed = ErrorBody.safeParse(init.body)
-  let serverMessage: string
-  let details: ErrorDetail[] | undefined
-  let statusText: string | undefined
-  if (parsed.success) {
-    serverMessage = parsed.data.message
-    statusText = parsed.data.error
-    details = parsed.data.details
-  } else if (typeof init.body === 'string' && init.body.trim() !== '') {
-    const text = init.body.trim().replace(/\s+/g, ' ')
-    serverMessage = `HTTP ${init.status}: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`
-  } else if (isRecord(init.body) && typeof init.body.message === 'string') {
-    serverMessage = init.body.message
-  } else {
-    serverMessage = `HTTP ${init.status}`
-  }
+  const reading =
+    init.unreadable === undefined
+      ? readErrorBody(init.body, init.status)
+      : {message: `${readErrorBody(undefined, init.status).message}; ${init.unreadable}`}
   const base: ApiErrorInit = {
     status: init.status,
     method: init.method,
     path: init.path,
-    serverMessage,
-    statusText,
-    details,
-    retryAfterSeconds: init.retryAfterSeconds,
-    secrets: init.secrets,
+    serverMessage: gaveUpPrefix(init.gaveUp) + reading.message,
+    ...(reading.statusText === undefined ? {} : {statusText: reading.statusText}),
+    ...(reading.details === undefined ? {} : {details: reading.details}),
+    ...(init.retryAfterSeconds === undefined ? {} : {retryAfterSeconds: init.retryAfterSeconds}),
+    ...(init.secrets === undefined ? {} : {secrets: init.secrets}),
+    ...(init.operation === undefined ? {} : {operation: init.operation}),
+    ...(init.body === undefined ? {} : {body: init.body}),
   }
   const s = init.status
   if (s === 401) return new AuthenticationError(base)
@@ -71,6 +85,8 @@ export interface FailureSite {
   method: string
   path: string
   secrets?: readonly (string | undefined)[]
+  /** What the request does, when its caller named it (RequestOptions.operation). */
+  operation?: string
 }
 
 /** A network failure as the pipeline logs it, retries it and reports it. */
@@ -92,16 +108,39 @@ const WHAT: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
 }
 
-/** Reads any transport's failure (Node's errors, got's) as one NetworkFailure. */
-export function describeNetworkFailure(error: unknown, timeoutMs: number | undefined): NetworkFailure {
+/** What a time-out was waiting for, by got's name of the phase. */
+const PHASES: Record<string, string> = {
+  lookup: 'the host name lookup',
+  connect: 'the connection',
+  secureConnect: 'the TLS handshake',
+  socket: 'data',
+  send: 'the request to be sent',
+  response: 'the answer',
+  request: 'the answer',
+  read: 'the rest of the answer',
+}
+
+/**
+ * Reads any transport's failure (Node's errors, got's) as one NetworkFailure.
+ * `timeoutHint` follows a time-out's message (how to allow more time).
+ */
+export function describeNetworkFailure(
+  error: unknown,
+  timeoutMs: number | undefined,
+  timeoutHint?: string,
+): NetworkFailure {
   const e = error as {code?: unknown; name?: unknown; event?: unknown; message?: unknown; cause?: {code?: unknown}}
   const code = failureCode(e)
   const raw = typeof e.message === 'string' ? e.message : String(error)
   if (e.name === 'TimeoutError' || code === 'ETIMEDOUT') {
     const event = typeof e.event === 'string' ? e.event : 'request'
+    const hint = timeoutHint ? ` (${timeoutHint})` : ''
     return {
       code: 'ETIMEDOUT',
-      message: timeoutMs === undefined ? `timed out (${raw})` : `timed out after ${timeoutMs} ms waiting for ${event}`,
+      message:
+        timeoutMs === undefined
+          ? `timed out (${raw})${hint}`
+          : `timed out after ${seconds(timeoutMs)} waiting for ${PHASES[event] ?? event}${hint}`,
       neverSent: neverSent('ETIMEDOUT', event),
     }
   }
@@ -122,11 +161,17 @@ function failureCode(e: {code?: unknown; cause?: {code?: unknown}}): string {
   return e.code
 }
 
-export function networkError(failure: NetworkFailure, site: FailureSite, cause?: unknown): NetworkError {
+export function networkError(
+  failure: NetworkFailure,
+  site: FailureSite,
+  cause?: unknown,
+  gaveUp?: GaveUp,
+): NetworkError {
   return new NetworkError({
     method: site.method,
     path: site.path,
-    serverMessage: failure.message,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
+    serverMessage: gaveUpPrefix(gaveUp) + failure.message,
     code: 'network_error',
     mayHaveBeenSent: !failure.neverSent,
     secrets: site.secrets,
@@ -138,6 +183,7 @@ export function abortError(site: FailureSite, mayHaveBeenSent: boolean): Network
   return new NetworkError({
     method: site.method,
     path: site.path,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
     serverMessage: 'request aborted',
     code: 'aborted',
     mayHaveBeenSent,
@@ -151,20 +197,41 @@ export function redirectError(status: number, location: string | undefined, site
     status,
     method: site.method,
     path: site.path,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
     code: 'redirect',
     secrets: site.secrets,
     serverMessage: `the service redirected to ${location ?? 'another address'}; set the profile's base URL to the final address`,
   })
 }
 
-/** A 2xx whose body claims to be JSON and is not. */
-export function badJsonError(status: number, reason: string, site: FailureSite): ApiError {
+/** A 2xx whose body claims to be JSON and is not: what it is instead, in a few words. */
+export function badJsonError(status: number, reason: string, site: FailureSite, text?: unknown): ApiError {
+  const markup = typeof text === 'string' ? markupOf(text) : undefined
+  const said = markup
+    ? `the response claims JSON but is ${markup === 'html' ? 'an HTML page' : 'an XML document'}`
+    : `the response claims JSON but is not valid JSON (${reason})`
   return new ApiError({
     status,
     method: site.method,
     path: site.path,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
     code: 'bad_response',
     secrets: site.secrets,
-    serverMessage: `the response claims JSON but is not valid JSON (${reason})`,
+    serverMessage: said,
+    ...(text === undefined ? {} : {body: text}),
+  })
+}
+
+/** A 2xx whose body cannot be read at all (decode.ts `unreadable`). */
+export function badBodyError(status: number, why: string, site: FailureSite): ApiError {
+  return new ApiError({
+    status,
+    statusText: reasonPhrase(status),
+    method: site.method,
+    path: site.path,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
+    code: 'bad_response',
+    secrets: site.secrets,
+    serverMessage: why,
   })
 }

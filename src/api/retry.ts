@@ -2,6 +2,8 @@ export const DEFAULT_RETRIES = 3
 export const DEFAULT_RETRY_BASE_MS = 500
 export const DEFAULT_MAX_RETRY_WAIT_MS = 8_000
 export const DEFAULT_RETRY_BUDGET_MS = 60_000
+/** A retry is not worth starting with less time than this left in the budget. */
+export const MIN_ATTEMPT_MS = 1_000
 
 /** What went wrong with one attempt, as far as retrying is concerned. */
 export type AttemptFailure =
@@ -117,7 +119,9 @@ export function notProcessedStatus(status: number): boolean {
  * - waits grow exponentially from `baseMs` with equal jitter, capped at `maxWaitMs`;
  * - a Retry-After (seconds or HTTP date) is honoured, plus up to 100 ms of jitter,
  *   unless it asks for more than `maxWaitMs`: then the failure is final;
- * - no retry is scheduled that would start past `budgetMs` after the first attempt.
+ * - no retry is scheduled that would start past `budgetMs` after the first attempt,
+ *   or with less than MIN_ATTEMPT_MS left for it (the pipeline cuts each attempt's
+ *   time-out to what is left, so `budgetMs` bounds a request's whole time).
  */
 export class RetryPolicy {
   readonly retries: number
@@ -152,7 +156,7 @@ export class RetryPolicy {
     } else {
       waitMs = this.backoff(q.retries + 1)
     }
-    if (q.elapsedMs + waitMs > this.budgetMs) return {retry: false, why: 'budget'}
+    if (q.elapsedMs + waitMs + MIN_ATTEMPT_MS > this.budgetMs) return {retry: false, why: 'budget'}
     return {retry: true, waitMs}
   }
 

@@ -14,8 +14,21 @@ export interface ClientOptions {
   baseUrl: string
   apiKey?: string
   authToken?: string
-  /** Per attempt, whole request. Default 30000. */
+  /** Per attempt, the whole exchange (connecting to the body's last byte). Default 30000. */
   timeoutMs?: number
+  /**
+   * The most one request may take, every attempt and wait included: no retry is
+   * scheduled past it, and the last attempt's time-out is cut to what is left.
+   * Default 60000, or twice `timeoutMs` when that is longer.
+   */
+  totalTimeoutMs?: number
+  /** Follows the message of a time-out: how to allow more time (`raise it with --timeout`). */
+  timeoutHint?: string
+  /**
+   * Notes for a person watching (a terminal): an attempt unanswered for 5 s, a retry
+   * and its wait. Not given under `log` (--verbose logs every attempt already).
+   */
+  onWait?: (note: string) => void
   /** Retries after the first attempt. Default 3. */
   retries?: number
   /** `--verbose` sink: one line per attempt (`→ GET /path 200 12ms`), secrets masked. */
@@ -28,8 +41,6 @@ export interface ClientOptions {
    * RateLimitError/ServerError is thrown at once with `retryAfterSeconds`. Default 8000.
    */
   maxRetryWaitMs?: number
-  /** No retry starts once this long has passed since a request's first attempt. Default 60000. */
-  retryBudgetMs?: number
   /**
    * Send credentials over plain http to a host that is not this machine. Off by
    * default: such a request is refused (InsecureTransportError) before anything
@@ -54,6 +65,14 @@ export interface RequestOptions {
    * the request is then resent only when a failure proves nothing was processed.
    */
   idempotencyKey?: string
+  /**
+   * `safe`: sending the request twice does no harm although its method is POST (a
+   * price estimate, a read sent as POST, MCP's initialize and tools/list), so it is
+   * retried like a GET.
+   */
+  retry?: 'safe'
+  /** What the request does, for its errors ("creating quotes"); named from its path when not given. */
+  operation?: string
   signal?: AbortSignal
   /** How the body comes back (default `json`: parsed when the content type says JSON, text otherwise). */
   responseType?: ResponseType

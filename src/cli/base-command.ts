@@ -1,10 +1,14 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import chalk from 'chalk'
 
+import {ApiError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
-import {CommandContext} from './context.js'
+import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
 import {EXIT_INTERRUPTED, describeError} from './errors.js'
-import {configureColor, writeErr, writeJson} from './output.js'
+import {configureColor, isTty, writeErr, writeJson} from './output.js'
+
+/** Of a failed answer's body, `--debug` shows at most this much. */
+const DEBUG_BODY_LIMIT = 64 * 1024
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
 
@@ -26,7 +30,16 @@ export abstract class BaseCommand extends Command {
       description: 'Log each request (method, path, status, time) to stderr, secrets masked.',
       helpGroup: 'GLOBAL',
     }),
-    debug: Flags.boolean({description: 'Show stack traces on errors.', helpGroup: 'GLOBAL'}),
+    debug: Flags.boolean({
+      description: "Show stack traces on errors, and the service's whole answer when it failed.",
+      helpGroup: 'GLOBAL',
+    }),
+    timeout: Flags.custom<number>({
+      description: `Seconds each request may wait for its answer (default 30; also ${TIMEOUT_ENV}; ${TOTAL_TIMEOUT_ENV} bounds its retries).`,
+      helpGroup: 'GLOBAL',
+      helpValue: 'SECONDS',
+      parse: async (input) => parseSeconds(input, '--timeout') / 1000,
+    })(),
     insecure: Flags.boolean({
       description:
         'Send the API key and auth token over plain http to a host other than this machine (refused by default: use https). Also MFG_INSECURE=1.',
@@ -57,12 +70,20 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */
-  protected context(flags: {profile?: string; verbose?: boolean; insecure?: boolean}): CommandContext {
+  protected context(flags: {
+    profile?: string
+    verbose?: boolean
+    insecure?: boolean
+    timeout?: number
+  }): CommandContext {
     this.ctxInstance ??= new CommandContext({
       profileFlag: flags.profile,
       verbose: flags.verbose,
       insecure: flags.insecure,
+      ...(flags.timeout === undefined ? {} : {timeoutSeconds: flags.timeout}),
       log: (line) => writeErr(line),
+      // A long wait or a retry is said on a terminal; scripts and --json get the outcome only.
+      ...(isTty(process.stderr) && !this.jsonEnabled() ? {onWait: (line: string) => writeErr(line)} : {}),
     })
     return this.ctxInstance
   }
@@ -70,6 +91,17 @@ export abstract class BaseCommand extends Command {
   /** Whether stderr notes (summaries, hints) should be written: not under --json. */
   protected note(text: string): void {
     if (!this.jsonEnabled()) writeErr(text)
+  }
+
+  /**
+   * A note on how a result was obtained (a record read back after an answer without
+   * it): on stderr in a table; under --json only when it is a `warning` (the result
+   * may be incomplete), as `{"warning": ...}` so that stderr stays machine-readable.
+   */
+  protected warnNote(text: string, warning: boolean): void {
+    const line = redact(text.charAt(0).toUpperCase() + text.slice(1), this.secrets())
+    if (!this.jsonEnabled()) writeErr(warning ? `${chalk.yellow('Warning:')} ${line}.` : `${line}.`)
+    else if (warning) writeErr(JSON.stringify({warning: line}))
   }
 
   protected secrets(): string[] {
@@ -105,6 +137,7 @@ export abstract class BaseCommand extends Command {
     }
     if (this.argv.includes('--debug') && err instanceof Error && err.stack) {
       writeErr(redact(err.stack, secrets))
+      if (err instanceof ApiError && err.body !== undefined) writeErr(redact(answerText(err), secrets))
     }
     throw new Errors.ExitError(d.exitCode)
   }
@@ -118,4 +151,14 @@ export abstract class BaseCommand extends Command {
     }
     await super.finally(err)
   }
+}
+
+/** A failed answer's body for `--debug`: text as it came, JSON indented, cut at DEBUG_BODY_LIMIT. */
+function answerText(err: ApiError): string {
+  const body = typeof err.body === 'string' ? err.body : JSON.stringify(err.body, null, 2)
+  const cut =
+    body.length > DEBUG_BODY_LIMIT
+      ? `${body.slice(0, DEBUG_BODY_LIMIT)}\n… (${body.length - DEBUG_BODY_LIMIT} more characters)`
+      : body
+  return `The service's answer${err.status === undefined ? '' : ` (${err.status})`}:\n${cut}`
 }

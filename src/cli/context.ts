@@ -12,6 +12,10 @@ export interface ContextOptions {
   verbose?: boolean
   /** `--insecure`: allow credentials over plain http to another machine (also MFG_INSECURE). */
   insecure?: boolean
+  /** `--timeout`, in seconds: each attempt of a request (else MFG_TIMEOUT, else 30). */
+  timeoutSeconds?: number
+  /** Where notes for a person watching go (a request unanswered for a while, a retry); none when unset. */
+  onWait?: (line: string) => void
   env?: NodeJS.ProcessEnv
   /** Where `--verbose` lines go (stderr). */
   log?: (line: string) => void
@@ -27,6 +31,49 @@ export interface Session {
 
 /** The variable that does what `--insecure` does, for scripts. */
 export const INSECURE_ENV = 'MFG_INSECURE'
+
+/** The variable that does what `--timeout` does. */
+export const TIMEOUT_ENV = 'MFG_TIMEOUT'
+/** The most one request may take, retries included, in seconds. */
+export const TOTAL_TIMEOUT_ENV = 'MFG_TOTAL_TIMEOUT'
+/** A day: longer time-outs are surely a mistake. */
+const MAX_SECONDS = 86_400
+
+/**
+ * A time-out in seconds, as `--timeout` or an environment variable gives it: a
+ * positive number (fractions allowed) up to a day. Answers milliseconds.
+ */
+export function parseSeconds(raw: string, name: string): number {
+  const text = raw.trim()
+  const value = Number(text)
+  if (text === '' || !Number.isFinite(value) || value <= 0 || value > MAX_SECONDS) {
+    throw new UsageError(
+      `${name} must be a number of seconds greater than 0 and at most ${MAX_SECONDS}, got ${JSON.stringify(raw)}.`,
+    )
+  }
+  return Math.round(value * 1000)
+}
+
+/**
+ * The client's time limits: each attempt from `--timeout` (seconds), else
+ * MFG_TIMEOUT; the whole request, retries included, from MFG_TOTAL_TIMEOUT. Unset
+ * values are left to the client's defaults (30 s; 60 s or twice the attempt's).
+ */
+export function timeoutsFrom(
+  flagSeconds: number | undefined,
+  env: NodeJS.ProcessEnv,
+): {timeoutMs?: number; totalTimeoutMs?: number} {
+  const fromEnv = (name: string) => {
+    const raw = env[name]
+    return raw === undefined || raw.trim() === '' ? undefined : parseSeconds(raw, name)
+  }
+  const timeoutMs = flagSeconds === undefined ? fromEnv(TIMEOUT_ENV) : Math.round(flagSeconds * 1000)
+  const totalTimeoutMs = fromEnv(TOTAL_TIMEOUT_ENV)
+  return {
+    ...(timeoutMs === undefined ? {} : {timeoutMs}),
+    ...(totalTimeoutMs === undefined ? {} : {totalTimeoutMs}),
+  }
+}
 
 /** MFG_INSECURE as a boolean: 1/true/yes or 0/false/no (any case); unset or empty is false. */
 export function insecureFromEnv(env: NodeJS.ProcessEnv): boolean {
@@ -145,7 +192,12 @@ export class CommandContext {
       apiKey: profile.apiKey,
       authToken: profile.authToken,
       insecure: this.opts.insecure === true || insecureFromEnv(this.env),
+      ...timeoutsFrom(this.opts.timeoutSeconds, this.env),
+      timeoutHint: `allow more with --timeout SECONDS or ${TIMEOUT_ENV}`,
       ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
+      ...(this.opts.onWait && !this.opts.verbose
+        ? {onWait: (line: string) => this.opts.onWait?.(redact(line, secrets()))}
+        : {}),
     })
     if (this.opts.verbose && log) {
       // Each leniency of the tolerant reader, under the request it was read from.

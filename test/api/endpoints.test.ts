@@ -137,7 +137,8 @@ describe('v1 demands', () => {
       json(res, 200, record('d1', JSON.parse(req.body) as Record<string, unknown>)),
     )
     const out = await updateDemand(client, 'd1', {demandStatusInfo: {status: 'special_verified'}})
-    expect(out.demandStatusInfo?.status).toBe('special_verified')
+    expect(out.status).toBe(200)
+    expect(out.record?.demandStatusInfo?.status).toBe('special_verified')
     expect(server.requests[0]?.method).toBe('PUT')
     await expect(updateDemand(client, 'd1', {quantity: -1})).rejects.toSatisfy(
       (e: unknown) => e instanceof ValidationError && e.clientSide && e.details?.[0]?.path === 'quantity',

@@ -76,7 +76,12 @@ describe('RetryPolicy.decide', () => {
     ['Retry-After does not make a POST safe', ask(status(503, 1), {idempotent: false}), {retry: false, why: 'unsafe'}],
     // The time budget.
     ['a wait past the budget', ask(status(503), {elapsedMs: 59_800}), {retry: false, why: 'budget'}],
-    ['a wait within the budget', ask(status(503), {elapsedMs: 59_000}), {retry: true, waitMs: 375}],
+    ['a wait within the budget', ask(status(503), {elapsedMs: 58_000}), {retry: true, waitMs: 375}],
+    [
+      'a wait that leaves less than a second to try',
+      ask(status(503), {elapsedMs: 58_700}),
+      {retry: false, why: 'budget'},
+    ],
   ]
   it.each(cases)('%s', (_name, question, decision) => {
     expect(policy().decide(question)).toEqual(decision)

@@ -44,16 +44,6 @@ interface KnownFailure {
 const CREATES = ['demand create --file', 'demand create (flags)', 'demand create --legacy']
 
 const knownFailures: KnownFailure[] = [
-  // A tolerant reader for responses.
-  {
-    variant: 'content-type',
-    commands: '*',
-    point: POINTS.reader,
-    today:
-      'JSON without a JSON Content-Type is not parsed: lists, posts, webhooks, estimate and file link fail "(body) must be an object"; ' +
-      'demand get, update and stage exit 0 showing the whole unparsed text as the _id; creates are stored but reported failed, outcome unknown, the error naming the lookup',
-  },
-
   // Pagination without metadata.
   {
     variant: 'paging-wrong',
@@ -62,77 +52,15 @@ const knownFailures: KnownFailure[] = [
     today: 'follows totalPages: 40 requests for the same short page, each row listed 40 times',
   },
 
-  // Success without a body.
-  ...(['create-201-empty', 'create-202-empty', 'create-204'] as const).map((variant): KnownFailure => ({
-    variant,
-    commands: ['post create', 'webhook create'],
-    point: POINTS.noBody,
-    today:
-      '"unexpected response from the service: (body) is required (object); received: no body", exit 1, though the product or subscription was created',
-  })),
-  {
-    variant: 'update-204',
-    commands: ['demand update', 'demand stage'],
-    point: POINTS.noBody,
-    today:
-      '"unexpected response from the service: (body) is required (object); received: no body", exit 1, though the change was applied',
-  },
-
   // One error mapper for every status and body.
   {
-    variant: 'error-nested',
-    commands: '*',
-    point: POINTS.errors,
-    today: 'shows "HTTP 400 (METHOD path → 400)" (a create row: "HTTP 400") without the service\'s error.message',
-  },
-  {
-    variant: 'error-array',
-    commands: '*',
-    point: POINTS.errors,
-    today: 'shows "HTTP 422 (METHOD path → 422)" (a create row: "HTTP 422") without the service\'s errors[].message',
-  },
-  {
-    variant: 'error-problem',
-    commands: '*',
-    point: POINTS.errors,
-    today: 'shows "HTTP 400 (METHOD path → 400)" (a create row: "HTTP 400") without the problem\'s detail or title',
-  },
-  {
-    variant: 'html-404',
-    commands: '*',
-    point: POINTS.errors,
-    today: 'prints "HTTP 404: <html>…</html>", nginx\'s page tags and all, as the message (a create row\'s error too)',
-  },
-  {
+    // Within the budgets; files and --legacy now name the create. What is left:
     variant: 'html-502',
-    commands: COMMANDS.map((c) => c.id).filter((id) => !CREATES.includes(id)),
+    commands: ['demand create (flags)'],
     point: POINTS.errors,
-    today: 'prints "HTTP 502: <html>…</html>", nginx\'s page tags and all, as the message (after 4 tries on reads)',
+    today:
+      "a quote from flags: after the create's 502, the draftId probe's failure is what the row reports, naming the probe's path rather than the create, outcome unknown",
   },
-  {
-    // Within the budgets (4 requests); the rows' error names the create. What is left is the message.
-    variant: 'html-502',
-    commands: CREATES,
-    point: POINTS.errors,
-    today: "the rows' error is the create's 502 with nginx's page, tags and all, outcome unknown",
-  },
-
-  // Time and retry budgets.
-  ...(
-    [
-      'once-503-html',
-      'once-500-after-store',
-      'drop-after-store',
-      'drop-after-store-blind',
-      'once-503-after-store-blind',
-      'early-end-once',
-    ] as const
-  ).map((variant): KnownFailure => ({
-    variant,
-    commands: ['price estimate'],
-    point: POINTS.budgets,
-    today: 'price estimation is retried after a 429 only: one 5xx or cut answer fails it',
-  })),
 ]
 
 const root = resolve(import.meta.dirname, '../..')

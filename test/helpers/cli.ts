@@ -58,6 +58,8 @@ const MFG_VARS = [
   'MFG_BUSINESS_ID',
   'MFG_INSECURE',
   'MFG_SANDBOX_QUIRKS',
+  'MFG_TIMEOUT',
+  'MFG_TOTAL_TIMEOUT',
 ]
 
 /** Runs one command line in this process. */

@@ -169,9 +169,7 @@ describe('errors in other shapes, through the embedded sandbox', () => {
   afterAll(() => rmSync(home, {recursive: true, force: true}))
   const missing = '65f0000600000000000000ff'
 
-  // Today the CLI reads an error's message from the contract's shape only (the error
-  // mapper of issue 16 is another part's work): these fail until it reads them all.
-  it.fails.each(['error-nested', 'error-array', 'error-problem', 'error-html'])(
+  it.each(['error-nested', 'error-array', 'error-problem', 'error-html'])(
     "%s: demand get of an unknown id says the service's message, without markup, exit 1",
     async (quirk) => {
       const r = await mfg(['demand', 'get', missing], userEnv(home, {MFG_SANDBOX_QUIRKS: quirk}))

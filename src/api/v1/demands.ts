@@ -4,6 +4,7 @@ import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {paginateV1} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
+import {readWritten, type Written} from '../written.js'
 import type {DemandPage, DemandRecord} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/demand'
@@ -142,15 +143,18 @@ export async function getDemand(
   return parseResponse(DemandRecordRead, res.body, 'GET', path, res.status, client)
 }
 
-/** PUT /api/public/v1/demand/{demandId}; answers the full updated record. */
+/**
+ * PUT /api/public/v1/demand/{demandId}. The contract answers the full updated
+ * record; a service may answer 204, or only `_id` and what changed (readWritten).
+ */
 export async function updateDemand(
   client: ApiClient,
   id: string,
   body: UpdateDemandBody | Record<string, unknown>,
   opts: {validate?: boolean; signal?: AbortSignal} = {},
-): Promise<DemandRecord> {
+): Promise<Written<DemandRecord>> {
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{demandId}`)}`
   if (opts.validate ?? true) checkRequest(UpdateDemandBody, body, 'PUT', path, 'the update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(DemandRecordRead, res.body, 'PUT', path, res.status, client)
+  return readWritten(DemandRecordRead, res, 'PUT', path, client)
 }

@@ -18,10 +18,12 @@ export async function estimatePrice(
   opts: {currency?: string; signal?: AbortSignal} = {},
 ): Promise<EstimationAnswer> {
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{businessId}`)}`
+  // An estimate changes nothing on the service: safe to send again after any failure.
   const res = await client.request({
     method: 'POST',
     path,
     body,
+    retry: 'safe',
     ...(opts.currency ? {query: {currency: opts.currency}} : {}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })

@@ -10,6 +10,7 @@ import {
 import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '../../schemas/read/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
+import {readWritten, type Written} from '../written.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export type {LegacyDemandRecord}
@@ -84,10 +85,12 @@ export async function listLegacyDemands(
   const path = `${BASE}/list`
   const body = {demands: ids}
   checkRequest(LegacyListBody, body, 'POST', path, 'the list body')
+  // A read sent as POST: safe to send again.
   const res = await client.request({
     method: 'POST',
     path,
     body,
+    retry: 'safe',
     ...(opts.signal ? {signal: opts.signal} : {}),
   })
   return parseResponse(LegacyDemandsRead, res.body, 'POST', path, res.status, client)
@@ -108,17 +111,21 @@ export async function getLegacyDemand(
 export const LegacyUpdateAnswer = z.looseObject({_id: z.string()})
 export type LegacyUpdateAnswer = z.infer<typeof LegacyUpdateAnswer>
 
-/** PUT /api/v2/ms-machine-owner/demand/{id}: only material, resolution, filling, quantity, color, thickness, tolerance, shippingAddress. */
+/**
+ * PUT /api/v2/ms-machine-owner/demand/{id}: only material, resolution, filling,
+ * quantity, color, thickness, tolerance, shippingAddress. Answers the changed
+ * fields with `_id`, or nothing (readWritten).
+ */
 export async function updateLegacyDemand(
   client: ApiClient,
   id: string,
   body: LegacyUpdateBody,
   opts: {validate?: boolean; signal?: AbortSignal} = {},
-): Promise<LegacyUpdateAnswer> {
+): Promise<Written<LegacyUpdateAnswer>> {
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{id}`)}`
   if (opts.validate ?? true) checkRequest(LegacyUpdateBody, body, 'PUT', path, 'the legacy update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
-  return parseResponse(LegacyUpdateAnswer, res.body, 'PUT', path, res.status, client)
+  return readWritten(LegacyUpdateAnswer, res, 'PUT', path, client)
 }
 
 /** DELETE /api/v2/ms-machine-owner/demand/{id}: cancels and archives; answers the record. */

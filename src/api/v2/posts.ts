@@ -5,6 +5,7 @@ import type * as z from 'zod'
 import type {ApiClient} from '../http.js'
 import {checkPageCap, lastPage, repeatsPage} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
+import {readWritten, type Written} from '../written.js'
 import type {PostRecord, PostsPage} from '../../schemas/read/types.js'
 
 const BASE = '/api/v2/ms-post/post'
@@ -75,12 +76,12 @@ export async function* iteratePosts(
   }
 }
 
-/** POST /api/v2/ms-post/post/{userId}: creates a product; the body is checked first. */
-export async function createPost(client: ApiClient, businessId: string, body: unknown): Promise<PostRecord> {
+/** POST /api/v2/ms-post/post/{userId}: creates a product; the body is checked first. Answers the product, or not (readWritten). */
+export async function createPost(client: ApiClient, businessId: string, body: unknown): Promise<Written<PostRecord>> {
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{userId}`)}`
   checkRequest(CreatePostBody, body, 'POST', path, 'the product')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(PostRecordRead, res.body, 'POST', path, res.status, client)
+  return readWritten(PostRecordRead, res, 'POST', path, client)
 }
 
 export interface UploadOptions {
@@ -122,16 +123,16 @@ export async function addModels(
   return parseResponse(AddModelAnswerRead, res.body, 'POST', UPLOAD, res.status, client)
 }
 
-/** PUT /api/v2/ms-post/post/upload?postId=: changes fields of a product; answers it. */
+/** PUT /api/v2/ms-post/post/upload?postId=: changes fields of a product; answers it, or not (readWritten). */
 export async function updatePost(
   client: ApiClient,
   postId: string,
   body: Record<string, unknown>,
-): Promise<PostRecord> {
+): Promise<Written<PostRecord>> {
   const query = postQuery(postId, 'PUT')
   checkRequest(UpdatePostBody.partial(), body, 'PUT', UPLOAD, 'the update body')
   const res = await client.request({method: 'PUT', path: UPLOAD, query, body})
-  return parseResponse(PostRecordRead, res.body, 'PUT', UPLOAD, res.status, client)
+  return readWritten(PostRecordRead, res, 'PUT', UPLOAD, client)
 }
 
 /** DELETE /api/v2/ms-post/post/upload?postId=: answers the product as it was. */

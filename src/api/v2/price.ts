@@ -35,9 +35,11 @@ export async function estimatePriceLegacy(
       serverMessage: `currency must be one of ${CURRENCIES.join(', ')}, got ${JSON.stringify(currency)}; nothing was sent`,
     })
   }
+  // An estimate changes nothing on the service (a retry may count against the daily allowance).
   const res = await client.request({
     method: 'POST',
     path,
+    retry: 'safe',
     query: {currency},
     body: models.map((model) => ({model})),
     ...(opts.signal ? {signal: opts.signal} : {}),

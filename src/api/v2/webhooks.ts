@@ -4,6 +4,7 @@ import {WebhookAnswerRead} from '../../schemas/read/webhooks.js'
 import {CreateWebhookBody, DeliveriesAnswer, TriggerBody, UpdateWebhookBody} from '../../schemas/webhooks.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
+import {readWritten, type Written} from '../written.js'
 import type {WebhookAnswer, WebhookRecord} from '../../schemas/read/types.js'
 
 /** A webhook subscription as the legacy interface answers it, read tolerantly (schemas/read/webhooks.ts). */
@@ -23,12 +24,12 @@ export async function listWebhooks(
   return parseResponse(WebhookAnswerRead, res.body, 'GET', path, res.status, client)
 }
 
-/** POST /api/v2/integrations_ms/webhooks: creates a subscription; the body is checked first. */
-export async function createWebhook(client: ApiClient, body: CreateWebhookBody): Promise<WebhookAnswer> {
+/** POST /api/v2/integrations_ms/webhooks: creates a subscription; the body is checked first. Answers it, or not (readWritten). */
+export async function createWebhook(client: ApiClient, body: CreateWebhookBody): Promise<Written<WebhookAnswer>> {
   const path = BASE
   checkRequest(CreateWebhookBody, body, 'POST', path, 'the subscription')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(WebhookAnswerRead, res.body, 'POST', path, res.status, client)
+  return readWritten(WebhookAnswerRead, res, 'POST', path, client)
 }
 
 /** POST /api/v2/integrations_ms/webhooks/{businessId}/{webhookId}: changes any of url, secret, events, useSecret. */
@@ -37,12 +38,12 @@ export async function updateWebhook(
   businessId: string,
   webhookId: string,
   body: UpdateWebhookBody,
-): Promise<WebhookAnswer> {
+): Promise<Written<WebhookAnswer>> {
   const template = `${BASE}/{businessId}/{webhookId}`
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', template)}/${segment(webhookId, 'webhook id', 'POST', template)}`
   checkRequest(UpdateWebhookBody, body, 'POST', path, 'the change')
   const res = await client.request({method: 'POST', path, body})
-  return parseResponse(WebhookAnswerRead, res.body, 'POST', path, res.status, client)
+  return readWritten(WebhookAnswerRead, res, 'POST', path, client)
 }
 
 /** [ext] GET .../webhooks/{businessId}/{webhookId}/deliveries?limit=: the sandbox's delivery log, newest first. */

@@ -9,6 +9,8 @@ export default class DemandStage extends BaseCommand {
   static override summary = 'Move a demand to another stage.'
   static override description = `STAGE is a status id (quote_sent, special_verified, special_accepted, done, in_shipping, delivered, cancelled) or a display name: the v1 one (Quote Sent, In Review, In Production, Ready to Ship, In Shipping, Delivered, Cancelled) or the legacy one (Special Verified, Special Accepted, Done); case, spaces, hyphens and underscores do not matter.
 
+The stage shown is the one the service confirms, from its answer or by reading the demand back when the answer does not say it.
+
 Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. Each move adds a tracking entry (see mfg demand track).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 special_verified',
@@ -25,11 +27,21 @@ Allowed moves: quote_sent → special_verified or cancelled; special_verified �
     const {moveStage, parseStage} = await import('../../services/demands/stage.js')
     const stage = parseStage(args.stage)
     const {client} = await this.context(flags).session()
-    const record = displayRecord(await moveStage({client}, args.id, stage))
+    const move = await moveStage({client}, args.id, stage)
+    const record = displayRecord(move.record)
     if (!this.jsonEnabled()) {
-      writeOut(
-        `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''} (${record.demandStatusInfo?.status ?? stage})`,
+      // The stage the service confirmed, never only the one asked for.
+      const shown = move.confirmed ?? `stage not confirmed; asked for ${stage}`
+      writeOut(`${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''} (${shown})`)
+    }
+    if (move.note) this.warnNote(move.note, move.source === 'partial')
+    if (move.confirmed === undefined) {
+      this.warnNote(
+        `the service accepted the move but did not say the demand's stage; check it with mfg demand get ${record._id}`,
+        true,
       )
+    } else if (move.confirmed !== stage) {
+      this.warnNote(`the service reports the stage ${move.confirmed}, not ${stage} as asked`, true)
     }
     return record
   }

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {LegacyUpdateAnswer} from '../../api/v2/demands.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
 import {displayRecord} from '../../cli/demands.js'
@@ -52,7 +53,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     ...shippingFlags(),
   }
 
-  async run(): Promise<DemandRecord | LegacyUpdateResult> {
+  async run(): Promise<DemandRecord | LegacyUpdateAnswer> {
     const {args, flags} = await this.parse(DemandUpdate)
     let fromFile: Record<string, unknown> | undefined
     if (flags.file !== undefined) {
@@ -83,7 +84,8 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     )
     if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
     const {client} = await this.context(flags).session()
-    const record = displayRecord(await updateDemand({client}, args.id, body))
+    const changed = await updateDemand({client}, args.id, body)
+    const record = displayRecord(changed.record)
     if (!this.jsonEnabled()) {
       const status = record.demandStatusInfo?.status
       writeOut(
@@ -91,6 +93,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
       )
       this.note(`Updated ${Object.keys(body).join(', ')}.`)
     }
+    if (changed.note) this.warnNote(changed.note, changed.source === 'partial')
     return record
   }
 
@@ -99,20 +102,19 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     fields: Partial<LegacyUpdateBody>,
     fromFile: Record<string, unknown> | undefined,
     flags: {profile?: string; verbose?: boolean; insecure?: boolean},
-  ): Promise<LegacyUpdateResult> {
+  ): Promise<LegacyUpdateAnswer> {
     const {buildLegacyUpdate, updateLegacy} = await import('../../services/demands/legacy.js')
     const body = buildLegacyUpdate(fromFile, fields)
     const {client} = await this.context(flags).session()
-    const answer = await updateLegacy({client}, id, body)
+    const written = await updateLegacy({client}, id, body)
+    // The legacy update answers the changed fields; without them, what was sent is what changed.
+    const answer: LegacyUpdateAnswer = written.record ?? {...body, _id: id}
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(answer))
       this.note(`Updated ${Object.keys(body).join(', ')} (legacy).`)
     }
+    if (!written.record) this.warnNote(`the service confirmed the change (${written.status}) without details`, false)
     return answer
   }
-}
-
-export interface LegacyUpdateResult extends Record<string, unknown> {
-  _id: string
 }

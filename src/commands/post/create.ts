@@ -6,13 +6,14 @@ import {writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {POST_CATEGORIES} from '../../schemas/posts.js'
 import {postFieldFlags, postFieldsFrom, postSummary} from '../../cli/posts.js'
+import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostCreate extends BaseCommand {
   static override summary = 'Create a product (legacy post).'
   static override description = `Sends POST /api/v2/ms-post/post/{businessId}. Give the product as JSON with --file (the interface's fields: service, price {priceMachine, priceConception, priceExtra}, materials [{title, type, price, currency}], and optionally title, description, category, tags, formats, free, models, gallery; - reads stdin), or with flags; flags override the file's values.
 
-service, price.priceMachine and at least one material are required. --material takes title:type:price:currency and may be repeated. The body is checked before sending: problems exit 2 and nothing is sent.`
+service, price.priceMachine and at least one material are required. A service that confirms without answering the product (201, 202 or 204 without a body) has still created it: the command says so and, under --json, prints {"confirmed": true, "status": N}. --material takes title:type:price:currency and may be repeated. The body is checked before sending: problems exit 2 and nothing is sent.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --price-machine 12.5 --material PLA:plastic:25:EUR',
     '<%= config.bin %> <%= command.id %> --service CNC_MACHINING --price-machine 40 --price-conception 15 --material "Aluminium 6061:metal:60:EUR" --material "Brass:metal:90:EUR" --title "Custom bracket" --tags bracket,aluminium',
@@ -25,7 +26,7 @@ service, price.priceMachine and at least one material are required. --material t
     category: Flags.string({description: 'Category (default: the service).', options: [...POST_CATEGORIES]}),
   }
 
-  async run(): Promise<PostRecord> {
+  async run(): Promise<PostRecord | Confirmation> {
     const {flags} = await this.parse(PostCreate)
     let fromFile: Record<string, unknown> | undefined
     if (flags.file !== undefined) {
@@ -36,7 +37,13 @@ service, price.priceMachine and at least one material are required. --material t
     const {buildPostBody, createPost} = await import('../../services/posts/write.js')
     const body = buildPostBody(fromFile, postFieldsFrom(flags))
     const ctx = await this.context(flags).service()
-    const post = await createPost(ctx, body)
+    const {record: post, status} = await createPost(ctx, body)
+    if (!post) {
+      this.note(
+        `Created: the service ${confirmedAs(status)} without the product's details; find it with mfg post list.`,
+      )
+      return confirmation(status)
+    }
     if (!this.jsonEnabled()) {
       writeOut(post._id)
       this.note(`Created product ${post._id}${postSummary(post)}.`)

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
+import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import {SERVICES} from '../../schemas/common.js'
 import {POST_CATEGORIES} from '../../schemas/posts.js'
 import type {PostRecord} from '../../schemas/read/types.js'
@@ -24,7 +25,7 @@ export default class PostUpdate extends BaseCommand {
     category: Flags.string({description: 'Category.', options: [...POST_CATEGORIES]}),
   }
 
-  async run(): Promise<PostRecord> {
+  async run(): Promise<PostRecord | Confirmation> {
     const {args, flags} = await this.parse(PostUpdate)
     let fromFile: Record<string, unknown> | undefined
     if (flags.file !== undefined) {
@@ -35,7 +36,11 @@ export default class PostUpdate extends BaseCommand {
     const {buildPostBody, updatePost} = await import('../../services/posts/write.js')
     const body = buildPostBody(fromFile, postFieldsFrom(flags))
     const {client} = await this.context(flags).session()
-    const post = await updatePost({client}, args.id, body)
+    const {record: post, status} = await updatePost({client}, args.id, body)
+    if (!post) {
+      this.note(`Updated ${Object.keys(body).join(', ')}: the service ${confirmedAs(status)} without the product.`)
+      return confirmation(status, args.id)
+    }
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(post))

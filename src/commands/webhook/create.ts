@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
+import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
 
 export default class WebhookCreate extends BaseCommand {
@@ -31,7 +32,7 @@ The business needs webhook access, requested from the service first; without it 
     return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
   }
 
-  async run(): Promise<ShownWebhook> {
+  async run(): Promise<ShownWebhook | Confirmation> {
     const {flags} = await this.parse(WebhookCreate)
     this.secretValue = flags.secret
     const {createWebhook, parseEvents} = await import('../../services/webhooks/subscriptions.js')
@@ -39,12 +40,18 @@ The business needs webhook access, requested from the service first; without it 
     const {webhookSecret} = await import('../../cli/webhooks.js')
     this.secretValue = await webhookSecret({flag: flags.secret, required: true})
     const ctx = await this.context(flags).service()
-    const hook = await createWebhook(ctx, {
+    const {hook, status} = await createWebhook(ctx, {
       url: flags.url,
       secret: this.secretValue!,
       events,
       ...(flags['use-secret'] ? {useSecret: true} : {}),
     })
+    if (!hook) {
+      this.note(
+        `Subscribed ${flags.url} to ${events.join(', ')}: the service ${confirmedAs(status)} without the subscription; find its id with mfg webhook list.`,
+      )
+      return confirmation(status)
+    }
     if (!this.jsonEnabled()) {
       writeOut(hook._id)
       this.note(

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
+import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import type {ShownWebhook, UpdateWebhookInput} from '../../services/webhooks/subscriptions.js'
 import {defined} from '../../shared/fields.js'
 
@@ -34,7 +35,7 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
     return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
   }
 
-  async run(): Promise<ShownWebhook> {
+  async run(): Promise<ShownWebhook | Confirmation> {
     const {args, flags} = await this.parse(WebhookUpdate)
     this.secretValue = flags.secret
     const {parseEvents, updateWebhook} = await import('../../services/webhooks/subscriptions.js')
@@ -49,7 +50,13 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
       input.secret = this.secretValue
     }
     const ctx = await this.context(flags).service()
-    const hook = await updateWebhook(ctx, args.id, input)
+    const {hook, status} = await updateWebhook(ctx, args.id, input)
+    if (!hook) {
+      this.note(
+        `Updated ${Object.keys(input).join(', ')}: the service ${confirmedAs(status)} without the subscription.`,
+      )
+      return confirmation(status, args.id)
+    }
     if (!this.jsonEnabled()) {
       writeOut(
         `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`,

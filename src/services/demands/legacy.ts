@@ -7,6 +7,7 @@ import {
   type LegacyUpdateAnswer,
 } from '../../api/v2/demands.js'
 import {LegacyUpdateBody, MAX_LEGACY_LIST_IDS, ProductOrderItem, type Lang} from '../../schemas/legacy-demand.js'
+import type {Written} from '../../api/written.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {validateObject} from '../validate.js'
@@ -46,7 +47,8 @@ export function buildLegacyUpdate(
   )
 }
 
-export function updateLegacy(ctx: Ctx, id: string, body: LegacyUpdateBody): Promise<LegacyUpdateAnswer> {
+/** The legacy update; its answer (the changed fields with `_id`) may be absent: `record` is then undefined. */
+export function updateLegacy(ctx: Ctx, id: string, body: LegacyUpdateBody): Promise<Written<LegacyUpdateAnswer>> {
   return updateLegacyDemand(ctx.client, id, body)
 }
 

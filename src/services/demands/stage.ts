@@ -2,7 +2,7 @@ import {getDemand, updateDemand} from '../../api/v1/demands.js'
 import {STAGES, STAGE_INFO, STAGE_MOVES, type Stage} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
-import type {DemandRecord} from '../../schemas/read/types.js'
+import {settleChange, type ChangedDemand} from './update.js'
 
 const norm = (s: string) =>
   s
@@ -25,9 +25,22 @@ export function parseStage(text: string): Stage {
   throw new InputError(`unknown stage ${JSON.stringify(text)}; use a status id or display name: ${names}.`)
 }
 
-/** Moves a demand to a stage with the v1 update; the service refuses moves the stage machine forbids (409). */
-export function moveStage(ctx: Pick<ServiceContext, 'client'>, id: string, stage: Stage): Promise<DemandRecord> {
-  return updateDemand(ctx.client, id, {demandStatusInfo: {status: stage}})
+/** A stage move the service confirmed, and the stage it says the demand is in. */
+export interface StageMove extends ChangedDemand {
+  requested: Stage
+  /** The stage from the service's answer or from reading the demand back; undefined when neither said it. */
+  confirmed?: string
+}
+
+/**
+ * Moves a demand to a stage with the v1 update; the service refuses moves the
+ * stage machine forbids (409). The stage reported is the one the service confirms,
+ * from its answer or, when that does not say it, from reading the demand back.
+ */
+export async function moveStage(ctx: Pick<ServiceContext, 'client'>, id: string, stage: Stage): Promise<StageMove> {
+  const changed = await settleChange(ctx, id, await updateDemand(ctx.client, id, {demandStatusInfo: {status: stage}}))
+  const confirmed = changed.record.demandStatusInfo?.status
+  return {...changed, requested: stage, ...(confirmed === undefined ? {} : {confirmed})}
 }
 
 /** The stages a demand may move to from `stage` (contract, Stages). */

@@ -1,4 +1,5 @@
-import {updateDemand as putDemand} from '../../api/v1/demands.js'
+import {getDemand, updateDemand as putDemand} from '../../api/v1/demands.js'
+import type {Written} from '../../api/written.js'
 import {UpdateDemandBody, type Stage} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
@@ -61,10 +62,64 @@ export function buildUpdateBody(fromFile: Record<string, unknown> | undefined, f
   return validateObject(body, UpdateDemandBody.strict(), 'update body')
 }
 
-export function updateDemand(
+/** A demand after a change the service confirmed. */
+export interface ChangedDemand {
+  /**
+   * The demand as the service has it now: its answer, or read back when the answer
+   * was empty or partial; when reading back failed too, what the answer said with `_id`.
+   */
+  record: DemandRecord
+  /** Where `record` comes from. */
+  source: 'answer' | 'read-back' | 'partial'
+  /** The status the service confirmed the change with. */
+  status: number
+  /** Said to the user when the answer was not the full record (and how that was made up for). */
+  note?: string
+}
+
+/** Sends a v1 update; an answer without the full record is made up for by reading the demand back. */
+export async function updateDemand(
   ctx: Pick<ServiceContext, 'client'>,
   id: string,
   body: UpdateDemandBody,
-): Promise<DemandRecord> {
-  return putDemand(ctx.client, id, body)
+): Promise<ChangedDemand> {
+  return settleChange(ctx, id, await putDemand(ctx.client, id, body))
+}
+
+/**
+ * What a confirmed change left: the answer when it is the whole record, else the
+ * demand read back (one GET). A change the service confirmed is a success even
+ * when reading back fails: the record is then what the answer said, and the note
+ * says why it may be incomplete.
+ */
+export async function settleChange(
+  ctx: Pick<ServiceContext, 'client'>,
+  id: string,
+  written: Written<DemandRecord>,
+): Promise<ChangedDemand> {
+  if (written.record && isWhole(written.record))
+    return {record: written.record, source: 'answer', status: written.status}
+  const answered = written.record ?? {...(isObject(written.partial) ? written.partial : {}), _id: id}
+  const why = written.why ?? "the service's answer lacks the demand's order number or stage"
+  try {
+    const record = await getDemand(ctx.client, id)
+    return {record, source: 'read-back', status: written.status, note: `${why}; the demand was read back`}
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    return {
+      record: answered as DemandRecord,
+      source: 'partial',
+      status: written.status,
+      note: `the service confirmed the change (${written.status}), but ${why}, and reading it back failed: ${reason}`,
+    }
+  }
+}
+
+/** Whether an answer is the whole record rather than `_id` and the changed fields. */
+function isWhole(record: DemandRecord): boolean {
+  return record.orderNumber !== undefined && record.demandStatusInfo?.status !== undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -8,6 +8,7 @@ import {
   updatePost as sendUpdate,
   uploadFiles as sendUpload,
 } from '../../api/v2/posts.js'
+import type {Written} from '../../api/written.js'
 import {MAX_UPLOAD_BYTES} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
@@ -78,12 +79,14 @@ export function buildPostBody(
   return body
 }
 
-export function createPost(ctx: ServiceContext, body: Record<string, unknown>): Promise<PostRecord> {
+/** Creates a product; the answer may come without it (201/202/204 without a body: `record` absent). */
+export function createPost(ctx: ServiceContext, body: Record<string, unknown>): Promise<Written<PostRecord>> {
   if (body.type === undefined) body = {...body, type: 'PRODUCT'}
   return sendCreate(ctx.client, ctx.businessId, body)
 }
 
-export function updatePost(ctx: Ctx, id: string, body: Record<string, unknown>): Promise<PostRecord> {
+/** Changes a product; the answer may come without it (`record` absent). */
+export function updatePost(ctx: Ctx, id: string, body: Record<string, unknown>): Promise<Written<PostRecord>> {
   if (Object.keys(body).length === 0) {
     throw new InputError('Nothing to change: pass a flag such as --service, or --file with the fields to change.')
   }

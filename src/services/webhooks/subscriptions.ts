@@ -46,11 +46,18 @@ export interface CreateWebhookInput {
   useSecret?: boolean
 }
 
-export async function createWebhook(ctx: ServiceContext, input: CreateWebhookInput): Promise<ShownWebhook> {
-  const answer = await sendCreate(ctx.client, {businessId: ctx.businessId, ...input})
-  const record = answer.data[0]
-  if (!record) throw new Error('the service answered no subscription')
-  return maskWebhook(record)
+/** A subscription the service created or changed: shown when its answer (or a read-back) had it. */
+export interface WrittenWebhook {
+  hook?: ShownWebhook
+  /** The status the service confirmed the write with. */
+  status: number
+}
+
+/** Creates a subscription; the answer may come without it (201/202/204 without a body: `hook` absent). */
+export async function createWebhook(ctx: ServiceContext, input: CreateWebhookInput): Promise<WrittenWebhook> {
+  const written = await sendCreate(ctx.client, {businessId: ctx.businessId, ...input})
+  const record = written.record?.data[0]
+  return {status: written.status, ...(record ? {hook: maskWebhook(record)} : {})}
 }
 
 export async function listWebhooks(ctx: ServiceContext): Promise<ShownWebhook[]> {
@@ -65,16 +72,28 @@ export interface UpdateWebhookInput {
   useSecret?: boolean
 }
 
-export async function updateWebhook(ctx: ServiceContext, id: string, input: UpdateWebhookInput): Promise<ShownWebhook> {
+/**
+ * Changes a subscription. An answer without it is made up for by reading the
+ * business's subscriptions back (one GET); `hook` is absent when that fails too.
+ */
+export async function updateWebhook(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateWebhookInput,
+): Promise<WrittenWebhook> {
   if (Object.keys(input).length === 0) {
     throw new InputError(
       'Nothing to change: pass --url, --secret (or --prompt-secret), --events or --use-secret/--no-use-secret.',
     )
   }
-  const answer = await sendUpdate(ctx.client, ctx.businessId, id, input)
-  const record = answer.data[0]
-  if (!record) throw new Error('the service answered no subscription')
-  return maskWebhook(record)
+  const written = await sendUpdate(ctx.client, ctx.businessId, id, input)
+  const record = written.record?.data.find((r) => r._id === id) ?? written.record?.data[0]
+  if (record) return {status: written.status, hook: maskWebhook(record)}
+  const found = await fetchList(ctx.client, ctx.businessId).then(
+    (list) => list.data.find((r) => r._id === id),
+    () => undefined,
+  )
+  return {status: written.status, ...(found ? {hook: maskWebhook(found)} : {})}
 }
 
 /** The service has no such [ext] route (the real service, or an older sandbox). */
