@@ -41,8 +41,6 @@ interface KnownFailure {
   today: string
 }
 
-const CREATES = ['demand create --file', 'demand create (flags)', 'demand create --legacy']
-
 const knownFailures: KnownFailure[] = [
   // Pagination without metadata.
   {
