@@ -5,9 +5,9 @@ import {gzipSync} from 'node:zlib'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {ApiError, NetworkError, ServerError, ValidationError} from '../../src/api/errors.js'
+import {NetworkError, ServerError, ValidationError} from '../../src/api/errors.js'
 import {createClient, type ApiClient, type ClientOptions} from '../../src/api/http.js'
-import {json, startServer, type Handler, type TestServer} from './server.js'
+import {json, startServer, type Handler, type TestServer, failure} from './server.js'
 
 const KEY = 'pk_business_Secret1234567890'
 const NGINX_502 =
@@ -32,16 +32,6 @@ async function setup(handler: Handler, opts: Partial<ClientOptions> = {}) {
     ...opts,
   })
   return {server, client, lines}
-}
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError)
-    return error as ApiError
-  }
-  throw new Error('expected the request to fail')
 }
 
 describe('error answers', () => {

@@ -15,7 +15,7 @@ import {
   exitCodeFor,
 } from '../../src/api/errors.js'
 import {type ApiClient, createClient, generationOf, parseRetryAfter, type ClientOptions} from '../../src/api/http.js'
-import {closedPort, errorBody, json, startServer, type Handler, type TestServer} from './server.js'
+import {closedPort, errorBody, json, startServer, type Handler, type TestServer, failure} from './server.js'
 
 const KEY = 'pk_business_Secret1234567890'
 const TOKEN = 'tok_super_secret_value_9876'
@@ -47,16 +47,6 @@ async function setupWith(bulk: boolean, handler: Handler, opts: Partial<ClientOp
     ...opts,
   })
   return {server, client, lines}
-}
-
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError)
-    return error as ApiError
-  }
-  throw new Error('expected the request to fail')
 }
 
 for (const bulk of [false, true]) {

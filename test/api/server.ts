@@ -5,6 +5,10 @@ import https from 'node:https'
 import {join} from 'node:path'
 import type {AddressInfo} from 'node:net'
 
+import {expect} from 'vitest'
+
+import {ApiError} from '../../src/api/errors.js'
+
 export interface Recorded {
   method: string
   url: string
@@ -106,4 +110,15 @@ export function selfSignedCertificate(dir: string): {key: string; cert: string; 
     {stdio: 'ignore'},
   )
   return {key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile}
+}
+
+/** The ApiError a request fails with; the test fails if it succeeds or fails otherwise. */
+export async function failure(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError)
+    return error as ApiError
+  }
+  throw new Error('expected the request to fail')
 }

@@ -1,6 +1,6 @@
 import type {ServiceContext} from '../context.js'
 import {runBatch, type BatchOptions, type BatchSummary, type RowOutcome} from './batch.js'
-import type {RowSource} from './batch-validate.js'
+import type {RowSource, ValidationReport} from './batch-validate.js'
 
 export {draftIdFor, idempotencyKeyFor, proofFileName, quoteIdentity} from './batch-ids.js'
 
@@ -10,45 +10,11 @@ export {draftIdFor, idempotencyKeyFor, proofFileName, quoteIdentity} from './bat
  * run's counts, and every row's outcome in row order. `results` is empty for a dry
  * run, and with `--out`, whose file holds the outcomes as NDJSON lines instead.
  */
-export interface CreateResult {
-  dryRun: boolean
-  /** Rows created (or found on the server) by this run, those confirmed without details included. */
-  created: number
-  /** Rows an earlier run of the same input created: answered from the journal, or found made before this run sent them. */
-  resumed: number
-  /** Created rows the service confirmed (2xx) without naming their demand, and no look-up found: no id. */
-  confirmed: number
-  failed: number
-  /** Failed rows whose outcome nobody could settle: a re-run looks them up before sending. */
-  unknown: number
-  /** Failed rows whose draftId more than one demand carries: none is picked, every id is given. */
-  ambiguous: number
-  /** Valid rows left unsent because the run was stopped. */
-  pending: number
-  interrupted: boolean
-  requests: number
-  retries: number
-  reconciled: number
-  lookups: number
-  /** The journal's path; null for a dry run. */
-  journal: string | null
+export interface CreateResult extends Omit<BatchSummary, 'validation'> {
   /** The `--out` file; null when the outcomes are in `results`. */
   out: string | null
   /** The first pass: rows read, selected, valid and invalid, chunks, problems, the input's hash. */
-  validation: {
-    source: string
-    rows: number
-    selected: number
-    valid: number
-    invalid: number
-    chunks: number
-    problems: {row: number; line?: number; path: string; reason: string}[]
-    moreProblems: number
-    unknownFields: string[]
-    moreUnknownFields: number
-    contentHash: string
-    errorsFile: string | null
-  }
+  validation: Omit<ValidationReport, 'errorsFile'> & {errorsFile: string | null}
   /**
    * `{row, id, orderNumber, draftId, status}`; `{row, draftId, outcome: "confirmed"}`
    * (created, id unknown); or `{row, draftId, error}`, with `outcome: "unknown"`
