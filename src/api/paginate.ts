@@ -25,7 +25,8 @@ export interface PaginateOptions<T> {
 /**
  * Yields the items of a v1 list (`{data, page, pageSize, total, totalPages}`)
  * one by one, fetching one 1-based page at a time, so memory stays flat however
- * long the list. Stops after `totalPages`, at an empty page, or at `limit` items.
+ * long the list. Stops after `totalPages`, at an empty or short page, at a page
+ * that repeats the one before, or at `limit` items.
  * A `page` in `query` is the first page fetched.
  */
 export async function* paginateV1<T>(
@@ -82,23 +83,25 @@ interface PageShape {
 }
 
 /**
- * Whether no page follows `body`: it is empty, or its `totalPages` says so, or
- * (when the service sent no `totalPages`) it is shorter than the page size.
+ * Whether no page follows `body`: it is empty, its `totalPages` says so, or it is
+ * shorter than the page size. Only the last page of a list is short, so a short
+ * page ends the list even when `totalPages` (which a service may get wrong) says
+ * more follow.
  */
 export function lastPage(body: PageShape, page: number, askedSize: number | undefined): boolean {
   if (body.data.length === 0) return true
-  if (body.totalPages !== undefined) return page >= body.totalPages
+  if (body.totalPages !== undefined && page >= body.totalPages) return true
   const size = askedSize ?? body.pageSize
   return size !== undefined && body.data.length < size
 }
 
 /**
- * Whether a page without `totalPages` begins with the item the page before
- * began with: a service that ignores the page number answers the same page
- * again, and following it would never end.
+ * Whether a page begins with the item the page before began with: a service
+ * that ignores the page number answers the same page again, and following it
+ * (or a `totalPages` it gets wrong) would list the same items over and over.
  */
 export function repeatsPage(body: PageShape, previousFirst: unknown): boolean {
-  if (body.totalPages !== undefined || previousFirst === undefined || body.data.length === 0) return false
+  if (previousFirst === undefined || body.data.length === 0) return false
   return JSON.stringify(body.data[0]) === JSON.stringify(previousFirst)
 }
 

@@ -67,6 +67,26 @@ describe('paginateV1', () => {
     expect(server.requests).toHaveLength(3)
   })
 
+  it('stops at a short page or a repeated page even when totalPages says more follow', async () => {
+    // A service that ignores the page number and overstates totalPages.
+    for (const [size, pageSize] of [
+      [3, 100],
+      [100, 100],
+    ] as const) {
+      server = await startServer((req, res) => {
+        const data = Array.from({length: size}, (_, n) => ({n}))
+        json(res, 200, {data, page: 1, pageSize, total: 4000, totalPages: 40})
+      })
+      const client = createClient({baseUrl: server.url, apiKey: 'pk_business_x1', retryBaseMs: 5})
+      const seen: number[] = []
+      for await (const item of paginateV1<{n: number}>(client, PATH, {}, {pageSize})) seen.push(item.n)
+      expect(seen).toEqual(Array.from({length: size}, (_, n) => n))
+      expect(server.requests).toHaveLength(size < pageSize ? 1 : 2)
+      await server.close()
+      server = undefined
+    }
+  })
+
   it('handles an empty list with one request', async () => {
     const {server, client} = await listServer(0)
     const items: unknown[] = []

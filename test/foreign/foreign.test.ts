@@ -42,14 +42,6 @@ interface KnownFailure {
 }
 
 const knownFailures: KnownFailure[] = [
-  // Pagination without metadata.
-  {
-    variant: 'paging-wrong',
-    commands: ['demand list --all'],
-    point: POINTS.paging,
-    today: 'follows totalPages: 40 requests for the same short page, each row listed 40 times',
-  },
-
   // One error mapper for every status and body.
   {
     // Within the budgets; files and --legacy now name the create. What is left:
