@@ -10,6 +10,7 @@ import {join} from 'node:path'
 
 import {cli, machine, measure, median, pairedRatios, root, writeSection, type RunResult} from './lib.js'
 import {writeTorus} from './mesh-lib.js'
+import {meshPath} from '../test/helpers/meshes.js'
 
 // 15 rounds: admesh's time here is bimodal (about 480 or 670 ms), and so are ours.
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
@@ -52,7 +53,7 @@ if (process.argv[2] === '--stages') {
 const work = mkdtempSync(join(tmpdir(), 'mfg-bench-mesh-'))
 const file = join(work, 'torus-1m.stl')
 const triangles = writeTorus(file)
-const small = join(root, '../shared/meshes/cube20.stl')
+const small = meshPath('cube20.stl')
 
 const ours = ['price', 'measure', file, '--no-hull', '--json']
 const fail = (what: string, r: RunResult): never => {

@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSyn
 import {mkdtempSync, rmSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -12,10 +12,10 @@ import {downloadFile} from '../../src/services/files/download.js'
 import {demandFileLink} from '../../src/services/files/link.js'
 import {cliEnv, json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
+import {meshPath} from '../helpers/meshes.js'
 
 /** The seeded quote with sensor-bracket.stl (found by its draftId). */
 let SEEDED = ''
-const meshes = resolve(import.meta.dirname, '../../../shared/meshes')
 
 let sandbox: RunningSandbox
 let home: string
@@ -129,7 +129,7 @@ describe('mfg file download', () => {
   })
 
   it('downloads every file of a demand, names made safe (no path traversal)', async () => {
-    const stl = join(meshes, 'cube20.stl')
+    const stl = meshPath('cube20.stl')
     const uploaded = json<{url: string}[]>(await run(['post', 'upload', stl, '--json']))
     const demandFile = join(home, 'demand.json')
     writeFileSync(

@@ -1,9 +1,10 @@
 import {readFileSync, statSync, writeFileSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {json, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
+import {meshPath} from '../helpers/meshes.js'
 
 interface Post {
   _id: string
@@ -19,7 +20,6 @@ interface Post {
   models: {originalname: string; price: number; free: boolean; files: {originalname: string; url: string}[]}[]
 }
 
-const meshes = resolve(import.meta.dirname, '../../../shared/meshes')
 let sb: CliSandbox
 const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, env: {...sb.env(), ...opts.env}})
 const all = async (...filters: string[]) => {
@@ -121,7 +121,7 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     ])
     expect((await all()).map((p) => p._id)).toContain(post._id)
 
-    const stl = join(meshes, 'cube20.stl')
+    const stl = meshPath('cube20.stl')
     const uploaded = await run(['post', 'upload', stl, '--json'])
     expect(uploaded.exitCode, uploaded.stderr).toBe(0)
     const files = json<{url: string; originalName: string}[]>(uploaded)

@@ -7,6 +7,7 @@ import {QuoteModelPublicDto} from '../../src/schemas/pricing.js'
 import {buildModel} from '../../src/services/price/estimate.js'
 import {measurePart} from '../../src/services/price/measure.js'
 import {runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {meshPath} from '../helpers/meshes.js'
 
 // The interactive walk of `price estimate` through its real prompts: every select and input
 // that src/cli/prompt.ts opens is rendered by @inquirer/testing (the real @inquirer/prompts
@@ -88,7 +89,7 @@ async function typeAnswer(p: Rendered, text: string): Promise<void> {
   await tick()
 }
 
-const LOGO = '/work/shared/meshes/logo.stl'
+const LOGO = meshPath('logo.stl')
 let sb: CliSandbox
 let catalog: Catalog
 const tty = {
@@ -189,17 +190,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
 
   it('asks only for what flags leave out: the machine of a material on two, then its options', async () => {
     const run = runCli(
-      [
-        'price',
-        'estimate',
-        '--part',
-        '/work/shared/meshes/cube20.stl',
-        '--material',
-        'Steel S235',
-        '--quantity',
-        '2',
-        '--json',
-      ],
+      ['price', 'estimate', '--part', meshPath('cube20.stl'), '--material', 'Steel S235', '--quantity', '2', '--json'],
       {env: {...sb.env(), CI: undefined}},
     )
     const technology = await nextPrompt('Technology:')

@@ -7,10 +7,11 @@ import {buildModel, type EstimateInput} from '../../src/services/price/estimate.
 import {measurePart} from '../../src/services/price/measure.js'
 import {findPrusaSlicer, sliceWithPrusa} from '../../src/services/price/slicer.js'
 import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {meshPath} from '../helpers/meshes.js'
 
 // `--slicer prusa` runs the real PrusaSlicer where it is installed (not in CI, which installs
 // only jq): each test asserts on whichever path applies, and the no-slicer message always.
-const CUBE = '/work/shared/meshes/cube20.stl'
+const CUBE = meshPath('cube20.stl')
 const installed = findPrusaSlicer() !== undefined
 
 let sb: CliSandbox

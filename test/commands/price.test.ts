@@ -5,9 +5,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {CURRENCIES} from '../../src/schemas/common.js'
 import {json, runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
+import {meshPath} from '../helpers/meshes.js'
 
-const MESHES = '/work/shared/meshes'
-const mesh = (name: string) => join(MESHES, name)
+const mesh = meshPath
 
 const MEASURE_KEYS = [
   'file',

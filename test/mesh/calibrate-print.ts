@@ -8,9 +8,9 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {readMesh} from '../../src/mesh/index.js'
 import {layerCount, sumMesh} from '../../src/mesh/measure.js'
+import {meshPath} from '../helpers/meshes.js'
 
 type V3 = [number, number, number]
-const shared = resolve(import.meta.dirname, '../../../shared/meshes')
 const out = resolve(process.argv[2] ?? '/tmp/mfg-calibration')
 mkdirSync(out, {recursive: true})
 
@@ -112,11 +112,11 @@ for (const [name, tris] of Object.entries(shapes)) {
   files.push({name, path, scale: 1})
 }
 for (const f of ['cube20.stl', 'example001.stl', 'CSG.stl', 'logo.stl', 'torus-100k.stl'])
-  files.push({name: f, path: join(shared, f), scale: 1})
-files.push({name: 'logo.stl@50%', path: join(shared, 'logo.stl'), scale: 0.5})
-files.push({name: 'example001.stl@200%', path: join(shared, 'example001.stl'), scale: 2})
-files.push({name: 'torus-100k.stl@50%', path: join(shared, 'torus-100k.stl'), scale: 0.5})
-files.push({name: 'CSG.stl@200%', path: join(shared, 'CSG.stl'), scale: 2})
+  files.push({name: f, path: meshPath(f), scale: 1})
+files.push({name: 'logo.stl@50%', path: meshPath('logo.stl'), scale: 0.5})
+files.push({name: 'example001.stl@200%', path: meshPath('example001.stl'), scale: 2})
+files.push({name: 'torus-100k.stl@50%', path: meshPath('torus-100k.stl'), scale: 0.5})
+files.push({name: 'CSG.stl@200%', path: meshPath('CSG.stl'), scale: 2})
 
 function seconds(s: string): number {
   let t = 0

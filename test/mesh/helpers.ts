@@ -1,12 +1,12 @@
 import {deflateRawSync} from 'node:zlib'
 import {readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
 
-/** The shared reference meshes, `../shared/meshes` from the repository root. */
-export const MESHES = resolve(import.meta.dirname, '../../../shared/meshes')
+import {meshPath} from '../helpers/meshes.js'
+
+export {MESHES, meshPath} from '../helpers/meshes.js'
 
 export function meshBytes(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(resolve(MESHES, name)))
+  return new Uint8Array(readFileSync(meshPath(name)))
 }
 
 const CRC_TABLE = (() => {

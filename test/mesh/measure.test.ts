@@ -2,10 +2,9 @@ import {describe, expect, it} from 'vitest'
 import {measureFile, measureMesh, readMesh, readMeshFile, type Measurement} from '../../src/mesh/index.js'
 import {layerCount} from '../../src/mesh/measure.js'
 import {readBinaryStlFile} from '../../src/mesh/stl.js'
-import {MESHES, meshBytes} from './helpers.js'
-import {resolve} from 'node:path'
+import {meshBytes, meshPath} from './helpers.js'
 
-// Reference values from ../shared/meshes/README.md. They are printed to 3 decimals, so a
+// Reference values from test/fixtures/meshes/README.md. They are printed to 3 decimals, so a
 // value matches when within max(1e-5 relative, 0.0005 absolute) of it; sizes within 1e-4 mm.
 function near(actual: number | null, expected: number): void {
   expect(actual).not.toBeNull()
@@ -295,14 +294,14 @@ describe('units of unitless formats', () => {
   })
 
   it('measureFile reads, converts and measures', () => {
-    const m = measureFile(resolve(MESHES, 'cube20.stl'), {unit: 'cm', hull: false})
+    const m = measureFile(meshPath('cube20.stl'), {unit: 'cm', hull: false})
     expect(m.volume).toBeCloseTo(8_000_000, 6)
     expect(m.convexHullVolume).toBeNull()
   })
 
   it("the binary STL reader's stage clock adds the time read and summed, and changes nothing it measures", () => {
     const clock = {read: 0, measures: 0}
-    const file = resolve(MESHES, 'torus-100k.stl')
+    const file = meshPath('torus-100k.stl')
     const timed = readBinaryStlFile(file, clock)!
     const plain = readBinaryStlFile(file)!
     expect(clock.read).toBeGreaterThan(0)
@@ -312,8 +311,8 @@ describe('units of unitless formats', () => {
   })
 
   it('readMeshFile reads from disk and names the file in errors', () => {
-    const m = measureMesh(readMeshFile(resolve(MESHES, 'cube20.stl')))
+    const m = measureMesh(readMeshFile(meshPath('cube20.stl')))
     expect(m.volume).toBe(8000)
-    expect(() => readMeshFile(resolve(MESHES, 'nope.stl'))).toThrow(/nope\.stl: no such file/)
+    expect(() => readMeshFile(meshPath('nope.stl'))).toThrow(/nope\.stl: no such file/)
   })
 })

@@ -1,6 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tool results are arbitrary JSON that tests inspect freely */
 import {readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -13,8 +12,9 @@ import {TOOL_NAMES} from '../../src/sandbox/mcp/server.js'
 import {MACHINES, MATERIALS} from '../../src/sandbox/seed.js'
 import {sandboxClient, startTestSandbox, type SandboxClient} from '../helpers/sandbox.js'
 import {startReceiver, waitFor, type Receiver} from './receiver.js'
+import {meshPath} from '../helpers/meshes.js'
 
-const CUBE = resolve(import.meta.dirname, '../../../shared/meshes/cube20.stl')
+const CUBE = meshPath('cube20.stl')
 
 let sandbox: RunningSandbox
 let demo: SandboxClient

@@ -14,9 +14,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
 import {sandboxClient, type SandboxClient} from '../helpers/sandbox.js'
 import {spawnMfg} from './spawn.js'
+import {meshPath} from '../helpers/meshes.js'
 
 const root = resolve(import.meta.dirname, '../..')
-const CUBE = resolve(root, '../shared/meshes/cube20.stl')
+const CUBE = meshPath('cube20.stl')
 
 /** Command ids as oclif names them, from the files under src/commands. */
 function commandIds(): string[] {

@@ -13,11 +13,12 @@ import {
   parsePrusaGcode,
   sliceWithPrusa,
 } from '../../src/services/price/slicer.js'
+import {meshPath} from '../helpers/meshes.js'
 
-// A trimmed copy of the G-code PrusaSlicer 2.5 wrote for /work/shared/meshes/cube20.stl
+// A trimmed copy of the G-code PrusaSlicer 2.5 wrote for test/fixtures/meshes/cube20.stl
 // (0.3 mm layers, 0.35 mm first layer, 1.24 g/cm³): only the comment lines the parser reads.
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/prusa/cube20.gcode')
-const CUBE = '/work/shared/meshes/cube20.stl'
+const CUBE = meshPath('cube20.stl')
 
 describe('parsePrusaGcode', () => {
   it("reads time, filament, weight, layers and version from PrusaSlicer's comments", () => {

@@ -13,8 +13,9 @@ import {COMMANDS, parsePlain} from '../../src/direct/index.js'
 import {DIRECT_COMMANDS, type ManifestCommand} from '../../src/help/fast.js'
 import {runCli} from '../helpers/cli.js'
 import {root, scratch, traced} from './traced.js'
+import {meshPath} from '../helpers/meshes.js'
 
-const mesh = (name: string) => join(root, '../shared/meshes', name)
+const mesh = meshPath
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, ManifestCommand>
 }
