@@ -21,11 +21,11 @@ Nothing is lost or created twice, against any server. Each row gets a determinis
 Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run the same command again to finish.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --file examples/quotes.json',
-    '<%= config.bin %> <%= command.id %> --file orders.csv --concurrency 8 --out results.ndjson',
-    'cat quotes.ndjson | <%= config.bin %> <%= command.id %> --file - --format ndjson --json',
-    '<%= config.bin %> <%= command.id %> --file big.ndjson --dry-run',
-    '<%= config.bin %> <%= command.id %> --file big.csv --skip-invalid --errors rejected.ndjson',
-    '<%= config.bin %> <%= command.id %> --file big.ndjson --shard 2/3',
+    '<%= config.bin %> <%= command.id %> --file examples/orders.csv --concurrency 8 --out results.ndjson',
+    'cat examples/big.ndjson | <%= config.bin %> <%= command.id %> --file - --format ndjson --json',
+    '<%= config.bin %> <%= command.id %> --file examples/big.ndjson --dry-run',
+    '<%= config.bin %> <%= command.id %> --file examples/rows.csv --skip-invalid --errors rejected.ndjson',
+    '<%= config.bin %> <%= command.id %> --file examples/big.ndjson --shard 2/3',
     '<%= config.bin %> <%= command.id %> --file legacy.json --legacy',
     '<%= config.bin %> <%= command.id %> --technique 3D_PRINTING --material PLA --quantity 10 --email buyer@example.com --first-name Ada --last-name Lovelace',
   ]

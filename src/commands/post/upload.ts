@@ -14,8 +14,8 @@ export default class PostUpload extends BaseCommand {
 
 Files are read from disk as they are sent, so memory stays flat. A progress bar is drawn on stderr in a terminal.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> bracket.stl',
-    '<%= config.bin %> <%= command.id %> bracket.stl bracket.step photo.jpg --json',
+    '<%= config.bin %> <%= command.id %> examples/bracket.stl',
+    '<%= config.bin %> <%= command.id %> examples/bracket.stl examples/part.stl --json',
   ]
   static override strict = false
   static override args = {files: Args.string({description: 'Files to upload.', required: true})}

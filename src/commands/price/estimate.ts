@@ -19,7 +19,7 @@ export default class PriceEstimate extends BaseCommand {
   static override summary = "Estimate a part's price with the business's own machines, materials and options."
   static override description = `Sends the part to the v1 price estimation (or with --legacy to the legacy modelPriceEstimation) and shows the order total, the unit price and, with --bulk, a table of quantities.
 
-The part's measures come from --part FILE (STL, OBJ, 3MF: slicingData and modelSizes are filled from the file), or from --volume, --weight, --hours, --size and --thickness. --service and --technology may be left out when one machine offers the material: --part bracket.stl --material PLA is enough. When the material is on several machines, a terminal asks which; without one the command exits with code 2 naming --technology and the choices.
+The part's measures come from --part FILE (STL, OBJ, 3MF: slicingData and modelSizes are filled from the file), or from --volume, --weight, --hours, --size and --thickness. --service and --technology may be left out when one machine offers the material: --part examples/bracket.stl --material PLA is enough. When the material is on several machines, a terminal asks which; without one the command exits with code 2 naming --technology and the choices.
 
 In a terminal, whatever is missing (service, technology, material, colour, quantity, options, part file) is asked for, with the business's choices: they are read from the estimation's own validation answer, as the interface has no catalogue endpoint.
 
@@ -27,12 +27,12 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
 
 --legacy needs --currency (one of the 22 codes); it spends one of the business's daily estimations per quantity priced, and shows how many are left. Prices are pricing estimates, not quotes (docs/pricing.md).`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --part bracket.stl --material PLA',
-    '<%= config.bin %> <%= command.id %> --part bracket.stl --material PETG --color Black --quantity 20 --option lead_time="Express (3 working days)"',
+    '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PLA',
+    '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PETG --color Black --quantity 20 --option lead_time="Express (3 working days)"',
     '<%= config.bin %> <%= command.id %> --part housing.stl --material "Aluminium 6061" --bulk 1,10,100',
     '<%= config.bin %> <%= command.id %> --technology LASER --material "Steel S235" --size 200x100x3 --bends 2 --quantity 25 --json',
-    '<%= config.bin %> <%= command.id %> --part bracket.stl --material PLA --legacy --currency USD',
-    '<%= config.bin %> <%= command.id %> --part bracket.stl --material PETG --slicer prusa',
+    '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PLA --legacy --currency USD',
+    '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PETG --slicer prusa',
     '<%= config.bin %> <%= command.id %>',
   ]
   static override flags = {

@@ -18,7 +18,7 @@ export default class PriceMeasure extends BaseCommand {
 
 STL and OBJ carry no unit: --unit says what theirs is. A 3MF file declares its own. A file that cannot be read exits with code 2 and one line saying why.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> bracket.stl',
+    '<%= config.bin %> <%= command.id %> examples/bracket.stl',
     '<%= config.bin %> <%= command.id %> housing.3mf --layer-height 0.2 --first-layer-height 0.2',
     '<%= config.bin %> <%= command.id %> big.stl --no-hull --json | jq .slicingData',
     '<%= config.bin %> <%= command.id %> part.obj --unit in --density 1.27',
