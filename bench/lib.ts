@@ -146,3 +146,16 @@ export function benchEnv(sandbox: Served, home: string): NodeJS.ProcessEnv {
   for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_COMPILE_CACHE', 'NODE_OPTIONS']) delete env[name]
   return env
 }
+
+/** Row `i` of the row-reading benchmarks: one create-quotes row as an NDJSON line (no newline). */
+export function ndjsonRow(i: number): string {
+  return JSON.stringify({
+    technique: 'CNC_MACHINING',
+    material: 'Aluminium 6061',
+    quantity: (i % 9) + 1,
+    email: `buyer${i}@example.com`,
+    shippingAddress: {city: 'Porto', country: 'PT'},
+    jobDetails: {takenAs: 'QUOTE'},
+    quoteModel: [{fileName: `bracket-${i}.step`, service: 'CNC_MACHINING', quantity: (i % 9) + 1}],
+  })
+}

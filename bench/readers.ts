@@ -23,22 +23,12 @@ import {csvRecords} from '../src/cli/csv.js'
 import {jsonBatches, ndjsonBatches} from '../src/cli/rows.js'
 import {nestedDeeperThan} from '../src/schemas/depth.js'
 import type {InputRow} from '../src/services/demands/batch-validate.js'
-import {machine, median, pairedRatios, writeSection} from './lib.js'
+import {machine, median, ndjsonRow, pairedRatios, writeSection} from './lib.js'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 
-const lines = Array.from({length: ROWS}, (_, i) =>
-  JSON.stringify({
-    technique: 'CNC_MACHINING',
-    material: 'Aluminium 6061',
-    quantity: (i % 9) + 1,
-    email: `buyer${i}@example.com`,
-    shippingAddress: {city: 'Porto', country: 'PT'},
-    jobDetails: {takenAs: 'QUOTE'},
-    quoteModel: [{fileName: `bracket-${i}.step`, service: 'CNC_MACHINING', quantity: (i % 9) + 1}],
-  }),
-)
+const lines = Array.from({length: ROWS}, (_, i) => ndjsonRow(i))
 const pieces = (text: string): string[] => {
   const out: string[] = []
   for (let i = 0; i < text.length; i += 64 * 1024) out.push(text.slice(i, i + 64 * 1024))

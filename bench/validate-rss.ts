@@ -4,7 +4,7 @@ import {createWriteStream, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {cli, machine, measure, root, writeSection} from './lib.js'
+import {cli, machine, measure, ndjsonRow, root, writeSection} from './lib.js'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000)
 const TARGET_MB = 150
@@ -13,16 +13,7 @@ const work = mkdtempSync(join(tmpdir(), 'mfg-bench-validate-'))
 const file = join(work, 'rows.ndjson')
 const out = createWriteStream(file)
 for (let i = 0; i < ROWS; i++) {
-  const line = JSON.stringify({
-    technique: 'CNC_MACHINING',
-    material: 'Aluminium 6061',
-    quantity: (i % 9) + 1,
-    email: `buyer${i}@example.com`,
-    shippingAddress: {city: 'Porto', country: 'PT'},
-    jobDetails: {takenAs: 'QUOTE'},
-    quoteModel: [{fileName: `bracket-${i}.step`, service: 'CNC_MACHINING', quantity: (i % 9) + 1}],
-  })
-  if (!out.write(line + '\n')) await new Promise<void>((ok) => out.once('drain', () => ok()))
+  if (!out.write(ndjsonRow(i) + '\n')) await new Promise<void>((ok) => out.once('drain', () => ok()))
 }
 await new Promise<void>((ok) => out.end(() => ok()))
 
