@@ -35,6 +35,20 @@ function clientFor(bulk: boolean, opts: ClientOptions): ApiClient {
   return bulk ? {...client, request: (req) => client.request({...req, bulk: true})} : client
 }
 
+/** A client for a port nothing listens on (two retries, each attempt logged). */
+async function refusingClient(bulk: boolean) {
+  const port = await closedPort()
+  const lines: string[] = []
+  const client = clientFor(bulk, {
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKey: KEY,
+    retries: 2,
+    retryBaseMs: 5,
+    log: (l) => lines.push(l),
+  })
+  return {client, lines}
+}
+
 async function setupWith(bulk: boolean, handler: Handler, opts: Partial<ClientOptions> = {}) {
   server = await startServer(handler)
   const lines: string[] = []
@@ -260,15 +274,7 @@ for (const bulk of [false, true]) {
       })
 
       it('a refused connection is: the request never left', async () => {
-        const port = await closedPort()
-        const lines: string[] = []
-        const client = clientFor(bulk, {
-          baseUrl: `http://127.0.0.1:${port}`,
-          apiKey: KEY,
-          retries: 2,
-          retryBaseMs: 5,
-          log: (l) => lines.push(l),
-        })
+        const {client, lines} = await refusingClient(bulk)
         const err = await failure(post(client))
         expect((err as NetworkError).mayHaveBeenSent).toBe(false)
         expect(lines).toHaveLength(3)
@@ -420,15 +426,7 @@ for (const bulk of [false, true]) {
 
     describe('network failures', () => {
       it('connection refused: retried for GET, then NetworkError saying the request was not sent', async () => {
-        const port = await closedPort()
-        const lines: string[] = []
-        const client = clientFor(bulk, {
-          baseUrl: `http://127.0.0.1:${port}`,
-          apiKey: KEY,
-          retries: 2,
-          retryBaseMs: 5,
-          log: (l) => lines.push(l),
-        })
+        const {client, lines} = await refusingClient(bulk)
         const err = await failure(client.request({method: 'GET', path: '/api/public/v1/demand/x'}))
         expect(err).toBeInstanceOf(NetworkError)
         expect((err as NetworkError).mayHaveBeenSent).toBe(false)
