@@ -3,6 +3,7 @@
 // other services, RFC 9457 problem details, an HTML page from a proxy, plain text,
 // or nothing. A pure function of the decoded body and the status, tested by table.
 import type {ErrorDetail} from '../schemas/common.js'
+import {excerpt} from '../schemas/read/core.js'
 
 /** What an error answer says. */
 export interface ErrorBodyReading {
@@ -33,9 +34,8 @@ export function readErrorBody(body: unknown, status: number): ErrorBodyReading {
   const bare = `HTTP ${status}${reason ? ` ${reason}` : ''}`
   const withReason = (r: ErrorBodyReading): ErrorBodyReading =>
     r.statusText || !reason ? r : {...r, statusText: reason}
-  if (Array.isArray(body)) return withReason(fromList(body) ?? {message: `${bare}: ${short(JSON.stringify(body))}`})
-  if (isObject(body))
-    return withReason(fromObject(body, reason) ?? {message: `${bare}: ${short(JSON.stringify(body))}`})
+  if (Array.isArray(body)) return withReason(fromList(body) ?? {message: `${bare}: ${excerpt(body, SHORT_LINE)}`})
+  if (isObject(body)) return withReason(fromObject(body, reason) ?? {message: `${bare}: ${excerpt(body, SHORT_LINE)}`})
   if (typeof body !== 'string' || body.trim() === '') return {message: bare}
   const markup = markupOf(body)
   if (markup) {

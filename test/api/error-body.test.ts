@@ -18,6 +18,12 @@ describe('readErrorBody: the message of an error answer, whatever its shape', ()
     ],
     ['message alone', {message: 'Key revoked'}, 401, {message: 'Key revoked', statusText: 'Unauthorized'}],
     [
+      'a body of no known shape, shown with its secrets masked',
+      {ok: false, token: 'tk_live_9f8e7d6c5b4a', apiKey: 'whatever-it-is'},
+      409,
+      {message: 'HTTP 409 Conflict: {"ok":false,"token":"****","apiKey":"****"}', statusText: 'Conflict'},
+    ],
+    [
       'message as a list (NestJS)',
       {statusCode: 400, message: ['material must be a string', 'quantity must be positive'], error: 'Bad Request'},
       400,
