@@ -3,7 +3,7 @@
 // (no HTTP client, prompts, tables, sandbox, MCP or mesh code); a command loads its
 // heavy modules only when it runs. Nothing here is timed; bench/startup.ts
 // measures the speed.
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -130,6 +130,17 @@ describe('start-up: what the built CLI loads', () => {
     // The list is real: it holds the modules every run loads.
     expect(r.builtins).toContain('internal/modules/esm/loader')
     expect(r.builtins.filter((b) => b.includes('undici'))).toEqual([])
+  })
+
+  it("keeps Node's compile cache in oclif's cache directory: under MFG_HOME, or MFG_CACHE_DIR when set", () => {
+    const home = join(scratch, 'compile-home')
+    const r = traced(['profile', 'list', '--json'], {MFG_HOME: home})
+    expect(r.code, r.stderr).toBe(0)
+    expect(readdirSync(join(home, 'oclif', 'cache', 'compile')).length).toBeGreaterThan(0)
+    const cache = join(scratch, 'own-cache')
+    const own = traced(['profile', 'list', '--json'], {MFG_HOME: home, MFG_CACHE_DIR: cache})
+    expect(own.code, own.stderr).toBe(0)
+    expect(readdirSync(join(cache, 'compile')).length).toBeGreaterThan(0)
   })
 
   it('`mfg autocomplete` runs the completion plugin, listed in oclif.plugins', () => {
