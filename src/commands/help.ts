@@ -17,6 +17,15 @@ export default class HelpCommand extends Command {
     '<%= config.bin %> <%= command.id %> environment',
   ]
 
+  /**
+   * oclif's error handler follows a parse error (`mfg help --bogus`) with a page of its
+   * own built-in Help rather than the registered class: the message alone is enough.
+   */
+  protected override async catch(error: Error & {showHelp?: boolean}): Promise<unknown> {
+    error.showHelp = false
+    return super.catch(error)
+  }
+
   async run(): Promise<void> {
     const {argv} = await this.parse(HelpCommand)
     const Help = await loadHelpClass(this.config)

@@ -89,6 +89,11 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('mfg has no command or help topic "nosuch".')
     expect(r.stderr).not.toContain('Did you mean')
+    const flag = traced(['help', '--bogus'])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('Nonexistent flag: --bogus')
+    // No page of oclif's built-in Help after it: mfg's pages come from its help class only.
+    expect(flag.stderr + flag.stdout).not.toContain('USAGE')
     const guide = traced(['help', 'enviroment'])
     expect(guide.code).toBe(2)
     expect(guide.stderr).toMatch(/Did you mean:\n.*mfg environment\n/)
