@@ -53,6 +53,7 @@ describe('plugins and hooks, through the built CLI', () => {
   it('the init hook runs before a command, which then runs as always', () => {
     const r = mfg(['profile', 'list', '--json'])
     expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
     expect(JSON.parse(r.stdout)).toContainEqual(expect.objectContaining({name: 'local'}))
     expect(r.hooks).toEqual([{hook: 'init', id: 'profile:list', argv: ['--json']}])
   })
