@@ -63,8 +63,7 @@ const standIns = {
 
 // Node's modules through require() rather than import: an ES import of a
 // built-in builds a facade module, reading every export once, and a lazy export
-// then loads what it stands for: node:fs's ReadStream loads the stream classes
-// (about 5 ms of a start), and on Node 22 and later node:http's WebSocket,
+// then loads what it stands for: on Node 22 and later node:http's WebSocket,
 // CloseEvent and MessageEvent load Node's fetch implementation (undici) with
 // node:assert, about 74 modules and 10 to 20 ms of CPU, for every command that
 // imports got or the sandbox's server.
@@ -72,8 +71,8 @@ const standIns = {
 // module that requires `node:x` with the bundle's require (its banner), so a
 // module's exports are read where they are used, and a module imported only by
 // code in a chunk loaded later (or first run later) is loaded then. `only`
-// limits this to the named modules: in the code-split build each such module is
-// shared between commands and becomes a chunk of its own.
+// limits this to the named modules: each such module is shared between commands
+// and becomes a chunk of its own.
 function builtinsByRequire(only) {
   return {
     name: 'builtins-by-require',
@@ -92,17 +91,6 @@ function builtinsByRequire(only) {
     },
   }
 }
-
-/**
- * A `require` for the files built with builtinsByRequire: Node's modules come from
- * process.getBuiltinModule (Node 20.16 and later), anything else (and every module on
- * older Node) from a require made on first use.
- */
-const REQUIRE_BANNER = [
-  "const __mfgModule = process.getBuiltinModule?.('node:module') ?? (await import('node:module'))",
-  'let __mfgRequire',
-  'const require = (id) => (process.getBuiltinModule && /^node:/.test(id) ? process.getBuiltinModule(id) : (__mfgRequire ??= __mfgModule.createRequire(import.meta.url))(id))',
-].join(';')
 
 const externals = {
   name: 'mfg-externals',
@@ -181,8 +169,11 @@ function commandEntries(dir) {
   return entries
 }
 
+// The help class (src/help/index.ts, package.json's oclif.helpClass) is an entry of
+// its own: oclif loads it by path, and it shares oclif's chunk with the commands,
+// which the process has loaded by then, and no command's code.
 const entryPoints = Object.fromEntries(
-  [join(src, 'main.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
+  [join(src, 'main.ts'), join(src, 'help/index.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
     relative(src, file).replace(/\.ts$/, ''),
     file,
   ]),
@@ -232,55 +223,7 @@ const result = await build({
 // in a syntax old releases still parse, so that it can tell their users what to install.
 await build({...common, target: 'node14', entryPoints: {engines: join(src, 'engines.ts')}})
 
-// The help renderer is built on its own, without shared chunks: help loads
-// this one file and nothing else.
-await build({
-  ...common,
-  entryPoints: {'help/fast': join(src, 'help/fast.ts')},
-  plugins: [
-    builtinsByRequire(),
-    {
-      name: 'builtins-only',
-      setup(b) {
-        b.onResolve({filter: /^[^./]/}, (args) => {
-          throw new Error(`src/help/fast.ts may import node: modules only, not ${args.path}`)
-        })
-      },
-    },
-  ],
-  banner: {js: REQUIRE_BANNER},
-})
-
-// The direct commands (src/direct) are built on their own too, sharing no chunk
-// with the commands and never loading oclif: `price measure --json` loads
-// bin/run.js, the help renderer (which finds it) and three files of dist/direct.
-const direct = await build({
-  ...common,
-  ...minified,
-  entryPoints: {'direct/index': join(src, 'direct/index.ts')},
-  // What a direct command loads only on some paths (the text output with its
-  // tables and colours) is a file of its own.
-  splitting: true,
-  chunkNames: 'direct/[name]-[hash]',
-  metafile: true,
-  plugins: [
-    builtinsByRequire(),
-    {
-      name: 'no-oclif',
-      setup(b) {
-        b.onResolve({filter: /^@oclif\//}, (args) => {
-          throw new Error(`src/direct may not load oclif, but ${args.importer} imports ${args.path}`)
-        })
-      },
-    },
-    externals,
-  ],
-  banner: {js: REQUIRE_BANNER},
-})
-
-const outputs = [...Object.entries(result.metafile.outputs), ...Object.entries(direct.metafile.outputs)].filter(
-  ([file]) => file.endsWith('.js'),
-)
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0)
 if (process.env.MFG_BUILD_META)
   (await import('node:fs')).writeFileSync(process.env.MFG_BUILD_META, JSON.stringify(result.metafile))

@@ -1,6 +1,5 @@
-// What `price measure` accepts and prints, shared by its oclif command and its
-// direct path (src/direct), which runs it without loading oclif. Nothing here
-// may import @oclif/core.
+// What `price measure` accepts and prints: its flags' check, the measuring, and its
+// text output (src/commands/price/measure.ts stays a thin command).
 import {measurePart, type PartMeasurement} from '../services/price/measure.js'
 
 /** A flag value that must be a number above 0; undefined when it is not. */
@@ -37,7 +36,7 @@ export function measureWithFlags(file: string, flags: MeasureFlags): PartMeasure
 
 /** Without `--json`: one aligned line per measure, in mm. */
 export async function writeMeasurementText(m: PartMeasurement): Promise<void> {
-  // Loaded here, so that the JSON output of the direct path loads no colour support.
+  // Loaded here, so that the JSON output loads no table code.
   const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
   const f = (n: number, digits = 3) => n.toFixed(digits)
   writeOut(

@@ -1,6 +1,6 @@
 // Writing to stdout and stderr, without colour support: what output.ts offers
 // that needs no chalk (and so no node:tty), for the paths that print plain
-// data, such as a direct command's piped JSON (src/direct). output.ts re-exports it.
+// data. output.ts re-exports it.
 
 /** Whether a stream is an interactive terminal (tests and pipes are not). */
 export function isTty(stream: NodeJS.WriteStream | NodeJS.ReadStream = process.stdout): boolean {

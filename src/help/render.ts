@@ -1,12 +1,7 @@
-// Help without loading oclif. `mfg`, `mfg help ...`, `mfg TOPIC` and
-// `mfg ... --help` are answered from oclif.manifest.json (written by the
-// build) and package.json, so asking for help costs one Node start and two
-// small file reads. It also finds the direct commands (src/direct), which run
-// without oclif. Only node: modules may be imported here.
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
-
-import {DIRECT_COMMANDS} from '../direct/ids.js'
+// The help pages' layout, as plain functions of the commands and topics: usage,
+// arguments, flags by group with GLOBAL last, description, aliases, examples, wrapped
+// to a width. The help class (index.ts) feeds them oclif's loaded commands; the tests
+// feed them data of their own.
 
 export interface ManifestFlag {
   name: string
@@ -54,59 +49,38 @@ export interface ManifestCommand {
   strict?: boolean
 }
 
+/**
+ * A help topic that is not a group of commands (`mfg help environment`): a summary
+ * and sections of two-column rows, with an optional closing paragraph.
+ */
+export interface Guide {
+  summary: string
+  sections: {title: string; rows: [string, string][]}[]
+  notes?: string
+}
+
 export interface HelpData {
   bin: string
   version: string
   description: string
   topics: Record<string, {description?: string; hidden?: boolean}>
   commands: Record<string, ManifestCommand>
+  guides: Record<string, Guide>
 }
 
 /** What the argument list asks for, or undefined when it is not a help request. */
-export type HelpRequest = {kind: 'root'} | {kind: 'topic'; id: string} | {kind: 'command'; id: string}
+export type HelpRequest =
+  {kind: 'root'} | {kind: 'topic'; id: string} | {kind: 'command'; id: string} | {kind: 'guide'; name: string}
+
+type Names = Pick<HelpData, 'commands' | 'topics' | 'guides'>
 
 const HELP_FLAGS = new Set(['--help', '-h'])
-
-/** The parts of package.json that help reads. */
-export interface PackageJson {
-  version: string
-  description?: string
-  oclif: {bin: string; plugins?: string[]; topics?: HelpData['topics']}
-}
-
-/** Reads the package's help data: its manifest and its plugins' manifests, with package.json (as bin/run.js read it). */
-export function loadHelpData(root: string, pjson: PackageJson): HelpData | undefined {
-  let manifest: {commands: Record<string, ManifestCommand>}
-  try {
-    manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as typeof manifest
-  } catch {
-    return undefined
-  }
-  const commands = {...manifest.commands}
-  for (const plugin of pjson.oclif.plugins ?? []) {
-    try {
-      const m = JSON.parse(
-        readFileSync(join(root, 'node_modules', plugin, 'oclif.manifest.json'), 'utf8'),
-      ) as typeof manifest
-      for (const [id, c] of Object.entries(m.commands)) commands[id] ??= c
-    } catch {
-      // A plugin without a manifest is left to oclif.
-    }
-  }
-  return {
-    bin: pjson.oclif.bin,
-    version: pjson.version,
-    description: pjson.description ?? '',
-    topics: pjson.oclif.topics ?? {},
-    commands,
-  }
-}
 
 /**
  * Decides whether argv asks for help, and for what. Words are the arguments
  * before the first flag; `--help` after `--` is an argument, not a request.
  */
-export function helpRequest(argv: string[], data: Pick<HelpData, 'commands' | 'topics'>): HelpRequest | undefined {
+export function helpRequest(argv: string[], data: Names): HelpRequest | undefined {
   const end = argv.indexOf('--')
   const args = end === -1 ? argv : argv.slice(0, end)
   const wantsHelp = args.some((a) => HELP_FLAGS.has(a))
@@ -124,6 +98,7 @@ export function helpRequest(argv: string[], data: Pick<HelpData, 'commands' | 't
   const id = words.join(':')
   // A topic alone (`mfg demand`) lists its commands, as does asking for its help.
   if (isTopic(id, data)) return explicit || wantsHelp || words.length === args.length ? {kind: 'topic', id} : undefined
+  if ((explicit || wantsHelp) && Object.hasOwn(data.guides, id)) return {kind: 'guide', name: id}
   return undefined
 }
 
@@ -152,6 +127,8 @@ export function renderHelp(request: HelpRequest, data: HelpData, width = 80): st
       return renderTopic(request.id, data, w)
     case 'command':
       return renderCommand(data.commands[request.id]!, data, w)
+    case 'guide':
+      return renderGuide(request.name, data, w)
   }
 }
 
@@ -241,6 +218,9 @@ function renderRoot(data: HelpData, width: number): string {
     .map((c): [string, string] => [c.id, fill(firstLine(c), data.bin, c.id)])
   if (!top.some(([id]) => id === 'help')) top.push(['help', `Show help for ${data.bin}, a topic or a command.`])
   top.sort((a, b) => byCodeUnit(a[0], b[0]))
+  const guides = Object.entries(data.guides)
+    .sort((a, b) => byCodeUnit(a[0], b[0]))
+    .map(([name, g]): [string, string] => [name, g.summary])
   return [
     wrap(data.description, width).join('\n'),
     section('VERSION', [
@@ -249,6 +229,7 @@ function renderRoot(data: HelpData, width: number): string {
     section('USAGE', [`${INDENT}$ ${data.bin} [COMMAND]`]),
     section('TOPICS', table(topics, width)),
     section('COMMANDS', table(top, width)),
+    ...(guides.length > 0 ? [section('HELP TOPICS', table(guides, width))] : []),
     `Run \`${data.bin} TOPIC\` to list a topic's commands and \`${data.bin} COMMAND --help\` for a command's flags.`,
   ].join('\n\n')
 }
@@ -312,14 +293,28 @@ function flagText(f: ManifestFlag, bin: string, id: string): string {
   return text
 }
 
+/** A command's page: its summary line, then the body (commandBody). */
 function renderCommand(c: ManifestCommand, data: HelpData, width: number): string {
+  const summary = commandSummary(c, data.bin)
+  const body = commandBody(c, data, width)
+  return summary ? `${wrap(summary, width).join('\n')}\n\n${body}` : body
+}
+
+/** The first line of a command's summary (or description), templates filled in. */
+export function commandSummary(c: ManifestCommand, bin: string): string {
+  return fill(firstLine(c), bin, c.id)
+}
+
+/**
+ * A command's page below its summary: usage, arguments, flags, description, aliases,
+ * examples. The reference (docs/commands.md) shows this under each command's summary.
+ */
+export function commandBody(c: ManifestCommand, data: Pick<HelpData, 'bin'>, width: number): string {
   const bin = data.bin
   const flags = Object.values(c.flags ?? {}).filter((f) => !f.hidden)
   const args = Object.values(c.args ?? {})
   const parts: string[] = []
-
-  const summary = fill(firstLine(c), bin, c.id)
-  if (summary) parts.push(wrap(summary, width).join('\n'))
+  const summary = commandSummary(c, bin)
 
   const usage: string[] = []
   if (c.usage) {
@@ -398,6 +393,14 @@ function renderCommand(c: ManifestCommand, data: HelpData, width: number): strin
   return parts.join('\n\n')
 }
 
+function renderGuide(name: string, data: HelpData, width: number): string {
+  const guide = data.guides[name]!
+  const parts = [wrap(guide.summary, width).join('\n')]
+  for (const s of guide.sections) parts.push(section(s.title, table(s.rows, width)))
+  if (guide.notes) parts.push(wrap(fill(guide.notes, data.bin, ''), width).join('\n'))
+  return parts.join('\n\n')
+}
+
 function rank(group: string): number {
   if (group === '') return 0
   if (group === 'GLOBAL') return 2
@@ -416,12 +419,12 @@ export function helpWidth(): number {
  * undefined. `mfg demand lst` is unknown; `mfg api GET /x` is not (the
  * command `api` takes the rest as arguments).
  */
-export function unknownCommand(argv: string[], data: Pick<HelpData, 'commands' | 'topics'>): string[] | undefined {
+export function unknownCommand(argv: string[], data: Names): string[] | undefined {
   const end = argv.indexOf('--')
   const words = leadingWords(end === -1 ? argv : argv.slice(0, end))
   if (words.length === 0) return undefined
   for (let n = words.length; n > 0; n--) if (data.commands[words.slice(0, n).join(':')]) return undefined
-  if (isTopic(words.join(':'), data)) return undefined
+  if (isTopic(words.join(':'), data) || Object.hasOwn(data.guides, words.join(':'))) return undefined
   // Only the words up to the first unknown one: `demand lst ID` is about `demand lst`.
   let known = 0
   while (known < words.length && isTopic(words.slice(0, known + 1).join(':'), data)) known++
@@ -441,8 +444,11 @@ function distance(a: string, b: string): number {
   return prev[b.length]!
 }
 
-/** The closest visible command or topic to the words typed, when one is close enough. */
-export function suggestion(words: string[], data: Pick<HelpData, 'commands' | 'topics'>): string | undefined {
+/**
+ * The visible commands, topics and help topics closest to the words typed (at most
+ * `max`, closest first), of those close enough to be what was meant.
+ */
+export function suggestions(words: string[], data: Names, max = 3): string[] {
   const typed = words.join(':')
   const names = new Set<string>()
   for (const c of Object.values(data.commands)) {
@@ -451,54 +457,13 @@ export function suggestion(words: string[], data: Pick<HelpData, 'commands' | 't
     const parts = c.id.split(':')
     for (let n = 1; n < parts.length; n++) names.add(parts.slice(0, n).join(':'))
   }
-  let best: {name: string; d: number} | undefined
-  for (const name of names) {
-    if (name.split(':').length !== words.length) continue
-    const d = distance(typed, name)
-    if (!best || d < best.d || (d === best.d && name < best.name)) best = {name, d}
-  }
-  return best && best.d <= Math.max(2, Math.floor(typed.length / 3)) ? best.name : undefined
-}
-
-/**
- * Answers what needs no oclif: help (written to stdout), and a command that
- * does not exist (one message on stderr naming the closest command, exit 2).
- * Returns false when argv is for a real command, which oclif then runs.
- */
-export function answerFast(argv: string[], data: HelpData): boolean {
-  const request = helpRequest(argv, data)
-  if (request) {
-    process.stdout.write(`${renderHelp(request, data, helpWidth())}\n`)
-    return true
-  }
-  const unknown = unknownCommand(argv, data)
-  if (!unknown) return false
-  const typed = unknown.join(' ')
-  const near = suggestion(unknown, data)
-  const message =
-    `${data.bin} has no command "${typed}".` +
-    (near ? ` Did you mean "${spaced(near)}"?` : '') +
-    ` Run \`${data.bin} help\` for the list.`
-  if (argv.includes('--json')) process.stderr.write(`${JSON.stringify({error: {code: 'unknown_command', message}})}\n`)
-  else process.stderr.write(`Error: ${message}\n`)
-  process.exitCode = 2
-  return true
-}
-
-export {DIRECT_COMMANDS}
-
-/**
- * The direct command argv names, with what follows its words and its manifest entry;
- * undefined for every other command (oclif runs those).
- */
-export function directCommand(
-  argv: readonly string[],
-  data: Pick<HelpData, 'commands'>,
-): {id: string; argv: string[]; manifest: ManifestCommand} | undefined {
-  for (const id of DIRECT_COMMANDS) {
-    const words = id.split(':')
-    const manifest = data.commands[id]
-    if (manifest && words.every((w, i) => argv[i] === w)) return {id, argv: argv.slice(words.length), manifest}
-  }
-  return undefined
+  for (const name of Object.keys(data.guides)) names.add(name)
+  const limit = Math.max(2, Math.floor(typed.length / 3))
+  return [...names]
+    .filter((name) => name.split(':').length === words.length)
+    .map((name) => ({name, d: distance(typed, name)}))
+    .filter((x) => x.d <= limit)
+    .sort((a, b) => a.d - b.d || byCodeUnit(a.name, b.name))
+    .slice(0, max)
+    .map((x) => x.name)
 }

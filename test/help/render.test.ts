@@ -1,8 +1,9 @@
-// The help renderer of src/help/fast.ts: which argument lists ask for help,
-// and what the pages say. The built CLI's use of it is in test/startup.
+// The help pages of src/help/render.ts: which argument lists ask for help, and
+// what the pages say. The built CLI's use of them through oclif's help class is in
+// test/startup and test/help/reference.test.ts.
 import {describe, expect, it} from 'vitest'
 
-import {helpRequest, renderHelp, suggestion, unknownCommand, type HelpData} from '../../src/help/fast.js'
+import {helpRequest, renderHelp, suggestions, unknownCommand, type HelpData} from '../../src/help/render.js'
 
 const data: HelpData = {
   bin: 'mfg',
@@ -35,6 +36,9 @@ const data: HelpData = {
     },
     hidden: {id: 'hidden', summary: 'Not listed.', hidden: true},
   },
+  guides: {
+    environment: {summary: 'The variables read', sections: [{title: 'FILES', rows: [['MFG_HOME', 'Where files go.']]}]},
+  },
 }
 
 describe('helpRequest', () => {
@@ -50,6 +54,8 @@ describe('helpRequest', () => {
     [['help', 'demand', 'list'], {kind: 'command', id: 'demand:list'}],
     [['demand', 'get', '65f0', '--help'], {kind: 'command', id: 'demand:get'}],
     [['api', '--help'], {kind: 'command', id: 'api'}],
+    [['help', 'environment'], {kind: 'guide', name: 'environment'}],
+    [['environment', '--help'], {kind: 'guide', name: 'environment'}],
   ])('%j asks for %j', (argv, expected) => {
     expect(helpRequest(argv, data)).toEqual(expected)
   })
@@ -62,6 +68,7 @@ describe('helpRequest', () => {
     [['demand', 'lst', '--help']],
     [['nosuch']],
     [['demand', '--json']],
+    [['environment']],
   ])('%j is not a help request the renderer answers', (argv) => {
     expect(helpRequest(argv, data)).toBeUndefined()
   })
@@ -96,6 +103,13 @@ describe('renderHelp', () => {
     expect(text).toMatch(/COMMANDS\n {2}api +Send a raw request\./)
     expect(text).toContain('help')
     expect(text).not.toContain('hidden')
+    expect(text).toMatch(/HELP TOPICS\n {2}environment {2}The variables read/)
+  })
+
+  it('a help topic page: its summary and its sections', () => {
+    expect(renderHelp({kind: 'guide', name: 'environment'}, data, 80)).toBe(
+      'The variables read\n\nFILES\n  MFG_HOME  Where files go.',
+    )
   })
 
   it('a topic page lists its commands', () => {
@@ -114,13 +128,22 @@ describe('renderHelp', () => {
 
 describe('unknown commands', () => {
   it.each([
-    [['demand', 'lst'], ['demand', 'lst'], 'demand:list'],
-    [['demand', 'lst', '65f0', '--all'], ['demand', 'lst'], 'demand:list'],
-    [['demnd', 'list'], ['demnd'], 'demand'],
-    [['xyzzy'], ['xyzzy'], undefined],
-  ])('%j: unknown %j, closest %s', (argv, words, near) => {
+    [
+      ['demand', 'lst'],
+      ['demand', 'lst'],
+      ['demand:list', 'demand:get'],
+    ],
+    [
+      ['demand', 'lst', '65f0', '--all'],
+      ['demand', 'lst'],
+      ['demand:list', 'demand:get'],
+    ],
+    [['demnd', 'list'], ['demnd'], ['demand']],
+    [['enviroment'], ['enviroment'], ['environment']],
+    [['xyzzy'], ['xyzzy'], []],
+  ])('%j: unknown %j, closest first %j', (argv, words, near) => {
     expect(unknownCommand(argv, data)).toEqual(words)
-    expect(suggestion(words, data)).toBe(near)
+    expect(suggestions(words, data)).toEqual(near)
   })
 
   it.each([[['demand', 'list']], [['api', 'GET', '/x']], [['demand']], [['--json']], [[]]])(
@@ -131,6 +154,6 @@ describe('unknown commands', () => {
   )
 
   it('hidden commands are never suggested', () => {
-    expect(suggestion(['hiddn'], data)).toBeUndefined()
+    expect(suggestions(['hiddn'], data)).toEqual([])
   })
 })
