@@ -44,7 +44,7 @@ function packageName(spec) {
 // got loads its optional response cache (cacheable-request, with keyv and
 // http-cache-semantics) when it loads, although only the `cache` option uses it;
 // mfg never passes one. It is replaced by a stand-in in src/api that fails loudly
-// if it is ever asked for (docs/dependencies.md has what that saves).
+// if it is ever asked for (docs/benchmarks.md has what that saves).
 const gotStandIn = {
   name: 'got-stand-in',
   setup(b) {
