@@ -26,6 +26,10 @@ if (unsupported) {
   process.exit(1)
 }
 
+// mfg checks its own engines (above); oclif's check of its own, at load, would only
+// load semver to repeat it, so it is turned off through its switch.
+process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
+
 const args = process.argv.slice(2)
 // Scripts call `--version` most: it is answered in oclif's format without loading oclif.
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {

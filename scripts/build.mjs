@@ -9,7 +9,6 @@
 // (its plugins) stay in node_modules. The sandbox's SQLite is Node's own
 // node:sqlite, loaded on first use (src/sandbox/store/sql.ts).
 import {readdirSync, rmSync, statSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
 import {builtinModules} from 'node:module'
 import {join, relative, resolve} from 'node:path'
 
@@ -18,6 +17,12 @@ import {build} from 'esbuild'
 const root = resolve(import.meta.dirname, '..')
 const src = join(root, 'src')
 const out = join(root, 'dist')
+
+/**
+ * Substitutions left out of this build, by name (`MFG_BUILD_WITHOUT=debug,ejs`): how
+ * docs/benchmarks.md measures what each one saves, against a build with all of them.
+ */
+const WITHOUT = (process.env.MFG_BUILD_WITHOUT ?? '').split(',').filter(Boolean)
 
 /** Packages left to node_modules; everything else is bundled. */
 const EXTERNAL = [
@@ -39,7 +44,7 @@ function packageName(spec) {
 // got loads its optional response cache (cacheable-request, with keyv and
 // http-cache-semantics) when it loads, although only the `cache` option uses it;
 // mfg never passes one. It is replaced by a stand-in in src/api that fails loudly
-// if it is ever asked for (docs/dependencies.md has what that saves).
+// if it is ever asked for (docs/benchmarks.md has what that saves).
 const gotStandIn = {
   name: 'got-stand-in',
   setup(b) {
@@ -50,7 +55,7 @@ const gotStandIn = {
 // Packages @oclif/core loads that mfg never exercises, replaced in the build by
 // small stand-ins (scripts/stand-ins/*.cjs; each says why). Less to compile at
 // every start.
-const STAND_INS = ['tinyglobby', 'ejs', 'cli-spinners', 'minimatch', 'debug']
+const STAND_INS = ['tinyglobby', 'ejs', 'cli-spinners', 'minimatch', 'debug'].filter((name) => !WITHOUT.includes(name))
 const standIns = {
   name: 'oclif-stand-ins',
   setup(b) {
@@ -103,62 +108,6 @@ const externals = {
   },
 }
 
-/**
- * An esbuild plugin that edits one dependency file as it is bundled. `edit`
- * gets the text and returns it changed; the build fails when nothing changed,
- * so an upgrade that moves the code is noticed instead of silently undoing the
- * edit.
- */
-function patch(name, file, edit) {
-  return {
-    name,
-    setup(b) {
-      b.onLoad({filter: file}, async (args) => {
-        const text = await readFile(args.path, 'utf8')
-        const patched = edit(text)
-        if (patched === text)
-          throw new Error(`${name}: ${args.path} changed shape; review the patch in scripts/build.mjs`)
-        return {contents: patched, loader: 'js'}
-      })
-    },
-  }
-}
-
-const patches = [
-  // @sindresorhus/is (a got dependency) builds two Intl.ListFormat objects when
-  // it loads, which initialises ICU: 15 ms of CPU in the start of every command
-  // that sends a request through got (docs/dependencies.md), for an error message
-  // it rarely formats. Build them on first use instead.
-  patch('lazy-list-format', /@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (text) => {
-    let patched = text
-    for (const name of ['andFormatter', 'orFormatter']) {
-      patched = patched.replace(
-        new RegExp(`const ${name} = new Intl\\.ListFormat\\(([^;]*)\\);`),
-        (_m, options) =>
-          `let ${name}Made; const ${name} = {format: (items) => (${name}Made ??= new Intl.ListFormat(${options})).format(items)};`,
-      )
-    }
-    // Both must have changed, not just one.
-    return /const (and|or)Formatter = new Intl/.test(patched) ? text : patched
-  }),
-  // @oclif/core checks the Node version against its own package.json's engines
-  // when it loads, from a path relative to its files that the bundle does not
-  // have, so the check can never warn; it still loads semver and compiles its
-  // regular expressions first (7 ms of CPU). bin/run.js checks mfg's engines.
-  patch('oclif-engine-check', /@oclif[\\/]core[\\/]lib[\\/]index\.js$/, (text) =>
-    text.replace('\ncheckNodeVersion();\n', '\n'),
-  ),
-  // @oclif/core sorts a plugin's commands with localeCompare when it loads them,
-  // and the first localeCompare of a process starts ICU's collator (10 ms of
-  // CPU). Command ids are ASCII, so a code-unit comparison orders them alike.
-  patch('oclif-plain-sort', /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (text) =>
-    text.replace(
-      '.sort((a, b) => a.id.localeCompare(b.id))',
-      '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
-    ),
-  ),
-]
-
 function commandEntries(dir) {
   const entries = []
   for (const name of readdirSync(dir)) {
@@ -204,7 +153,9 @@ const result = await build({
   metafile: true,
   // Only node:http in this build: requiring every built-in saved no more (node:fs's
   // stream classes load with got anyway) and made 20 more chunks.
-  plugins: [builtinsByRequire(['http']), gotStandIn, standIns, externals, ...patches],
+  plugins: [builtinsByRequire(['http']), gotStandIn, standIns, externals].filter(
+    (plugin) => !WITHOUT.includes(plugin.name),
+  ),
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {

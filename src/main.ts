@@ -1,6 +1,6 @@
-// The oclif entry of the bundle: bin/run.js imports it for every command that
-// is not answered by a fast path (--version, help). Commands are built in the
-// same esbuild run, so they and this entry share one copy of @oclif/core.
+// The oclif entry of the bundle: bin/run.js imports it for everything but
+// `--version` (commands, help, unknown commands, plugins). Commands are built in
+// the same esbuild run, so they and this entry share one copy of @oclif/core.
 import {type Interfaces, flush, handle, run, settings} from '@oclif/core'
 
 // The bundle is what runs, whatever NODE_ENV says. With NODE_ENV=development or

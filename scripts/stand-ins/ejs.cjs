@@ -1,7 +1,7 @@
-// Build stand-in for ejs inside the bundled @oclif/core, which uses it for help
-// texts (rendered by src/help/fast.ts instead) and update-server paths (not
-// used). It fills `<%= a.b %>` with the value at that path and refuses any
-// other template syntax.
+// Build stand-in for ejs inside the bundled @oclif/core, which uses it for the
+// `<%= config.bin %> <%= command.id %>` of help texts and examples, and for
+// update-server paths (not used). It fills `<%= a.b %>` with the value at that
+// path and refuses any other template syntax.
 'use strict'
 
 function render(template, data) {

@@ -1,13 +1,19 @@
 // The build replaces packages that the bundled @oclif/core and got load but mfg
 // never exercises (or only for tracing) with small stand-ins (scripts/stand-ins, src/api/no-*.ts);
-// they must do what is asked of them there, and fail loudly otherwise.
+// they must do what is asked of them there, and fail loudly otherwise. It edits no
+// dependency's code; where mfg turns off work of a dependency through its own switch,
+// a test here fails when the switch stops doing that.
+import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import CacheableRequest, {CacheError} from '../../src/api/no-cache.js'
 
 const require = createRequire(import.meta.url)
+const repo = join(import.meta.dirname, '../..')
 const load = (name: string): Record<string, (...args: unknown[]) => unknown> =>
   require(`../../scripts/stand-ins/${name}.cjs`) as Record<string, (...args: unknown[]) => unknown>
 
@@ -84,5 +90,32 @@ describe("got's stand-in", () => {
   it('response cache: constructing it fails with a clear message; its error class exists for instanceof', () => {
     expect(() => new CacheableRequest()).toThrow(/caching is not built into mfg/)
     expect(new CacheError('x')).toBeInstanceOf(Error)
+  })
+})
+
+describe("oclif's engine check", () => {
+  // bin/run.js checks mfg's own engines and sets OCLIF_DISABLE_ENGINE_WARNING, so that
+  // @oclif/core does not load semver at load time to check its own (docs/benchmarks.md).
+  const semverLoaded = (env: NodeJS.ProcessEnv): boolean => {
+    const script = [
+      "require('@oclif/core')",
+      'const loaded = Object.keys(require.cache).some((f) => /[\\\\/]node_modules[\\\\/]semver[\\\\/]/.test(f))',
+      'process.stdout.write(String(loaded))',
+    ].join(';')
+    const r = spawnSync(process.execPath, ['-e', script], {cwd: repo, env, encoding: 'utf8'})
+    expect(r.status, r.stderr).toBe(0)
+    return r.stdout === 'true'
+  }
+  const env = {...process.env}
+  delete env.OCLIF_DISABLE_ENGINE_WARNING
+
+  it('loads semver at load time unless OCLIF_DISABLE_ENGINE_WARNING is set, and not when it is', () => {
+    expect(semverLoaded(env)).toBe(true)
+    expect(semverLoaded({...env, OCLIF_DISABLE_ENGINE_WARNING: '1'})).toBe(false)
+  })
+
+  it('bin/run.js sets the switch for oclif, leaving a value the user set', () => {
+    const text = readFileSync(join(repo, 'bin/run.js'), 'utf8')
+    expect(text).toContain("process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'")
   })
 })

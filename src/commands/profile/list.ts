@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
-import {LOCAL_PROFILE, ProfileStore} from '../../profiles/index.js'
+// Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
+import {LOCAL_PROFILE, ProfileReader} from '../../profiles/config-file.js'
 import {maskSecret} from '../../schemas/secrets.js'
 import {given} from '../../shared/fields.js'
 
@@ -24,7 +25,7 @@ export default class ProfileList extends BaseCommand {
 
   async run(): Promise<ProfileRow[]> {
     const {flags} = await this.parse(ProfileList)
-    const store = new ProfileStore()
+    const store = new ProfileReader()
     const current = store.current() ?? LOCAL_PROFILE
     const rows: ProfileRow[] = store.list().map((p) => ({
       name: p.name,

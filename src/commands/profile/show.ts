@@ -2,14 +2,9 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
-import {
-  LOCAL_PROFILE,
-  maskedProfile,
-  ProfileStore,
-  resolveProfile,
-  unknownProfile,
-  type Profile,
-} from '../../profiles/index.js'
+// Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
+import {LOCAL_PROFILE, maskedProfile, ProfileReader, unknownProfile, type Profile} from '../../profiles/config-file.js'
+import {resolveProfile} from '../../profiles/resolve.js'
 import {given} from '../../shared/fields.js'
 
 export interface ShownProfile extends Profile {
@@ -27,7 +22,7 @@ export default class ProfileShow extends BaseCommand {
 
   async run(): Promise<ShownProfile> {
     const {args, flags} = await this.parse(ProfileShow)
-    const store = new ProfileStore()
+    const store = new ProfileReader()
     const current = store.current() ?? LOCAL_PROFILE
     let shown: ShownProfile
     if (args.name && args.name !== LOCAL_PROFILE) {
