@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
-import {writeErr, writeOut} from '../../cli/output.js'
+import {streamOut, writeErr, writeOut} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
 import {given} from '../../shared/fields.js'
@@ -65,11 +65,16 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       records = []
       // Stream: with --ndjson print each item as it arrives, unless a sort needs them all first.
       const streaming = flags.ndjson && !flags.sort
-      for await (const record of streamDemands(ctx, input)) {
-        const shown = displayRecord(record)
-        // Streamed items are not kept, so memory stays flat however long the list.
-        if (streaming && render) writeOut(render.ndjsonLine(shown, flags, DEMAND_LIST_COLUMNS))
-        else records.push(shown)
+      const out = streamOut()
+      try {
+        for await (const record of streamDemands(ctx, input)) {
+          const shown = displayRecord(record)
+          // Streamed items are not kept, so memory stays flat however long the list.
+          if (streaming && render) out.line(render.ndjsonLine(shown, flags, DEMAND_LIST_COLUMNS))
+          else records.push(shown)
+        }
+      } finally {
+        out.flush()
       }
       if (streaming) return records
     } else {
