@@ -29,10 +29,13 @@ const FLUSH_AT = 64 * 1024
  * comes while the next page is awaited), but as one write per batch rather
  * than one per line. On a pipe every write is a system call that wakes the
  * reader, and a long `--ndjson` listing made 100,000 of them (docs/benchmarks.md).
+ * The very first line is written at once: the time to it is what the next
+ * command of a pipeline waits for.
  */
 export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineOut {
   let pending = ''
   let scheduled: NodeJS.Immediate | undefined
+  let first = true
   const flush = () => {
     if (scheduled) clearImmediate(scheduled)
     scheduled = undefined
@@ -44,8 +47,10 @@ export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineO
   return {
     line(text) {
       pending += text.endsWith('\n') ? text : `${text}\n`
-      if (pending.length >= FLUSH_AT) flush()
-      else scheduled ??= setImmediate(flush)
+      if (first || pending.length >= FLUSH_AT) {
+        first = false
+        flush()
+      } else scheduled ??= setImmediate(flush)
     },
     flush,
   }

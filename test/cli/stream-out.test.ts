@@ -18,28 +18,31 @@ function recorder() {
 }
 
 describe('streamOut', () => {
-  it('writes the lines of one turn of the event loop as one write, in order, each ended by a newline', async () => {
+  it('writes the first line at once, then the lines of one turn of the event loop as one write, in order, each ended by a newline', async () => {
     const {writes, stream} = recorder()
     const out = streamOut(stream)
+    out.line('{"a":0}')
+    expect(writes).toEqual(['{"a":0}\n'])
     out.line('{"a":1}')
     out.line('{"a":2}\n')
-    expect(writes).toEqual([])
+    expect(writes).toEqual(['{"a":0}\n'])
     await nextTurn()
-    expect(writes).toEqual(['{"a":1}\n{"a":2}\n'])
+    expect(writes).toEqual(['{"a":0}\n', '{"a":1}\n{"a":2}\n'])
     out.line('{"a":3}')
     await nextTurn()
-    expect(writes).toEqual(['{"a":1}\n{"a":2}\n', '{"a":3}\n'])
+    expect(writes).toEqual(['{"a":0}\n', '{"a":1}\n{"a":2}\n', '{"a":3}\n'])
   })
 
   it('flush() writes what waits at once, and nothing twice', async () => {
     const {writes, stream} = recorder()
     const out = streamOut(stream)
+    out.line('first')
     out.line('x')
     out.flush()
-    expect(writes).toEqual(['x\n'])
+    expect(writes).toEqual(['first\n', 'x\n'])
     out.flush()
     await nextTurn()
-    expect(writes).toEqual(['x\n'])
+    expect(writes).toEqual(['first\n', 'x\n'])
   })
 
   it('does not hold a long burst: 64 KiB of waiting lines go out without waiting for the turn', () => {
