@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
-import {streamOut, writeErr, writeOut} from '../../cli/output.js'
+import {streamOut, writeErr} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
 import {given} from '../../shared/fields.js'
@@ -106,9 +106,14 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     const streaming = flags.ndjson && !flags.sort
     const missing: string[] = []
     let records: LegacyDemandRecord[] = []
-    for await (const record of listLegacyByIds({client}, ids, missing)) {
-      if (streaming) writeOut(render.ndjsonLine(record, flags, LEGACY_LIST_COLUMNS))
-      else records.push(record)
+    const out = streamOut()
+    try {
+      for await (const record of listLegacyByIds({client}, ids, missing)) {
+        if (streaming) out.line(render.ndjsonLine(record, flags, LEGACY_LIST_COLUMNS))
+        else records.push(record)
+      }
+    } finally {
+      out.flush()
     }
     if (!streaming) {
       records = render.sortRows(records, flags.sort)
