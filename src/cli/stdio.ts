@@ -56,6 +56,25 @@ export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineO
   }
 }
 
+/**
+ * A listing's items, streamed or kept: with `line`, each item is written as the
+ * line it gives as soon as it comes (streamOut) and nothing is kept, so memory
+ * stays flat however long the list; without, the items are collected and returned.
+ */
+export async function streamOrCollect<T>(items: AsyncIterable<T>, line?: (item: T) => string): Promise<T[]> {
+  const kept: T[] = []
+  const out = streamOut()
+  try {
+    for await (const item of items) {
+      if (line) out.line(line(item))
+      else kept.push(item)
+    }
+  } finally {
+    out.flush()
+  }
+  return kept
+}
+
 /** Notes, progress, summaries and errors go to stderr. */
 export function writeErr(text: string): void {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)

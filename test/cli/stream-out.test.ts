@@ -3,7 +3,7 @@ import {setImmediate as nextTurn} from 'node:timers/promises'
 
 import {describe, expect, it} from 'vitest'
 
-import {streamOut} from '../../src/cli/stdio.js'
+import {streamOrCollect, streamOut} from '../../src/cli/stdio.js'
 
 /** A stream that keeps each write apart. */
 function recorder() {
@@ -53,5 +53,23 @@ describe('streamOut', () => {
     expect(writes.length).toBeGreaterThanOrEqual(3)
     out.flush()
     expect(writes.join('')).toBe(`${line}\n`.repeat(200))
+  })
+
+  it('streamOrCollect: without a line function keeps the items; with one writes each to stdout and keeps none', async () => {
+    async function* items() {
+      yield {n: 1}
+      await nextTurn()
+      yield {n: 2}
+    }
+    expect(await streamOrCollect(items())).toEqual([{n: 1}, {n: 2}])
+    const written: string[] = []
+    const write = process.stdout.write.bind(process.stdout)
+    process.stdout.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stdout.write
+    try {
+      expect(await streamOrCollect(items(), (i) => JSON.stringify(i))).toEqual([])
+    } finally {
+      process.stdout.write = write
+    }
+    expect(written.join('')).toBe('{"n":1}\n{"n":2}\n')
   })
 })
