@@ -159,3 +159,29 @@ export function ndjsonRow(i: number): string {
     quoteModel: [{fileName: `bracket-${i}.step`, service: 'CNC_MACHINING', quantity: (i % 9) + 1}],
   })
 }
+
+/**
+ * The text of one `### heading` subsection of a benchmark's section as docs/benchmarks.md
+ * holds it now (up to the next heading or the section's end), for a run that leaves
+ * that part out (BENCH_DRIVER_RUNS=0) to keep the figures of the last run that made it.
+ */
+export function keptSubsection(name: string, heading: string): string | undefined {
+  const file = join(root, 'docs/benchmarks.md')
+  if (!existsSync(file)) return undefined
+  const section = new RegExp(`<!-- bench:${name} -->([\\s\\S]*?)<!-- /bench:${name} -->`).exec(
+    readFileSync(file, 'utf8'),
+  )
+  const start = section?.[1]?.indexOf(`### ${heading}`) ?? -1
+  if (!section || start < 0) return undefined
+  const rest = section[1]!.slice(start)
+  const end = rest.slice(4).search(/^#{2,3} /m)
+  return (end < 0 ? rest : rest.slice(0, end + 4)).trim()
+}
+
+/** The kept drivers' subsection (keptSubsection), saying it is kept; undefined when there is none. */
+export function keptDrivers(name: string, heading: string): string | undefined {
+  const kept = keptSubsection(name, heading)
+  if (kept === undefined) return undefined
+  const note = '_Kept from the last run that compared the drivers: this one was run with BENCH_DRIVER_RUNS=0._'
+  return kept.endsWith(note) ? kept : `${kept}\n\n${note}`
+}

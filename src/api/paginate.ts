@@ -47,6 +47,8 @@ export async function* paginateV1<T>(
       method: 'GET',
       path,
       query: {...rest, page, ...(opts.pageSize === undefined ? {} : {pageSize: opts.pageSize})},
+      // Pages come by the hundred in a long listing: the lighter transport (RequestOptions.bulk).
+      bulk: true,
       ...(opts.signal ? {signal: opts.signal} : {}),
     })
     const body = parse(res.body, path)

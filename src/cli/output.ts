@@ -2,7 +2,7 @@ import chalk from 'chalk'
 
 import {isTty} from './stdio.js'
 
-export {isTty, writeErr, writeOut} from './stdio.js'
+export {isTty, streamOrCollect, streamOut, writeErr, writeOut, type LineOut} from './stdio.js'
 
 /**
  * Colours are on only when stdout is a terminal, NO_COLOR is unset and

@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import Table from 'cli-table3'
 
 import type {ListOutputFlags} from './flags.js'
-import {writeErr, writeOut} from './output.js'
+import {streamOut, writeErr, writeOut} from './output.js'
 
 type Row = Record<string, unknown>
 
@@ -134,7 +134,9 @@ export function printList(
   const columns = parseColumns(flags.columns, defaultColumns)
   const header = !flags['no-header']
   if (flags.ndjson) {
-    for (const row of rows) writeOut(JSON.stringify(flags.columns ? project(row, columns) : row))
+    const out = streamOut()
+    for (const row of rows) out.line(JSON.stringify(flags.columns ? project(row, columns) : row))
+    out.flush()
     return
   }
   if (rows.length === 0 && !flags.csv) {

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
-import {writeErr, writeOut} from '../../cli/output.js'
+import {streamOrCollect, writeErr} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
 import {given} from '../../shared/fields.js'
@@ -62,15 +62,13 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     let records: DemandRecord[]
     let more: string | undefined
     if (flags.all) {
-      records = []
       // Stream: with --ndjson print each item as it arrives, unless a sort needs them all first.
       const streaming = flags.ndjson && !flags.sort
-      for await (const record of streamDemands(ctx, input)) {
-        const shown = displayRecord(record)
-        // Streamed items are not kept, so memory stays flat however long the list.
-        if (streaming && render) writeOut(render.ndjsonLine(shown, flags, DEMAND_LIST_COLUMNS))
-        else records.push(shown)
-      }
+      const line =
+        streaming && render
+          ? (r: DemandRecord) => render.ndjsonLine(displayRecord(r), flags, DEMAND_LIST_COLUMNS)
+          : undefined
+      records = (await streamOrCollect(streamDemands(ctx, input), line)).map(displayRecord)
       if (streaming) return records
     } else {
       const page = await listDemandPage(ctx, input)
@@ -100,11 +98,8 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     const render = await import('../../cli/render.js')
     const streaming = flags.ndjson && !flags.sort
     const missing: string[] = []
-    let records: LegacyDemandRecord[] = []
-    for await (const record of listLegacyByIds({client}, ids, missing)) {
-      if (streaming) writeOut(render.ndjsonLine(record, flags, LEGACY_LIST_COLUMNS))
-      else records.push(record)
-    }
+    const line = streaming ? (r: LegacyDemandRecord) => render.ndjsonLine(r, flags, LEGACY_LIST_COLUMNS) : undefined
+    let records = await streamOrCollect(listLegacyByIds({client}, ids, missing), line)
     if (!streaming) {
       records = render.sortRows(records, flags.sort)
       if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS, 'No demands.')

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
 import {postRow} from '../../cli/posts.js'
-import {writeOut} from '../../cli/output.js'
+import {streamOrCollect} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {POST_CATEGORIES, POST_SORTS, POST_TYPES, POSTS_PAGE_SIZE_MAX, type PostSort} from '../../schemas/posts.js'
 import {listPostPage, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
@@ -58,14 +58,12 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       pageSize: flags['page-size'],
     })
     const render = await import('../../cli/render.js')
-    let posts: PostRecord[] = []
+    let posts: PostRecord[]
     let more: string | undefined
     if (flags.all) {
       const streaming = flags.ndjson && !flags.sort
-      for await (const post of streamPosts(ctx, input)) {
-        if (streaming) writeOut(render.ndjsonLine(post, flags, POST_LIST_COLUMNS))
-        else posts.push(post)
-      }
+      const line = streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined
+      posts = await streamOrCollect(streamPosts(ctx, input), line)
       if (streaming) return posts
     } else {
       const page = await listPostPage(ctx, input)
