@@ -23,6 +23,20 @@ export interface RetryQuestion {
   retries: number
   /** Milliseconds since the first attempt started. */
   elapsedMs: number
+  /**
+   * The command's budget after this attempt (CommandBudget.state(), budget.ts): its
+   * failing time (this attempt included) and limit, and its wall-clock time left.
+   */
+  command?: BudgetState
+}
+
+/** A command's budget as the policy reads it (CommandBudget.state(), budget.ts). */
+export interface BudgetState {
+  /** Time spent on failed attempts and waits so far, summed over every request of the command. */
+  failingMs: number
+  failingLimitMs: number
+  /** Wall-clock time left before the whole command's limit; absent when there is none. */
+  leftMs?: number
 }
 
 export type RetryDecision =
@@ -32,10 +46,12 @@ export type RetryDecision =
       /**
        * `permanent`: retrying cannot help; `unsafe`: the request may have been
        * processed and may not be sent twice; `exhausted`: no retries left;
-       * `budget`: the wait would run past the time budget; `retry-after`: the
-       * service asked for a longer wait than the cap.
+       * `budget`: the wait would run past the request's time budget; `retry-after`:
+       * the service asked for a longer wait than the cap; `command-failing`: the
+       * command's time for failures would run out; `command-total`: the command's
+       * whole time (`--total-timeout`) would run out.
        */
-      why: 'permanent' | 'unsafe' | 'exhausted' | 'budget' | 'retry-after'
+      why: 'permanent' | 'unsafe' | 'exhausted' | 'budget' | 'retry-after' | 'command-failing' | 'command-total'
     }
 
 export interface RetryPolicyOptions {
@@ -121,7 +137,10 @@ export function notProcessedStatus(status: number): boolean {
  *   unless it asks for more than `maxWaitMs`: then the failure is final;
  * - no retry is scheduled that would start past `budgetMs` after the first attempt,
  *   or with less than MIN_ATTEMPT_MS left for it (the pipeline cuts each attempt's
- *   time-out to what is left, so `budgetMs` bounds a request's whole time).
+ *   time-out to what is left, so `budgetMs` bounds a request's whole time);
+ * - nor one whose wait, with MIN_ATTEMPT_MS for the attempt, would overrun the
+ *   command's budget (`command`): its wall-clock time left (`command-total`), or its
+ *   time for failures, summed over all its requests (`command-failing`).
  */
 export class RetryPolicy {
   readonly retries: number
@@ -157,6 +176,13 @@ export class RetryPolicy {
       waitMs = this.backoff(q.retries + 1)
     }
     if (q.elapsedMs + waitMs + MIN_ATTEMPT_MS > this.budgetMs) return {retry: false, why: 'budget'}
+    const command = q.command
+    if (command?.leftMs !== undefined && waitMs + MIN_ATTEMPT_MS > command.leftMs) {
+      return {retry: false, why: 'command-total'}
+    }
+    if (command && command.failingMs + waitMs + MIN_ATTEMPT_MS > command.failingLimitMs) {
+      return {retry: false, why: 'command-failing'}
+    }
     return {retry: true, waitMs}
   }
 

@@ -81,6 +81,46 @@ describe('RetryPolicy.decide', () => {
       'a wait that leaves less than a second to try',
       ask(status(503), {elapsedMs: 58_700}),
       {retry: false, why: 'budget'},
+    ], // The command's budget (budget.ts): its time for failures, summed over its requests, and its wall clock.
+    [
+      "a wait within the command's time for failures",
+      ask(status(503), {command: {failingMs: 28_000, failingLimitMs: 30_000}}),
+      {retry: true, waitMs: 375},
+    ],
+    [
+      "a wait that would overrun the command's time for failures",
+      ask(status(503), {command: {failingMs: 28_700, failingLimitMs: 30_000}}),
+      {retry: false, why: 'command-failing'},
+    ],
+    [
+      "the command's time for failures already spent by other requests, on a first failure",
+      ask(net('ECONNREFUSED', 'never'), {command: {failingMs: 30_000, failingLimitMs: 30_000}}),
+      {retry: false, why: 'command-failing'},
+    ],
+    [
+      "a wait within the command's time limit",
+      ask(status(503), {command: {failingMs: 0, failingLimitMs: Infinity, leftMs: 1_400}}),
+      {retry: true, waitMs: 375},
+    ],
+    [
+      "a wait that leaves less than a second of the command's time limit",
+      ask(status(503), {command: {failingMs: 0, failingLimitMs: Infinity, leftMs: 1_300}}),
+      {retry: false, why: 'command-total'},
+    ],
+    [
+      "the command's time limit is asked before its time for failures",
+      ask(status(503), {command: {failingMs: 40_000, failingLimitMs: 30_000, leftMs: 100}}),
+      {retry: false, why: 'command-total'},
+    ],
+    [
+      'a final failure stays final whatever the budget',
+      ask(status(400), {command: {failingMs: 0, failingLimitMs: 30_000}}),
+      {retry: false, why: 'permanent'},
+    ],
+    [
+      'a POST that may have been processed stays unsafe whatever the budget',
+      ask(status(500), {idempotent: false, command: {failingMs: 0, failingLimitMs: 30_000}}),
+      {retry: false, why: 'unsafe'},
     ],
   ]
   it.each(cases)('%s', (_name, question, decision) => {

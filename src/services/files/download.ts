@@ -241,8 +241,10 @@ class Transfer {
       idempotent: true,
       retries: this.cuts++,
       elapsedMs: Date.now() - this.started,
+      command: this.ctx.client.budget.state(),
     })
     if (!this.opts.signal?.aborted && decision.retry) {
+      this.ctx.client.budget.addFailing(decision.waitMs)
       await sleep(decision.waitMs, this.opts.signal)
       return true
     }
