@@ -217,7 +217,9 @@ describe('retries and time budgets', () => {
 
   it('a long healthy run is never cut by the time for failures: only failing time counts', async () => {
     const {server, client} = await setup(
-      (_req, res) => setTimeout(() => json(res, 200, {data: [], total: 0, page: 1, pageSize: 100, totalPages: 0}), 60),
+      (_req, res) => {
+        setTimeout(() => json(res, 200, {data: [], total: 0, page: 1, pageSize: 100, totalPages: 0}), 60)
+      },
       {failingBudgetMs: 100},
     )
     for (let i = 0; i < 4; i++) await client.request({method: 'GET', path: LIST})
