@@ -30,7 +30,6 @@ export {
   DEFAULT_MAX_RETRY_WAIT_MS,
   DEFAULT_RETRIES,
   DEFAULT_RETRY_BASE_MS,
-  DEFAULT_RETRY_BUDGET_MS,
   parseRetryAfter,
   RetryPolicy,
   sleep,
@@ -88,8 +87,6 @@ class Pipeline {
       ...(opts.retries === undefined ? {} : {retries: opts.retries}),
       ...(opts.retryBaseMs === undefined ? {} : {baseMs: opts.retryBaseMs}),
       ...(opts.maxRetryWaitMs === undefined ? {} : {maxWaitMs: opts.maxRetryWaitMs}),
-      // The command's budget bounds retries, over all its requests: no budget of a request's own.
-      budgetMs: Number.POSITIVE_INFINITY,
     })
     this.budget = new CommandBudget({
       ...(opts.totalTimeoutMs === undefined ? {} : {totalMs: opts.totalTimeoutMs}),
@@ -227,12 +224,10 @@ class Pipeline {
         let decision: RetryDecision | undefined
         if (transientStatus(res.status)) {
           budget.addFailing(performance.now() - started)
-          const elapsedMs = performance.now() - first
           decision = this.policy.decide({
             failure,
             idempotent: req.idempotent,
             retries,
-            elapsedMs,
             command: budget.state(),
           })
         }
@@ -266,7 +261,6 @@ class Pipeline {
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},
         idempotent: req.idempotent,
         retries,
-        elapsedMs: performance.now() - first,
         command: budget.state(),
       })
       if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
