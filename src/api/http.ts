@@ -1,39 +1,35 @@
 import {performance} from 'node:perf_hooks'
 
 import {redact} from '../schemas/secrets.js'
+import {CommandBudget, type BudgetKind} from './budget.js'
 import {decode, receive} from './decode.js'
 import {operationOf} from './operations.js'
 import {
   abortError,
   badBodyError,
   badJsonError,
+  budgetError,
   describeNetworkFailure,
   errorFromResponse,
   networkError,
   redirectError,
   seconds,
   type FailureSite,
+  type GaveUp,
 } from './response-error.js'
 import {isFormData, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
-import {
-  DEFAULT_RETRY_BUDGET_MS,
-  parseRetryAfter,
-  RetryPolicy,
-  sleep,
-  transientStatus,
-  type AttemptFailure,
-} from './retry.js'
+import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure, type RetryDecision} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
 import {nodeTransport} from './transport-node.js'
 import type {ApiClient, ApiResponse, ClientOptions, RequestOptions, StreamOptions, StreamResponse} from './types.js'
 
 export type * from './types.js'
 export {generationOf, isLoopbackHost, normaliseBaseUrl, type Generation} from './request.js'
+export {CommandBudget, DEFAULT_FAILING_BUDGET_MS, type BudgetKind} from './budget.js'
 export {
   DEFAULT_MAX_RETRY_WAIT_MS,
   DEFAULT_RETRIES,
   DEFAULT_RETRY_BASE_MS,
-  DEFAULT_RETRY_BUDGET_MS,
   parseRetryAfter,
   RetryPolicy,
   sleep,
@@ -47,14 +43,6 @@ const DOWNLOAD_REDIRECTS = 5
 const ERROR_BODY_LIMIT = 64 * 1024
 /** An attempt still unanswered after this long gets a note (ClientOptions.onWait). */
 const SLOW_NOTE_MS = 5_000
-
-/**
- * The most one request may take, retries and waits included, unless set
- * (ClientOptions.totalTimeoutMs): 60 s, or twice the per-attempt time-out when that is longer.
- */
-export function defaultTotalTimeoutMs(timeoutMs: number): number {
-  return Math.max(DEFAULT_RETRY_BUDGET_MS, 2 * timeoutMs)
-}
 
 /**
  * The one HTTP pipeline, for both API generations, MCP and downloads:
@@ -76,18 +64,14 @@ interface Exchanged {
   gaveUp?: GaveUp
 }
 
-/** How many attempts a request took, and how long, when it failed after retries or ran out of time. */
-interface GaveUp {
-  attempts: number
-  ms: number
-}
-
 class Pipeline {
   private readonly baseUrl: string
   private readonly secrets: readonly (string | undefined)[]
   private readonly userAgent: string
   private readonly timeoutMs: number
   private readonly policy: RetryPolicy
+  /** The command's time budget, shared by every request of this client (one client per command). */
+  private readonly budget: CommandBudget
   private readonly agents = new Agents()
   private readonly viaGot: Transport
   private readonly viaNode: Transport
@@ -103,7 +87,11 @@ class Pipeline {
       ...(opts.retries === undefined ? {} : {retries: opts.retries}),
       ...(opts.retryBaseMs === undefined ? {} : {baseMs: opts.retryBaseMs}),
       ...(opts.maxRetryWaitMs === undefined ? {} : {maxWaitMs: opts.maxRetryWaitMs}),
-      budgetMs: opts.totalTimeoutMs ?? defaultTotalTimeoutMs(this.timeoutMs),
+    })
+    this.budget = new CommandBudget({
+      ...(opts.totalTimeoutMs === undefined ? {} : {totalMs: opts.totalTimeoutMs}),
+      ...(opts.failingBudgetMs === undefined ? {} : {failingMs: opts.failingBudgetMs}),
+      ...(opts.budgetHint === undefined ? {} : {hint: opts.budgetHint}),
     })
     this.viaGot = gotTransport(this.agents)
     this.viaNode = nodeTransport(this.agents)
@@ -113,6 +101,7 @@ class Pipeline {
     return {
       baseUrl: this.baseUrl,
       retryPolicy: this.policy,
+      budget: this.budget,
       request: (req) => this.request(req),
       stream: (req) => this.stream(req),
       close: () => this.agents.destroy(),
@@ -192,10 +181,12 @@ class Pipeline {
 
   /**
    * Sends a request until an answer comes that is not retried, retrying failures
-   * as the policy says, with one log line per attempt. Every attempt's time-out is
-   * cut to what is left of the policy's budget, so a request never takes longer
-   * than that in all. The body is read here (so an answer cut short is retried
-   * like a failed connection) unless `keepStream`: then it is the caller's to read.
+   * as the policy says, with one log line per attempt. The command's budget
+   * (budget.ts) is asked before every attempt and told every failed attempt's time
+   * and every wait; each attempt's time-out is cut to the command's time left (and
+   * a retry's to its time for failures left). The body is read here (so an answer
+   * cut short is retried like a failed connection) unless `keepStream`: then it is
+   * the caller's to read.
    */
   private async exchange(
     req: PreparedRequest,
@@ -206,11 +197,20 @@ class Pipeline {
     maxRetries?: number,
   ): Promise<Exchanged> {
     const first = performance.now()
-    const deadline = first + this.policy.budgetMs
+    const budget = this.budget
+    /** Whether an attempt so far may have been processed (for the error when the budget stops a retry). */
+    let maybeSent = false
     for (let retries = 0; ; retries++) {
       if (options.signal?.aborted) throw abortError(site, retries > 0)
+      const spent = budget.spent()
+      if (spent !== undefined) {
+        this.emit(
+          `→ ${req.method} ${req.shownPath} not sent: the command's ${spent === 'total' ? 'time' : 'time for failures'} ran out`,
+        )
+        throw budgetError(site, budget.stoppedBy(spent), maybeSent)
+      }
       const started = performance.now()
-      const attempt = this.attemptOptions(options, deadline - started)
+      const {options: attempt, cutBy} = this.attemptOptions(options, retries)
       const slow = this.noteWhenSlow(req, site, attempt.timeoutMs)
       let thrown: Error | undefined
       try {
@@ -221,17 +221,27 @@ class Pipeline {
           status: res.status,
           ...(retryAfterSeconds === undefined ? {} : {retryAfterSeconds}),
         }
-        const decision = transientStatus(res.status)
-          ? this.policy.decide({failure, idempotent: req.idempotent, retries, elapsedMs: performance.now() - first})
-          : undefined
+        let decision: RetryDecision | undefined
+        if (transientStatus(res.status)) {
+          budget.addFailing(performance.now() - started)
+          decision = this.policy.decide({
+            failure,
+            idempotent: req.idempotent,
+            retries,
+            command: budget.state(),
+          })
+        }
         if (!decision?.retry || retries >= (maxRetries ?? Infinity)) {
           const bytes = keepStream ? undefined : await receive(res.body, res.headers)
           const durationMs = Math.round(performance.now() - started)
           this.emit(`→ ${req.method} ${req.shownPath} ${res.status} ${durationMs}ms`)
-          const gaveUp = decision && retries > 0 ? this.gaveUp(retries, first) : undefined
+          const why = decision && !decision.retry ? this.budgetOut(decision) : undefined
+          const gaveUp = decision && (retries > 0 || why) ? this.gaveUp(retries, first, why) : undefined
           return {res, durationMs, ...(bytes === undefined ? {} : {bytes}), ...(gaveUp ? {gaveUp} : {})}
         }
+        maybeSent ||= !(res.status === 408 || res.status === 429)
         res.body.resume()
+        budget.addFailing(decision.waitMs)
         this.emitRetry(req, site, String(res.status), started, retries, decision.waitMs)
         await sleep(decision.waitMs, options.signal)
         continue
@@ -244,32 +254,56 @@ class Pipeline {
         this.emit(`→ ${req.method} ${req.shownPath} aborted ${Math.round(performance.now() - started)}ms`)
         throw abortError(site, true)
       }
-      const network = describeNetworkFailure(thrown, attempt.timeoutMs, this.opts.timeoutHint)
+      budget.addFailing(performance.now() - started)
+      const network = describeNetworkFailure(thrown, attempt.timeoutMs, cutBy ? undefined : this.opts.timeoutHint)
+      maybeSent ||= !network.neverSent
       const decision = this.policy.decide({
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},
         idempotent: req.idempotent,
         retries,
-        elapsedMs: performance.now() - first,
+        command: budget.state(),
       })
       if (!decision.retry || retries >= (maxRetries ?? Infinity)) {
         this.emit(`→ ${req.method} ${req.shownPath} ${network.code} ${Math.round(performance.now() - started)}ms`)
-        const gaveUp =
-          retries > 0 || (!decision.retry && decision.why === 'budget') ? this.gaveUp(retries, first) : undefined
+        // A time-out cut short by the budget is the budget's doing, whatever the policy says next.
+        const timedOutByBudget =
+          cutBy !== undefined && network.code === 'ETIMEDOUT' ? budget.stoppedBy(cutBy) : undefined
+        const why = timedOutByBudget ?? (decision.retry ? undefined : this.budgetOut(decision))
+        const gaveUp = retries > 0 || why ? this.gaveUp(retries, first, why) : undefined
         throw networkError(network, site, thrown, gaveUp)
       }
+      budget.addFailing(decision.waitMs)
       this.emitRetry(req, site, network.code, started, retries, decision.waitMs)
       await sleep(decision.waitMs, options.signal)
     }
   }
 
-  /** One attempt's options: its time-out cut to what is left of the request's budget. */
-  private attemptOptions(options: SendOptions, leftMs: number): SendOptions {
-    if (options.timeoutMs === undefined) return options
-    return {...options, timeoutMs: Math.max(1, Math.min(options.timeoutMs, Math.round(leftMs)))}
+  /**
+   * One attempt's options: its time-out cut to the command's time left, and a
+   * retry's also to the command's time for failures left; `cutBy` names the budget
+   * that cut it. A first attempt is never cut by the time for failures, so a
+   * healthy request after a few failures gets its whole time-out.
+   */
+  private attemptOptions(options: SendOptions, retries: number): {options: SendOptions; cutBy?: BudgetKind} {
+    if (options.timeoutMs === undefined) return {options}
+    let ms = options.timeoutMs
+    let cutBy: BudgetKind | undefined
+    const failingLeft = retries > 0 ? this.budget.failingLeftMs() : Number.POSITIVE_INFINITY
+    if (failingLeft < ms) [ms, cutBy] = [failingLeft, 'failing']
+    const left = this.budget.leftMs()
+    if (left < ms) [ms, cutBy] = [left, 'total']
+    return {options: {...options, timeoutMs: Math.max(1, Math.round(ms))}, ...(cutBy ? {cutBy} : {})}
   }
 
-  private gaveUp(retries: number, first: number): GaveUp {
-    return {attempts: retries + 1, ms: Math.round(performance.now() - first)}
+  /** What ran out, when the command's budget is why a retry was refused. */
+  private budgetOut(decision: Extract<RetryDecision, {retry: false}>): string | undefined {
+    if (decision.why === 'command-total') return this.budget.stoppedBy('total', true)
+    if (decision.why === 'command-failing') return this.budget.stoppedBy('failing', true)
+    return undefined
+  }
+
+  private gaveUp(retries: number, first: number, budget?: string): GaveUp {
+    return {attempts: retries + 1, ms: Math.round(performance.now() - first), ...(budget ? {budget} : {})}
   }
 
   /** A note when an attempt is still unanswered after SLOW_NOTE_MS, so that a long wait is not silent. */

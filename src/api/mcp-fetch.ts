@@ -46,12 +46,15 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
     new Headers(init.headers).forEach((value, name) => (headers[name] = value))
     const signals = [init.signal, signal].filter((s): s is AbortSignal => s != null)
     const path = url.pathname.slice(basePath.length) + url.search
+    const rpc = typeof init.body === 'string' ? rpcMethod(init.body) : ''
     const res = await client.request<string>({
       method,
       path,
       headers,
+      // Errors name the JSON-RPC call, as McpError does: "MCP tools/call: ...".
+      ...(rpc === '' ? {} : {operation: `MCP ${rpc}`}),
       ...(init.body != null ? {body: init.body} : {}),
-      ...(typeof init.body === 'string' && SAFE_METHODS.has(rpcMethod(init.body)) ? {retry: 'safe' as const} : {}),
+      ...(SAFE_METHODS.has(rpc) ? {retry: 'safe' as const} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
       responseType: 'text',
     })
@@ -71,6 +74,23 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
     const answer = new Headers()
     for (const [name, value] of Object.entries(res.headers))
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, one)
+    if (res.status >= 200 && res.status < 300 && mislabelledJson(answer.get('content-type'), res.body)) {
+      // Read leniently: a JSON answer under another label (text/html, text/plain, none) is JSON.
+      answer.set('content-type', 'application/json')
+    }
     return new Response(res.body === '' ? null : res.body, {status: res.status, headers: answer})
+  }
+}
+
+/** Whether an answer the transport would refuse for its label is JSON all the same. */
+function mislabelledJson(type: string | null, body: string): boolean {
+  if (type !== null && /json|text\/event-stream/i.test(type)) return false
+  const text = body.trim()
+  if (!text.startsWith('{') && !text.startsWith('[')) return false
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
   }
 }

@@ -20,6 +20,8 @@ import {neverSent} from './retry.js'
 export interface GaveUp {
   attempts: number
   ms: number
+  /** The command's budget that ran out, when that is why it stopped (CommandBudget.describe). */
+  budget?: string
 }
 
 /** A duration for people: `200 ms`, `2.5 s`, `30 s`. */
@@ -32,7 +34,8 @@ export function seconds(ms: number): string {
 /** `gave up after 61 s and 2 attempts: ` before the last failure, when there was more than one try or time ran out. */
 function gaveUpPrefix(gaveUp: GaveUp | undefined): string {
   if (!gaveUp) return ''
-  return `gave up after ${seconds(gaveUp.ms)} and ${gaveUp.attempts} attempt${gaveUp.attempts === 1 ? '' : 's'}: `
+  const why = gaveUp.budget === undefined ? '' : ` (${gaveUp.budget})`
+  return `gave up after ${seconds(gaveUp.ms)} and ${gaveUp.attempts} attempt${gaveUp.attempts === 1 ? '' : 's'}${why}: `
 }
 
 /**
@@ -176,6 +179,19 @@ export function networkError(
     mayHaveBeenSent: !failure.neverSent,
     secrets: site.secrets,
     cause,
+  })
+}
+
+/** A request not started because the command's budget is spent (`why`: CommandBudget.describe). */
+export function budgetError(site: FailureSite, why: string, mayHaveBeenSent = false): NetworkError {
+  return new NetworkError({
+    method: site.method,
+    path: site.path,
+    ...(site.operation === undefined ? {} : {operation: site.operation}),
+    serverMessage: why,
+    code: 'network_error',
+    mayHaveBeenSent,
+    secrets: site.secrets,
   })
 }
 

@@ -1,7 +1,6 @@
 export const DEFAULT_RETRIES = 3
 export const DEFAULT_RETRY_BASE_MS = 500
 export const DEFAULT_MAX_RETRY_WAIT_MS = 8_000
-export const DEFAULT_RETRY_BUDGET_MS = 60_000
 /** A retry is not worth starting with less time than this left in the budget. */
 export const MIN_ATTEMPT_MS = 1_000
 
@@ -21,8 +20,20 @@ export interface RetryQuestion {
   idempotent: boolean
   /** Retries already made (0 after the first attempt). */
   retries: number
-  /** Milliseconds since the first attempt started. */
-  elapsedMs: number
+  /**
+   * The command's budget after this attempt (CommandBudget.state(), budget.ts): its
+   * failing time (this attempt included) and limit, and its wall-clock time left.
+   */
+  command?: BudgetState
+}
+
+/** A command's budget as the policy reads it (CommandBudget.state(), budget.ts). */
+export interface BudgetState {
+  /** Time spent on failed attempts and waits so far, summed over every request of the command. */
+  failingMs: number
+  failingLimitMs: number
+  /** Wall-clock time left before the whole command's limit; absent when there is none. */
+  leftMs?: number
 }
 
 export type RetryDecision =
@@ -32,10 +43,11 @@ export type RetryDecision =
       /**
        * `permanent`: retrying cannot help; `unsafe`: the request may have been
        * processed and may not be sent twice; `exhausted`: no retries left;
-       * `budget`: the wait would run past the time budget; `retry-after`: the
-       * service asked for a longer wait than the cap.
+       * `retry-after`: the service asked for a longer wait than the cap;
+       * `command-failing`: the command's time for failures would run out;
+       * `command-total`: the command's whole time (`--total-timeout`) would run out.
        */
-      why: 'permanent' | 'unsafe' | 'exhausted' | 'budget' | 'retry-after'
+      why: 'permanent' | 'unsafe' | 'exhausted' | 'retry-after' | 'command-failing' | 'command-total'
     }
 
 export interface RetryPolicyOptions {
@@ -45,8 +57,6 @@ export interface RetryPolicyOptions {
   baseMs?: number
   /** Longest single wait, back-off or Retry-After. */
   maxWaitMs?: number
-  /** No retry is scheduled past this many milliseconds after the first attempt. */
-  budgetMs?: number
   /** A number in [0, 1), for the jitter. */
   random?: () => number
 }
@@ -119,22 +129,22 @@ export function notProcessedStatus(status: number): boolean {
  * - waits grow exponentially from `baseMs` with equal jitter, capped at `maxWaitMs`;
  * - a Retry-After (seconds or HTTP date) is honoured, plus up to 100 ms of jitter,
  *   unless it asks for more than `maxWaitMs`: then the failure is final;
- * - no retry is scheduled that would start past `budgetMs` after the first attempt,
- *   or with less than MIN_ATTEMPT_MS left for it (the pipeline cuts each attempt's
- *   time-out to what is left, so `budgetMs` bounds a request's whole time).
+ * - no retry is scheduled whose wait, with MIN_ATTEMPT_MS for the attempt, would
+ *   overrun the command's budget (`command`, budget.ts): its wall-clock time left
+ *   (`command-total`), or its time for failures, summed over all its requests
+ *   (`command-failing`). The pipeline cuts each attempt's time-out to what is left,
+ *   so a command's budget is a hard bound.
  */
 export class RetryPolicy {
   readonly retries: number
   readonly baseMs: number
   readonly maxWaitMs: number
-  readonly budgetMs: number
   private readonly random: () => number
 
   constructor(opts: RetryPolicyOptions = {}) {
     this.retries = Math.max(0, opts.retries ?? DEFAULT_RETRIES)
     this.baseMs = opts.baseMs ?? DEFAULT_RETRY_BASE_MS
     this.maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS
-    this.budgetMs = opts.budgetMs ?? DEFAULT_RETRY_BUDGET_MS
     this.random = opts.random ?? Math.random
   }
 
@@ -156,7 +166,13 @@ export class RetryPolicy {
     } else {
       waitMs = this.backoff(q.retries + 1)
     }
-    if (q.elapsedMs + waitMs + MIN_ATTEMPT_MS > this.budgetMs) return {retry: false, why: 'budget'}
+    const command = q.command
+    if (command?.leftMs !== undefined && waitMs + MIN_ATTEMPT_MS > command.leftMs) {
+      return {retry: false, why: 'command-total'}
+    }
+    if (command && command.failingMs + waitMs + MIN_ATTEMPT_MS > command.failingLimitMs) {
+      return {retry: false, why: 'command-failing'}
+    }
     return {retry: true, waitMs}
   }
 

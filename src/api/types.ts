@@ -3,6 +3,7 @@
 // without importing each other in a circle.
 import type {Readable} from 'node:stream'
 
+import type {CommandBudget} from './budget.js'
 import type {RetryPolicy} from './retry.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
@@ -17,11 +18,19 @@ export interface ClientOptions {
   /** Per attempt, the whole exchange (connecting to the body's last byte). Default 30000. */
   timeoutMs?: number
   /**
-   * The most one request may take, every attempt and wait included: no retry is
-   * scheduled past it, and the last attempt's time-out is cut to what is left.
-   * Default 60000, or twice `timeoutMs` when that is longer.
+   * The most the whole command may take, every request, attempt and wait included
+   * (`--total-timeout`): each attempt's time-out is cut to what is left, no retry is
+   * scheduled past it and no request starts after it. Also the command's time for
+   * failures. Unset by default: no limit but the time for failures.
    */
   totalTimeoutMs?: number
+  /**
+   * How long the command may spend failing when `totalTimeoutMs` is unset: failed
+   * attempts and waits, summed over all its requests (budget.ts). Default 30000.
+   */
+  failingBudgetMs?: number
+  /** Follows the message when the command's budget runs out: how to allow more (`--total-timeout`). */
+  budgetHint?: string
   /** Follows the message of a time-out: how to allow more time (`raise it with --timeout`). */
   timeoutHint?: string
   /**
@@ -121,6 +130,11 @@ export interface ApiClient {
   stream(opts: StreamOptions): Promise<StreamResponse>
   /** The retry rules this client applies, for callers that resume work of their own (a download cut off mid-way). */
   readonly retryPolicy: RetryPolicy
+  /**
+   * The command's time budget (one per client, so one per command): callers that wait
+   * or retry on their own (a batch's look-ups, a download resuming) ask and tell it too.
+   */
+  readonly budget: CommandBudget
   /** Frees the keep-alive sockets. Optional to call: idle sockets do not keep the process alive. */
   close?(): void
 }

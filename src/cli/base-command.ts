@@ -35,10 +35,16 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     timeout: Flags.custom<number>({
-      description: `Seconds each request may wait for its answer (default 30; also ${TIMEOUT_ENV}; ${TOTAL_TIMEOUT_ENV} bounds its retries).`,
+      description: `Seconds each request may wait for its answer (default 30; also ${TIMEOUT_ENV}).`,
       helpGroup: 'GLOBAL',
       helpValue: 'SECONDS',
       parse: async (input) => parseSeconds(input, '--timeout') / 1000,
+    })(),
+    'total-timeout': Flags.custom<number>({
+      description: `Seconds the whole command may take, retries and waits included (also ${TOTAL_TIMEOUT_ENV}; by default no limit, but at most 30 s spent on failed attempts and waits).`,
+      helpGroup: 'GLOBAL',
+      helpValue: 'SECONDS',
+      parse: async (input) => parseSeconds(input, '--total-timeout') / 1000,
     })(),
     insecure: Flags.boolean({
       description:
@@ -75,12 +81,14 @@ export abstract class BaseCommand extends Command {
     verbose?: boolean
     insecure?: boolean
     timeout?: number
+    'total-timeout'?: number
   }): CommandContext {
     this.ctxInstance ??= new CommandContext({
       profileFlag: flags.profile,
       verbose: flags.verbose,
       insecure: flags.insecure,
       ...(flags.timeout === undefined ? {} : {timeoutSeconds: flags.timeout}),
+      ...(flags['total-timeout'] === undefined ? {} : {totalTimeoutSeconds: flags['total-timeout']}),
       log: (line) => writeErr(line),
       // A long wait or a retry is said on a terminal; scripts and --json get the outcome only.
       ...(isTty(process.stderr) && !this.jsonEnabled() ? {onWait: (line: string) => writeErr(line)} : {}),
@@ -144,6 +152,12 @@ export abstract class BaseCommand extends Command {
 
   protected override async finally(err: Error | undefined): Promise<void> {
     process.removeListener('SIGINT', this.onInterrupt)
+    // A command that reported its own outcome (a batch's rows) ends with which time budget cut it short;
+    // an error's message says so already.
+    const budget = this.ctxInstance?.budgetNote()
+    if (budget !== undefined && (err === undefined || err instanceof Errors.ExitError)) {
+      this.warnNote(`stopped early: ${budget}`, true)
+    }
     try {
       await this.ctxInstance?.close()
     } catch (error) {

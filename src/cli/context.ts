@@ -14,6 +14,8 @@ export interface ContextOptions {
   insecure?: boolean
   /** `--timeout`, in seconds: each attempt of a request (else MFG_TIMEOUT, else 30). */
   timeoutSeconds?: number
+  /** `--total-timeout`, in seconds: the whole command, retries included (else MFG_TOTAL_TIMEOUT, else none). */
+  totalTimeoutSeconds?: number
   /** Where notes for a person watching go (a request unanswered for a while, a retry); none when unset. */
   onWait?: (line: string) => void
   env?: NodeJS.ProcessEnv
@@ -34,8 +36,10 @@ export const INSECURE_ENV = 'MFG_INSECURE'
 
 /** The variable that does what `--timeout` does. */
 export const TIMEOUT_ENV = 'MFG_TIMEOUT'
-/** The most one request may take, retries included, in seconds. */
+/** The variable that does what `--total-timeout` does: the most the whole command may take, retries included, in seconds. */
 export const TOTAL_TIMEOUT_ENV = 'MFG_TOTAL_TIMEOUT'
+/** Follows the message when a command's time budget runs out. */
+export const BUDGET_HINT = `allow more with --total-timeout SECONDS or ${TOTAL_TIMEOUT_ENV}`
 /** A day: longer time-outs are surely a mistake. */
 const MAX_SECONDS = 86_400
 
@@ -56,19 +60,22 @@ export function parseSeconds(raw: string, name: string): number {
 
 /**
  * The client's time limits: each attempt from `--timeout` (seconds), else
- * MFG_TIMEOUT; the whole request, retries included, from MFG_TOTAL_TIMEOUT. Unset
- * values are left to the client's defaults (30 s; 60 s or twice the attempt's).
+ * MFG_TIMEOUT; the whole command, retries included, from `--total-timeout`, else
+ * MFG_TOTAL_TIMEOUT. Unset values are left to the client's defaults (30 s per
+ * attempt; no limit on the whole command but 30 s spent failing).
  */
 export function timeoutsFrom(
   flagSeconds: number | undefined,
   env: NodeJS.ProcessEnv,
+  totalFlagSeconds?: number,
 ): {timeoutMs?: number; totalTimeoutMs?: number} {
   const fromEnv = (name: string) => {
     const raw = env[name]
     return raw === undefined || raw.trim() === '' ? undefined : parseSeconds(raw, name)
   }
   const timeoutMs = flagSeconds === undefined ? fromEnv(TIMEOUT_ENV) : Math.round(flagSeconds * 1000)
-  const totalTimeoutMs = fromEnv(TOTAL_TIMEOUT_ENV)
+  const totalTimeoutMs =
+    totalFlagSeconds === undefined ? fromEnv(TOTAL_TIMEOUT_ENV) : Math.round(totalFlagSeconds * 1000)
   return {
     ...(timeoutMs === undefined ? {} : {timeoutMs}),
     ...(totalTimeoutMs === undefined ? {} : {totalTimeoutMs}),
@@ -148,6 +155,11 @@ export class CommandContext {
     return {client, businessId, target}
   }
 
+  /** Which of the command's time budgets stopped something, worded with how to allow more; undefined if none did. */
+  budgetNote(): string | undefined {
+    return this.client?.budget.ranOut()
+  }
+
   /** Stops the embedded sandbox and frees sockets, so the process exits promptly. */
   async close(): Promise<void> {
     this.client?.close?.()
@@ -192,8 +204,9 @@ export class CommandContext {
       apiKey: profile.apiKey,
       authToken: profile.authToken,
       insecure: this.opts.insecure === true || insecureFromEnv(this.env),
-      ...timeoutsFrom(this.opts.timeoutSeconds, this.env),
+      ...timeoutsFrom(this.opts.timeoutSeconds, this.env, this.opts.totalTimeoutSeconds),
       timeoutHint: `allow more with --timeout SECONDS or ${TIMEOUT_ENV}`,
+      budgetHint: BUDGET_HINT,
       ...(this.opts.verbose && log ? {log: (line: string) => log(redact(line, secrets()))} : {}),
       ...(this.opts.onWait && !this.opts.verbose
         ? {onWait: (line: string) => this.opts.onWait?.(redact(line, secrets()))}

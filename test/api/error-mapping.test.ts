@@ -171,12 +171,13 @@ describe('retries and time budgets', () => {
     )
   })
 
-  it('a service slower than the time-out: each attempt times out, the last one within what is left of the budget', async () => {
+  it("a service slower than the time-out: each attempt times out, the last one within what is left of the command's time limit", async () => {
     const {server, client} = await setup(() => undefined, {
       timeoutMs: 2000,
       totalTimeoutMs: 3500,
       retries: 5,
       timeoutHint: 'allow more with --timeout',
+      budgetHint: 'allow more with --total-timeout',
     })
     // On node:http directly (bulk), so that loading got does not eat into the first attempt.
     const err = await failure(client.request({method: 'GET', path: LIST, bulk: true}))
@@ -184,8 +185,47 @@ describe('retries and time budgets', () => {
     expect(server.requests).toHaveLength(2)
     // The second attempt had about 1.5 s left of the 3.5 s, not its full 2 s.
     expect(err.message).toMatch(
-      /^listing demands: gave up after \d(\.\d)? s and 2 attempts: timed out after 1(\.\d)? s waiting for the answer \(allow more with --timeout\); the request may have been sent \(GET /,
+      /^listing demands: gave up after \d(\.\d)? s and 2 attempts \(the command's time limit of 3\.5 s ran out; allow more with --total-timeout\): timed out after 1(\.\d)? s waiting for the answer; the request may have been sent \(GET /,
     )
+  })
+
+  it("the command's time for failures is shared by its requests: spent by one, the next is not sent and says why", async () => {
+    const {server, client} = await setup((_req, res) => json(res, 503, {message: 'upstream busy'}), {
+      // A retry needs a second left (MIN_ATTEMPT_MS): waits of 10, 20, 40... ms fit about 300 ms of failing.
+      failingBudgetMs: 1300,
+      retries: 10,
+      budgetHint: 'allow more with --total-timeout',
+    })
+    const first = await failure(client.request({method: 'GET', path: LIST}))
+    expect(first.message).toMatch(
+      /^listing demands: gave up after \d+ ms and \d+ attempts \(another try would overrun the command's 1\.3 s for failed attempts and waits \(\d+ ms spent, summed over its requests\); allow more with --total-timeout\): upstream busy/,
+    )
+    const tried = server.requests.length
+    expect(tried).toBeGreaterThanOrEqual(3)
+    expect(tried).toBeLessThan(11)
+    // Not sent at all: the next request of the command finds the budget spent.
+    client.budget.addFailing(1300)
+    const next = await failure(client.request({method: 'GET', path: LIST}))
+    expect(next).toBeInstanceOf(NetworkError)
+    expect((next as NetworkError).mayHaveBeenSent).toBe(false)
+    expect(next.message).toMatch(
+      /^listing demands: the command's 1\.3 s for failed attempts and waits ran out \(\d(\.\d)? s spent, summed over its requests\); allow more with --total-timeout; the request was not sent/,
+    )
+    expect(server.requests).toHaveLength(tried)
+    expect(client.budget.ranOut()).toMatch(/^another try would overrun/)
+  })
+
+  it('a long healthy run is never cut by the time for failures: only failing time counts', async () => {
+    const {server, client} = await setup(
+      (_req, res) => {
+        setTimeout(() => json(res, 200, {data: [], total: 0, page: 1, pageSize: 100, totalPages: 0}), 60)
+      },
+      {failingBudgetMs: 100},
+    )
+    for (let i = 0; i < 4; i++) await client.request({method: 'GET', path: LIST})
+    expect(server.requests).toHaveLength(4)
+    expect(client.budget.spent()).toBeUndefined()
+    expect(client.budget.ranOut()).toBeUndefined()
   })
 
   it('under a person watching, each retry is said with its wait', async () => {

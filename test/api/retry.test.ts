@@ -10,8 +10,8 @@ import {
 } from '../../src/api/retry.js'
 
 /** A policy whose jitter is fixed: random() always answers `r`. */
-const policy = (r = 0.5, opts: Partial<{retries: number; baseMs: number; maxWaitMs: number; budgetMs: number}> = {}) =>
-  new RetryPolicy({retries: 3, baseMs: 500, maxWaitMs: 8000, budgetMs: 60_000, random: () => r, ...opts})
+const policy = (r = 0.5, opts: Partial<{retries: number; baseMs: number; maxWaitMs: number}> = {}) =>
+  new RetryPolicy({retries: 3, baseMs: 500, maxWaitMs: 8000, random: () => r, ...opts})
 
 const status = (code: number, retryAfterSeconds?: number): AttemptFailure => ({
   kind: 'status',
@@ -27,7 +27,6 @@ const ask = (failure: AttemptFailure, extra: Partial<RetryQuestion> = {}): Retry
   failure,
   idempotent: true,
   retries: 0,
-  elapsedMs: 0,
   ...extra,
 })
 
@@ -74,13 +73,51 @@ describe('RetryPolicy.decide', () => {
     ['Retry-After 0 goes at once', ask(status(503, 0)), {retry: true, waitMs: 50}],
     ['Retry-After beyond the cap is not waited for', ask(status(429, 3600)), {retry: false, why: 'retry-after'}],
     ['Retry-After does not make a POST safe', ask(status(503, 1), {idempotent: false}), {retry: false, why: 'unsafe'}],
-    // The time budget.
-    ['a wait past the budget', ask(status(503), {elapsedMs: 59_800}), {retry: false, why: 'budget'}],
-    ['a wait within the budget', ask(status(503), {elapsedMs: 58_000}), {retry: true, waitMs: 375}],
+    // The command's budget (budget.ts): its time for failures, summed over its requests, and its wall clock.
     [
-      'a wait that leaves less than a second to try',
-      ask(status(503), {elapsedMs: 58_700}),
-      {retry: false, why: 'budget'},
+      "a wait within the command's time for failures",
+      ask(status(503), {command: {failingMs: 28_000, failingLimitMs: 30_000}}),
+      {retry: true, waitMs: 375},
+    ],
+    [
+      "a wait that would overrun the command's time for failures",
+      ask(status(503), {command: {failingMs: 28_700, failingLimitMs: 30_000}}),
+      {retry: false, why: 'command-failing'},
+    ],
+    [
+      "the command's time for failures already spent by other requests, on a first failure",
+      ask(net('ECONNREFUSED', 'never'), {command: {failingMs: 30_000, failingLimitMs: 30_000}}),
+      {retry: false, why: 'command-failing'},
+    ],
+    [
+      "a wait within the command's time limit",
+      ask(status(503), {command: {failingMs: 0, failingLimitMs: Infinity, leftMs: 1_400}}),
+      {retry: true, waitMs: 375},
+    ],
+    [
+      "a wait that leaves less than a second of the command's time limit",
+      ask(status(503), {command: {failingMs: 0, failingLimitMs: Infinity, leftMs: 1_300}}),
+      {retry: false, why: 'command-total'},
+    ],
+    [
+      "the command's time limit is asked before its time for failures",
+      ask(status(503), {command: {failingMs: 40_000, failingLimitMs: 30_000, leftMs: 100}}),
+      {retry: false, why: 'command-total'},
+    ],
+    [
+      "a Retry-After wait longer than the command's time left",
+      ask(status(429, 2), {command: {failingMs: 0, failingLimitMs: 30_000, leftMs: 2_500}}),
+      {retry: false, why: 'command-total'},
+    ],
+    [
+      'a final failure stays final whatever the budget',
+      ask(status(400), {command: {failingMs: 0, failingLimitMs: 30_000}}),
+      {retry: false, why: 'permanent'},
+    ],
+    [
+      'a POST that may have been processed stays unsafe whatever the budget',
+      ask(status(500), {idempotent: false, command: {failingMs: 0, failingLimitMs: 30_000}}),
+      {retry: false, why: 'unsafe'},
     ],
   ]
   it.each(cases)('%s', (_name, question, decision) => {

@@ -173,22 +173,34 @@ describe('errors and time limits', () => {
     expect(debug.stderr).toContain(`The service's answer (404):\n${NGINX_404}`)
   })
 
-  it('--timeout bounds each attempt and MFG_TOTAL_TIMEOUT the request with its retries, said when it gives up', async () => {
+  it('--timeout bounds each attempt and MFG_TOTAL_TIMEOUT the whole command with its retries, said when it gives up', async () => {
     const {server, run} = await serve(() => undefined)
     const r = await run(['demand', 'get', ID, '--timeout', '0.4'], {env: {MFG_TOTAL_TIMEOUT: '2'}})
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toMatch(
-      /^Error: getting the demand: gave up after \d(\.\d)? s and \d attempts: timed out after \d+ ms waiting for the answer \(allow more with --timeout SECONDS or MFG_TIMEOUT\); the request may have been sent/,
+      /^Error: getting the demand: gave up after \d(\.\d)? s and \d attempts \((too little left of the command's time limit of 2 s for another try|the command's time limit of 2 s ran out); allow more with --total-timeout SECONDS or MFG_TOTAL_TIMEOUT\): timed out after \d+ ms waiting for the answer/,
     )
     expect(server.requests.length).toBeGreaterThanOrEqual(2)
     expect(server.requests.length).toBeLessThanOrEqual(4)
   })
 
+  it('--total-timeout is the flag of MFG_TOTAL_TIMEOUT, and wins over it', async () => {
+    const {server, run} = await serve(() => undefined)
+    const r = await run(['demand', 'get', ID, '--total-timeout', '0.5', '--json'], {env: {MFG_TOTAL_TIMEOUT: '60'}})
+    expect(r.exitCode).toBe(1)
+    const {error} = JSON.parse(r.stderr.trim()) as {error: {code: string; message: string}}
+    expect(error.code).toBe('network_error')
+    expect(error.message).toMatch(
+      /\(the command's time limit of 500 ms ran out; allow more with --total-timeout SECONDS/,
+    )
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('MFG_TIMEOUT sets the time-out when --timeout is not given', async () => {
     const {run} = await serve(() => undefined)
-    const r = await run(['demand', 'get', ID], {env: {MFG_TIMEOUT: '0.3', MFG_TOTAL_TIMEOUT: '0.3'}})
+    const r = await run(['demand', 'get', ID], {env: {MFG_TIMEOUT: '0.3', MFG_TOTAL_TIMEOUT: '5'}})
     expect(r.exitCode).toBe(1)
-    expect(r.stderr).toMatch(/gave up after \d+ ms and 1 attempt: timed out after 300 ms waiting for the answer/)
+    expect(r.stderr).toMatch(/timed out after 300 ms waiting for the answer \(allow more with --timeout SECONDS/)
   })
 
   it('a time-out that is not a positive number of seconds is a usage error naming where it came from', async () => {
@@ -198,6 +210,9 @@ describe('errors and time limits', () => {
     expect(flag.stderr).toBe(
       'Error: --timeout must be a number of seconds greater than 0 and at most 86400, got "0".\n',
     )
+    const total = await run(['demand', 'get', ID, '--total-timeout', '-1'])
+    expect(total.exitCode).toBe(2)
+    expect(total.stderr).toMatch(/^Error: --total-timeout must be a number of seconds greater than 0/)
     const env = await run(['demand', 'get', ID], {env: {MFG_TOTAL_TIMEOUT: 'soon'}})
     expect(env.exitCode).toBe(2)
     expect(env.stderr).toMatch(/^Error: MFG_TOTAL_TIMEOUT must be a number of seconds/)

@@ -207,6 +207,24 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
     await client.close()
   })
 
+  it("gives each relayed message a command's time budget of its own: --total-timeout bounds a message, not the proxy's life", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin/run.js'), 'mcp', 'proxy', '--total-timeout', '1'],
+      env: env({}),
+      stderr: 'pipe',
+    })
+    const client = new Client({name: 'proxy-test', version: '1'})
+    await client.connect(transport)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    // Past the 1 s since the proxy's client was made: a budget for the whole proxy would refuse this.
+    await new Promise((r) => setTimeout(r, 1_300))
+    const result: any = await client.callTool({name: 'get_pattern_status', arguments: {}})
+    expect(result.isError).toBeFalsy()
+    expect(result.structuredContent.materials.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
   it('answers a request whose upstream call fails with a JSON-RPC error, logging to stderr only', async () => {
     const port = await new Promise<number>((done) => {
       const s = createServer()

@@ -7,7 +7,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import {nginxPage, startForeignServer, type ForeignServer, type Quirks, type ServerStats} from './server.js'
+import {MCP_TOOLS, nginxPage, startForeignServer, type ForeignServer, type Quirks, type ServerStats} from './server.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
@@ -38,13 +38,20 @@ type Route =
   | 'post-create'
   | 'webhook-list'
   | 'webhook-create'
+  /** A batch of several chunks (BIG_ROWS rows): many create requests in one command. */
+  | 'demand-create-chunks'
+  /** The assistant (MCP) endpoint: initialize, tools/list, tools/call. */
+  | 'mcp'
 
 export type Mode = 'table' | 'json'
 
 export interface CaseContext {
   server: ForeignServer
-  files: {rows: string; legacyRows: string}
+  files: {rows: string; legacyRows: string; bigRows: string}
 }
+
+/** Rows of the batch that takes several chunks (100 rows a chunk). */
+export const BIG_ROWS = 450
 
 export interface CommandSpec {
   id: string
@@ -96,6 +103,15 @@ export const COMMANDS: CommandSpec[] = [
     retrySafe: true,
     requests: 1,
     shows: (_, stats) => stats.createdIds.demands,
+  },
+  {
+    id: 'demand create (chunks)',
+    reach: ['demand-create-chunks'],
+    argv: ({files}) => ['demand', 'create', '--file', files.bigRows],
+    creates: {what: 'demands', count: BIG_ROWS},
+    retrySafe: true,
+    requests: Math.ceil(BIG_ROWS / 100),
+    shows: (_, stats) => stats.createdIds.demands.slice(0, 5),
   },
   {
     id: 'demand create (flags)',
@@ -235,6 +251,25 @@ export const COMMANDS: CommandSpec[] = [
     requests: 1,
     shows: (_, stats) => stats.createdIds.webhooks,
   },
+  {
+    id: 'mcp tools',
+    reach: ['mcp'],
+    argv: () => ['mcp', 'tools'],
+    retrySafe: true,
+    // initialize, notifications/initialized, tools/list.
+    requests: 3,
+    shows: () => [...MCP_TOOLS],
+  },
+  {
+    id: 'mcp call',
+    reach: ['mcp'],
+    argv: () => ['mcp', 'call', 'estimate_price', '--arg', 'quantity=2', '--yes'],
+    // The first request of a session is initialize, retried like a read; tools/call itself is not resent.
+    retrySafe: true,
+    // initialize, notifications/initialized, tools/list (the tool's hints), tools/call.
+    requests: 4,
+    shows: () => ['55'],
+  },
 ]
 
 /** What a good run of one command against one variant looks like. */
@@ -267,6 +302,10 @@ export interface Variant {
   slow?: boolean
   /** With reach 'all': run every command by default, not only SAMPLE. */
   everyCommand?: boolean
+  /** Environment of every run against the variant (small time-outs). */
+  env?: Record<string, string>
+  /** Only these commands of those the variant reaches. */
+  only?: string[]
 }
 
 const DEMAND_CREATES: Route[] = ['demand-create', 'legacy-create']
@@ -277,6 +316,20 @@ const DATA: Route[] = [...DEMAND_READS, ...CREATES, 'estimate', 'file', 'post-li
 
 /** The message the error variants carry: a command that shows the service's message shows this. */
 export const ERROR_MARK = 'Material ZX-Ünobtainium is not offered by this business'
+
+/**
+ * A service that dies after its first answer: `demand list --all` fails on page 2
+ * after its retries (5 requests); the batch's first chunk is created, the other four
+ * go out together and fail, and each is looked up (at most 3 tries) and reported
+ * unknown, never resent: 1 + 4 + 4 × 3 = 17 requests at most.
+ */
+const midWay = (cmd: CommandSpec): Partial<Expectation> =>
+  cmd.id === 'demand list --all' ? {exit: [1], noHtml: true, budget: 5} : {exit: [1], noHtml: true, budget: 17}
+
+/** A service that never answers in time: small time-outs keep these cases fast. */
+const TIMEOUT_ENV = {MFG_TIMEOUT: '0.5'}
+/** The command's whole time, for the variants that probe --total-timeout / MFG_TOTAL_TIMEOUT. */
+const TOTAL_ENV = {MFG_TOTAL_TIMEOUT: '1.5'}
 
 const failsEverything =
   (extra: Partial<Expectation> = {}) =>
@@ -670,6 +723,61 @@ export const VARIANTS: Variant[] = [
     reach: 'all',
     slow: true,
   },
+
+  // Time budgets: services slower than the time-outs, and services that die mid-way.
+  {
+    name: 'slower-than-timeout',
+    about: 'every answer starts after 2.5 s, with --timeout 0.5 (MFG_TIMEOUT)',
+    point: POINTS.budgets,
+    quirks: {slowFirstByteMs: 2500},
+    env: TIMEOUT_ENV,
+    reach: 'all',
+    // Creates are not resent (the work may be done); reads give up after their retries.
+    expect: () => ({exit: [1], message: 'timed out after 500 ms'}),
+    slow: true,
+  },
+  {
+    name: 'slow-body',
+    about: 'every answer sends its status and half its body, then stalls 2.5 s; --timeout 0.5',
+    point: POINTS.budgets,
+    quirks: {slowBodyMs: 2500},
+    env: TIMEOUT_ENV,
+    reach: 'all',
+    expect: () => ({exit: [1], message: 'timed out after 500 ms'}),
+    slow: true,
+  },
+  {
+    name: 'hang-total-timeout',
+    about: 'every answer starts after 20 s; MFG_TOTAL_TIMEOUT=1.5 caps each command',
+    point: POINTS.budgets,
+    quirks: {slowFirstByteMs: 20_000},
+    env: TOTAL_ENV,
+    reach: 'all',
+    // One attempt per request at most fits in 1.5 s: the command says which limit ran out.
+    expect: (cmd) => ({exit: [1], message: "the command's time limit of 1.5 s", budget: cmd.requests + 2}),
+    slow: true,
+  },
+  {
+    name: 'dies-mid-way',
+    about: "250 demands; after the first request every answer is nginx's 502 page",
+    point: POINTS.budgets,
+    quirks: {seedDemands: 250, from: {after: 1, fault: {kind: 'status', status: 502, html: nginxPage(502)}}},
+    reach: ['demand-list', 'demand-create-chunks'],
+    only: ['demand list --all', 'demand create (chunks)'],
+    expect: midWay,
+    slow: true,
+  },
+  {
+    name: 'hangs-mid-way',
+    about: 'after the first request the service hangs (no answer for 20 s); --timeout 0.5',
+    point: POINTS.budgets,
+    quirks: {seedDemands: 250, from: {after: 1, fault: {kind: 'hang', ms: 20_000}}},
+    env: TIMEOUT_ENV,
+    reach: ['demand-list', 'demand-create-chunks'],
+    only: ['demand list --all', 'demand create (chunks)'],
+    expect: midWay,
+    slow: true,
+  },
   {
     name: 'redirect',
     about: 'every request is redirected to the same path under /moved (307 for GET, 308 for writes)',
@@ -741,6 +849,8 @@ export const SAMPLE = [
   'price estimate',
   'post create',
   'webhook list',
+  'mcp tools',
+  'mcp call',
 ]
 
 /**
@@ -758,6 +868,7 @@ export function allCases(filter: {variants?: string[]; commands?: string[]; full
       if (reach === 'all') {
         if (!full && !variant.everyCommand && !SAMPLE.includes(command.id)) continue
       } else if (!command.reach.some((r) => reach.includes(r))) continue
+      if (variant.only && !variant.only.includes(command.id)) continue
       for (const mode of ['table', 'json'] as const) {
         cases.push({key: caseKey(variant.name, command.id, mode), variant, command, mode})
       }
@@ -768,7 +879,7 @@ export function allCases(filter: {variants?: string[]; commands?: string[]; full
 
 export function expectationFor(variant: Variant, command: CommandSpec): Expectation {
   // A demand batch may look up what an unknown outcome left behind: a probe and a few lookups.
-  const budget = command.creates?.what === 'demands' ? 10 : command.requests * 4 + 2
+  const budget = command.creates?.what === 'demands' ? Math.max(10, command.requests + 8) : command.requests * 4 + 2
   return {exit: [0], idsKnown: true, budget, ...variant.expect?.(command)}
 }
 
@@ -801,10 +912,10 @@ export interface CaseResult {
   problems: string[]
 }
 
-let sharedFiles: {dir: string; rows: string; legacyRows: string} | undefined
+let sharedFiles: {dir: string; rows: string; legacyRows: string; bigRows: string} | undefined
 
 /** The input files every create case reads (written once per process). */
-function inputFiles(): {rows: string; legacyRows: string} {
+export function inputFiles(): CaseContext['files'] {
   if (sharedFiles) return sharedFiles
   const dir = mkdtempSync(join(tmpdir(), 'mfg-foreign-input-'))
   const rows = join(dir, 'rows.json')
@@ -824,7 +935,20 @@ function inputFiles(): {rows: string; legacyRows: string} {
       {technique: 'CNC_MACHINING', material: 'Brass', quantity: 1, city: 'Köln', status: 'quote sent'},
     ]),
   )
-  sharedFiles = {dir, rows, legacyRows}
+  const bigRows = join(dir, 'big.json')
+  writeFileSync(
+    bigRows,
+    JSON.stringify(
+      Array.from({length: BIG_ROWS}, (_, i) => ({
+        technique: '3D_PRINTING',
+        material: 'PLA',
+        quantity: 1 + (i % 5),
+        email: `row${i + 1}@example.com`,
+        firstName: i % 2 ? 'Zoë' : 'Ada',
+      })),
+    ),
+  )
+  sharedFiles = {dir, rows, legacyRows, bigRows}
   return sharedFiles
 }
 
@@ -836,7 +960,8 @@ export function removeInputFiles(): void {
 /** Longest a case may take before it counts as hung. */
 const KILL_AFTER_MS = 150_000
 
-function spawnCli(
+/** Runs the built CLI with `env` only (no inherited environment), killed after KILL_AFTER_MS. */
+export function spawnCli(
   argv: string[],
   env: Record<string, string>,
 ): Promise<{exit: number | null; signal: string | null; timedOut: boolean; stdout: string; stderr: string}> {
@@ -1015,13 +1140,9 @@ function firstLine(text: string): string {
   return line.length > 140 ? `${line.slice(0, 140)}…` : line
 }
 
-/** Runs one case: a fresh server, a fresh MFG_HOME, the built CLI. */
-export async function runCase(c: Case): Promise<CaseResult> {
-  const server = await startForeignServer(c.variant.quirks)
-  const home = mkdtempSync(join(tmpdir(), 'mfg-foreign-'))
-  const ctx: CaseContext = {server, files: inputFiles()}
-  const argv = [...c.command.argv(ctx), ...(c.mode === 'json' ? ['--json'] : [])]
-  const env: Record<string, string> = {
+/** The environment of a run against `server` with its own MFG_HOME: its profile from MFG_* variables, no colour, CI. */
+export function cliEnv(server: ForeignServer, home: string): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '',
     HOME: home,
     MFG_HOME: home,
@@ -1031,8 +1152,16 @@ export async function runCase(c: Case): Promise<CaseResult> {
     MFG_BUSINESS_ID: server.credentials.businessId,
     NO_COLOR: '1',
     CI: 'true',
-    ...c.command.env,
   }
+}
+
+/** Runs one case: a fresh server, a fresh MFG_HOME, the built CLI. */
+export async function runCase(c: Case): Promise<CaseResult> {
+  const server = await startForeignServer(c.variant.quirks)
+  const home = mkdtempSync(join(tmpdir(), 'mfg-foreign-'))
+  const ctx: CaseContext = {server, files: inputFiles()}
+  const argv = [...c.command.argv(ctx), ...(c.mode === 'json' ? ['--json'] : [])]
+  const env: Record<string, string> = {...cliEnv(server, home), ...c.variant.env, ...c.command.env}
   const started = Date.now()
   try {
     const run = await spawnCli(argv, env)

@@ -12,18 +12,23 @@
 // By default a variant that reaches every command (failures, transport) runs the
 // SAMPLE commands (cases.ts); FOREIGN_FULL=1 runs all of them (about 930 runs
 // instead of 600). `npx tsx test/foreign/matrix.ts` prints the whole matrix.
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {
+  BIG_ROWS,
   COMMANDS,
   POINTS,
   VARIANTS,
   allCases,
+  cliEnv,
+  inputFiles,
   removeInputFiles,
   runCases,
+  spawnCli,
   type CaseResult,
   type Mode,
   type Point,
@@ -152,6 +157,90 @@ describe('the foreign-server suite itself', () => {
       await server.close()
     }
   })
+})
+
+/** The result lines of a batch (one JSON object a row on stdout), by row number. */
+function rowLines(
+  stdout: string,
+): Map<number, {row: number; id?: string; draftId?: string; error?: string; outcome?: string}> {
+  const rows = new Map<number, {row: number; id?: string; draftId?: string; error?: string; outcome?: string}>()
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{"row"')) continue
+    const r = JSON.parse(line) as {row: number}
+    rows.set(r.row, r)
+  }
+  return rows
+}
+
+describe("a command's time budget against a service that stops answering mid-way", () => {
+  it('--total-timeout cuts a batch: rows not sent say so, the one in flight is unknown with its draftId, and a re-run on the recovered service creates the rest once', async () => {
+    const server = await startForeignServer({from: {after: 1, fault: {kind: 'hang', ms: 20_000}}})
+    const home = mkdtempSync(join(tmpdir(), 'mfg-foreign-budget-'))
+    try {
+      const argv = ['demand', 'create', '--file', inputFiles().bigRows, '--concurrency', '1']
+      const cut = await spawnCli([...argv, '--total-timeout', '2'], cliEnv(server, home))
+      expect(cut.exit, cut.stderr).toBe(1)
+      expect(cut.stderr).not.toMatch(/\n\s+at /)
+      // One message says which budget ran out, its value and how to change it.
+      expect(cut.stderr).toContain(
+        "Warning: Stopped early: the command's time limit of 2 s ran out; allow more with --total-timeout SECONDS or MFG_TOTAL_TIMEOUT.",
+      )
+      const rows = rowLines(cut.stdout)
+      expect(rows.size).toBe(BIG_ROWS)
+      // The first chunk was answered; the second was in flight when time ran out; the rest never left.
+      expect([...rows.values()].filter((r) => r.id !== undefined)).toHaveLength(100)
+      for (let row = 101; row <= 200; row++) {
+        expect(rows.get(row)).toMatchObject({outcome: 'unknown', draftId: expect.stringMatching(/^mfg-/)})
+      }
+      for (let row = 201; row <= BIG_ROWS; row++) {
+        expect(rows.get(row)?.error).toMatch(/^not sent: the command's time limit of 2 s ran out/)
+      }
+      // 1 answered, 1 cut short; no look-up or chunk after the time ran out.
+      expect(server.stats().served).toBe(2)
+      expect(server.stats().created.demands).toBe(100)
+
+      server.setQuirks({})
+      const rerun = await spawnCli(argv, cliEnv(server, home))
+      expect(rerun.exit, rerun.stderr).toBe(0)
+      expect(server.stats().created.demands).toBe(BIG_ROWS)
+      expect(new Set(server.stats().createdIds.demands).size).toBe(BIG_ROWS)
+      expect(rowLines(rerun.stdout).size).toBe(BIG_ROWS)
+    } finally {
+      await server.close()
+      rmSync(home, {recursive: true, force: true})
+    }
+  }, 60_000)
+
+  it("by default the command's 30 s for failures bounds a batch against a hanging service: its look-ups are not retried past it", async () => {
+    const server = await startForeignServer({from: {after: 1, fault: {kind: 'hang', ms: 20_000}}})
+    const home = mkdtempSync(join(tmpdir(), 'mfg-foreign-budget-'))
+    try {
+      // Four chunks in flight time out after 5 s each (20 s of failing, summed), their
+      // look-ups after 5 s more: past 30 s, so none of the look-ups is tried again.
+      const run = await spawnCli(['demand', 'create', '--file', inputFiles().bigRows], {
+        ...cliEnv(server, home),
+        MFG_TIMEOUT: '5',
+      })
+      expect(run.exit, run.stderr).toBe(1)
+      expect(run.stderr).toMatch(
+        /Warning: Stopped early: (another try would overrun the command's 30 s for failed attempts and waits|the command's 30 s for failed attempts and waits ran out) \(\d+ s spent, summed over its requests\); allow more with --total-timeout SECONDS or MFG_TOTAL_TIMEOUT\./,
+      )
+      const log = server.stats().log
+      // 1 chunk answered, 4 in flight, one look-up for each: without the budget, 3 tries each (12).
+      // The look-ups start up to half a second apart, so the first to fail may have a
+      // retry scheduled before the others' failures are counted: one more at most.
+      expect(log.filter((x) => x.method === 'POST')).toHaveLength(5)
+      const lookups = log.filter((x) => x.method === 'GET').length
+      expect(lookups).toBeGreaterThanOrEqual(4)
+      expect(lookups).toBeLessThanOrEqual(5)
+      const rows = rowLines(run.stdout)
+      expect([...rows.values()].filter((r) => r.outcome === 'unknown')).toHaveLength(BIG_ROWS - 100)
+      expect(server.stats().created.demands).toBe(100)
+    } finally {
+      await server.close()
+      rmSync(home, {recursive: true, force: true})
+    }
+  }, 60_000)
 })
 
 describe('mfg against foreign servers', () => {

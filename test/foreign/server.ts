@@ -16,6 +16,8 @@ export type Fault =
   | {kind: 'drop'}
   /** The status line and the full Content-Length go out, then half the body, then the connection ends. */
   | {kind: 'early-end'}
+  /** Nothing for `ms` milliseconds (before any work), then the socket is destroyed: a service that hangs. */
+  | {kind: 'hang'; ms: number}
 
 export interface Quirks {
   // How create (v1 create-quotes, legacy create-demands, posts, webhooks) answers.
@@ -67,6 +69,8 @@ export interface Quirks {
   always?: Fault
   /** The first request gets this answer; with afterWork, after the work was done (stored). */
   first?: Fault & {afterWork?: boolean}
+  /** Every request after the first `after` is answered with `fault` (a service that dies mid-way). */
+  from?: {after: number; fault: Fault}
 
   // Transport.
   /** Every request is first redirected to the same path under /moved: 307 for GET, 308 for the others. */
@@ -81,7 +85,17 @@ export interface Quirks {
   chunked?: boolean
   /** Milliseconds before the status line of every answer. */
   slowFirstByteMs?: number
+  /** Milliseconds between the first half of every body (sent with the status line and Content-Length) and the rest. */
+  slowBodyMs?: number
 }
+
+/**
+ * The assistant (MCP) endpoint: JSON-RPC over HTTP POST, answered with plain JSON
+ * (the Streamable HTTP transport allows it), no session id, no event stream.
+ */
+export const MCP_PATH = '/api/v2/ms-integrations/api/public/v1/mcp/protocol'
+/** Its tools: a price estimate (the REST endpoint's formula) and the quotes, both read-only. */
+export const MCP_TOOLS = ['estimate_price', 'list_quotes'] as const
 
 export interface Credentials {
   apiKey: string
@@ -92,8 +106,8 @@ export interface Credentials {
 export interface RequestRecord {
   method: string
   path: string
-  /** Status sent, or "dropped" / "cut" for a connection ended on purpose. */
-  status: number | 'dropped' | 'cut'
+  /** Status sent, or "dropped" / "cut" / "hung" for a connection ended on purpose. */
+  status: number | 'dropped' | 'cut' | 'hung'
 }
 
 export interface ServerStats {
@@ -632,6 +646,49 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
   }
 
   /** The real work of a request: its status and JSON body (undefined: no body). */
+  /** One JSON-RPC message to the MCP endpoint: initialize, notifications, tools/list, tools/call. */
+  const mcp = (method: string, body: unknown): {status: number; body: unknown} => {
+    if (method !== 'POST') throw new HttpFailure(405, `${method} is not supported on the MCP endpoint`)
+    const msg = (body ?? {}) as {id?: unknown; method?: unknown; params?: Record<string, unknown>}
+    if (msg.id === undefined) return {status: 202, body: undefined}
+    const answer = (result: unknown) => ({status: 200, body: {jsonrpc: '2.0', id: msg.id, result}})
+    const params = msg.params ?? {}
+    switch (msg.method) {
+      case 'initialize':
+        return answer({
+          protocolVersion: typeof params.protocolVersion === 'string' ? params.protocolVersion : '2025-06-18',
+          capabilities: {tools: {}},
+          serverInfo: {name: 'foreign-service', version: '0.0.1'},
+        })
+      case 'ping':
+        return answer({})
+      case 'tools/list':
+        return answer({
+          tools: MCP_TOOLS.map((name) => ({
+            name,
+            description: name === 'estimate_price' ? 'Price a part' : 'List quote requests',
+            inputSchema: {type: 'object', properties: {}},
+            annotations: {readOnlyHint: true},
+          })),
+        })
+      case 'tools/call': {
+        const args = (params.arguments ?? {}) as Record<string, unknown>
+        let value: unknown
+        if (params.name === 'estimate_price') {
+          const quantity = Number(args.quantity ?? 1)
+          value = {price: money(30 + 12.5 * (Number.isFinite(quantity) ? quantity : 1))}
+        } else if (params.name === 'list_quotes') {
+          value = {data: demands.slice(0, 5).map((d) => demandView(d))}
+        } else {
+          return {status: 200, body: {jsonrpc: '2.0', id: msg.id, error: {code: -32602, message: 'Unknown tool'}}}
+        }
+        return answer({content: [{type: 'text', text: JSON.stringify(value)}], structuredContent: value})
+      }
+      default:
+        return {status: 200, body: {jsonrpc: '2.0', id: msg.id, error: {code: -32601, message: 'Method not found'}}}
+    }
+  }
+
   const route = (method: string, path: string, q: URLSearchParams, body: unknown): {status: number; body: unknown} => {
     const m = (re: RegExp) => re.exec(path)
     let p: RegExpExecArray | null
@@ -672,6 +729,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       }
       return {status: 200, body: demandView(d)}
     }
+    if (path === MCP_PATH) return mcp(method, body)
     if (method === 'POST' && (p = m(/^\/api\/public\/v1\/price-estimation\/([^/]+)$/))) {
       ownBusiness(decodeURIComponent(p[1]!))
       const model = (body ?? {}) as Record<string, unknown>
@@ -790,6 +848,16 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       res.socket?.destroy()
       return
     }
+    if (quirks.slowBodyMs) {
+      res.setHeader('Content-Length', String(bytes.length))
+      res.writeHead(status)
+      const half = Math.floor(bytes.length / 2)
+      res.write(bytes.subarray(0, half))
+      await new Promise((r) => setTimeout(r, quirks.slowBodyMs))
+      // The client may have given up meanwhile.
+      if (!res.destroyed) res.end(bytes.subarray(half))
+      return
+    }
     if (!quirks.chunked) {
       res.setHeader('Content-Length', String(bytes.length))
       res.writeHead(status)
@@ -824,7 +892,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
 
   const authorized = (req: IncomingMessage, path: string): string | undefined => {
     if (req.headers.authorization !== `Bearer ${credentials.apiKey}`) return 'Missing or invalid API key'
-    if (path.startsWith('/api/v2/') && req.headers['x-auth-token'] !== credentials.authToken) {
+    if (path.startsWith('/api/v2/') && path !== MCP_PATH && req.headers['x-auth-token'] !== credentials.authToken) {
       return 'Missing or invalid X-Auth-Token'
     }
     return undefined
@@ -839,6 +907,12 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
   ): Promise<void> => {
     if (fault.kind === 'drop') {
       record.status = 'dropped'
+      res.socket?.destroy()
+      return
+    }
+    if (fault.kind === 'hang') {
+      record.status = 'hung'
+      await new Promise((r) => setTimeout(r, fault.ms))
       res.socket?.destroy()
       return
     }
@@ -883,6 +957,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       return
     }
     if (quirks.always) return sendFault(res, quirks.always, record)
+    if (quirks.from && index >= quirks.from.after) return sendFault(res, quirks.from.fault, record)
     const fault = index === 0 ? quirks.first : undefined
     if (fault && !fault.afterWork) return sendFault(res, fault, record)
     let answer: {status: number; body: unknown}

@@ -393,7 +393,10 @@ class BatchRun {
       if (step.next === 'done' || step.next === 'stop') return
       if (step.next === 'give-up') return this.giveUp(chunk, step.outcome)
       const down = this.health.down()
-      if (down !== undefined) return this.skip(chunk, down)
+      if (down !== undefined) return this.skip(chunk, `the service failed the chunks before it (${down})`)
+      // The command's time budget (the client's) is spent: no more requests, rows reported as they stand.
+      const spent = this.ctx.client.budget.spent()
+      if (spent !== undefined) return this.skip(chunk, this.ctx.client.budget.stoppedBy(spent))
       const event = step.next === 'send' ? await this.send(chunk) : await this.reconcile(chunk)
       this.heed(event, chunk)
       step = decideChunk({sends: chunk.sends, stopped: this.stopped()}, event, this.opts.maxSends ?? DEFAULT_MAX_SENDS)
@@ -408,7 +411,7 @@ class BatchRun {
     else if (event.type !== 'fatal') this.health.alive()
   }
 
-  /** The service is down: report the chunk without another request. */
+  /** The service is down, or the command's time is spent (`why`): report the chunk without another request. */
   private async skip(chunk: Chunk, why: string): Promise<void> {
     const premarked = chunk.mark
     chunk.mark = undefined
@@ -416,7 +419,7 @@ class BatchRun {
     const first = chunk.rows[0]
     if (first?.confirmed) return this.giveUp(chunk, 'confirmed')
     if (first?.maybeSentAt !== undefined) return this.giveUp(chunk, 'unknown')
-    chunk.lastError = `not sent: the service failed the chunks before it (${why})`
+    chunk.lastError = `not sent: ${why}`
     return this.giveUp(chunk, 'not-created')
   }
 
@@ -529,7 +532,16 @@ class BatchRun {
 
   /** Reconcile: look up the rows that may exist, after the RetryPolicy's wait when this run just lost an answer. */
   private async reconcile(chunk: Chunk): Promise<ChunkEvent> {
-    if (chunk.unknowns > 0) await sleep(this.ctx.client.retryPolicy.backoff(chunk.unknowns), this.opts.signal)
+    if (chunk.unknowns > 0) {
+      // A wait after a failure: counted in, and cut to, the command's time budget.
+      const budget = this.ctx.client.budget
+      const wait = Math.max(
+        0,
+        Math.min(this.ctx.client.retryPolicy.backoff(chunk.unknowns), budget.failingLeftMs(), budget.leftMs()),
+      )
+      budget.addFailing(wait)
+      await sleep(wait, this.opts.signal)
+    }
     const confirmed = chunk.rows.some((r) => r.confirmed)
     if (this.stopped()) return {type: 'lookup-failed', confirmed}
     const suspects = chunk.rows.filter((r) => r.maybeSentAt !== undefined)

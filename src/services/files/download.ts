@@ -178,7 +178,6 @@ class Transfer {
   private relinks = 0
   private cuts = 0
   private resumed = false
-  private readonly started = Date.now()
   /** What broke the last transfer off. */
   private cut: unknown
 
@@ -240,9 +239,10 @@ class Transfer {
       failure: {kind: 'network', code, neverSent: false},
       idempotent: true,
       retries: this.cuts++,
-      elapsedMs: Date.now() - this.started,
+      command: this.ctx.client.budget.state(),
     })
     if (!this.opts.signal?.aborted && decision.retry) {
+      this.ctx.client.budget.addFailing(decision.waitMs)
       await sleep(decision.waitMs, this.opts.signal)
       return true
     }

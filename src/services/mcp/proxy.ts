@@ -68,6 +68,8 @@ export async function runProxy(
   }
 
   const relay = async (m: Message): Promise<void> => {
+    // A proxy runs for hours: each relayed message has the time budget of a command of its own.
+    ctx.client.budget.renew()
     const request = isRequest(m)
     const id = m.id as RequestId
     const answered = request ? new Promise<boolean>((done) => waiting.set(id, () => done(true))) : undefined
