@@ -23,7 +23,7 @@ export const GUIDES: Record<string, Guide> = {
           ['MFG_TIMEOUT', 'Seconds for each attempt of a request, as --timeout (default 30).'],
           [
             'MFG_TOTAL_TIMEOUT',
-            'Seconds for a request with all its retries and waits (default 60, or twice --timeout when longer).',
+            'Seconds for the whole command, retries included (as --total-timeout); unset, a command stops after 30 s spent failing.',
           ],
           ['MFG_WEBHOOK_SECRET', 'The webhook secret, when --secret is not given.'],
         ],
