@@ -55,7 +55,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field) and the
     let input: string | undefined
     if (flags.input !== undefined) {
       const {readTextInput} = await import('../../cli/input.js')
-      input = (await readTextInput(flags.input)).text
+      input = (await readTextInput(flags.input, '--input')).text
     }
     const ctx = this.context(flags)
     const {client, profile} = await ctx.session()

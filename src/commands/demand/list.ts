@@ -93,7 +93,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     let text = flags.ids ?? ''
     if (flags['ids-file'] !== undefined) {
       const {readTextInput} = await import('../../cli/input.js')
-      text = (await readTextInput(flags['ids-file'])).text
+      text = (await readTextInput(flags['ids-file'], '--ids-file')).text
     }
     const ids = splitIds(text)
     const {client} = await this.context(flags).session()

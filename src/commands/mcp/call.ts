@@ -37,7 +37,7 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
     let input: Record<string, unknown> | undefined
     if (flags.input !== undefined) {
       const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.input)
+      const {text, source} = await readTextInput(flags.input, '--input')
       input = parseObject(text, source)
     }
     const {client} = await this.context(flags).session()
