@@ -96,6 +96,11 @@ export interface OpenedJournal {
   rows: Map<number, JournalRowState>
   /** Whether an earlier run's journal was found and used. */
   resumed: boolean
+  /**
+   * The demands earlier runs recorded as created, row → id, even with --fresh: a fresh run
+   * sends those rows again, and an answer naming the same demand is an earlier run's work.
+   */
+  madeBefore: Map<number, string>
 }
 
 /** The file name of a key: stable, and free of the URL's characters. */
@@ -140,16 +145,24 @@ export class BatchJournal {
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
-    if (!opts.fresh && existsSync(path)) {
-      const replayed = replay(readFileSync(path, 'utf8'), rows)
-      firstChunk = replayed.maxChunk + 1
-      resumed = replayed.events > 0
+    const before = existsSync(path) ? new Map<number, JournalRowState>() : undefined
+    if (before) {
+      const replayed = replay(readFileSync(path, 'utf8'), before)
+      if (!opts.fresh) {
+        for (const [row, state] of before) rows.set(row, state)
+        firstChunk = replayed.maxChunk + 1
+        resumed = replayed.events > 0
+      }
+    }
+    const madeBefore = new Map<number, string>()
+    for (const [row, state] of before ?? []) {
+      if (state.state === 'done' && 'id' in state.result) madeBefore.set(row, state.result.id)
     }
     const fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
     fchmodSync(fd, 0o600)
     const journal = new BatchJournal(path, fd, firstChunk)
     if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
-    return {journal, rows, resumed}
+    return {journal, rows, resumed, madeBefore}
   }
 
   /** A number for the next send, unique within this journal. */
