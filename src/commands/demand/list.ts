@@ -79,7 +79,10 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     }
     if (render) {
       records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, 'No demands.')
+      // A filter that matched nothing is told apart from a business with no demands.
+      const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
+      const empty = filtered ? 'No demands match.' : 'No demands.'
+      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, empty)
     }
     if (more) this.note(more)
     return records
