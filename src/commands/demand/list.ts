@@ -22,8 +22,8 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     '<%= config.bin %> <%= command.id %> --all --columns orderNumber,shippingAddress.city,priceTotal --sort -priceTotal',
     '<%= config.bin %> <%= command.id %> --all --ndjson | jq .orderNumber',
     '<%= config.bin %> <%= command.id %> --all --csv --no-header > demands.csv',
-    '<%= config.bin %> <%= command.id %> --ids 665f1c2e9b1d4a0012345678,665f1c2e9b1d4a0012345679',
-    '<%= config.bin %> <%= command.id %> --ids-file stored-ids.txt --ndjson',
+    '<%= config.bin %> <%= command.id %> --ids 65f000060000000000000002,65f000060000000000000005',
+    '<%= config.bin %> <%= command.id %> --ids-file examples/stored-ids.txt --ndjson',
   ]
   static override flags = {
     type: Flags.string({description: 'Which demands.', options: [...LIST_TYPES], default: 'all'}),

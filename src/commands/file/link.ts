@@ -18,9 +18,9 @@ export default class FileLink extends BaseCommand {
 
 Anyone holding the link can fetch the file until it expires, so the link is printed only when asked: --show-url prints it, --json prints {url, token, fileName, expiresAt}. Otherwise only the file name, the host and path, and the expiry are shown. To save the files, use mfg file download.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001',
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001 --file-name sensor-bracket.stl --show-url',
-    '<%= config.bin %> <%= command.id %> --file-link https://files.example.com/seed/demands/part.stl --json | jq -r .url',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --file-name sensor-bracket.stl --show-url',
+    '<%= config.bin %> <%= command.id %> --file-link https://files.mfg-sandbox.test/seed/demands/sensor-bracket.stl --json | jq -r .url',
   ]
   static override args = {demandId: Args.string({description: 'Demand id (_id).'})}
   static override flags = {
