@@ -129,6 +129,13 @@ export abstract class BaseCommand extends Command {
    */
   protected override async catch(err: Interfaces.CommandError): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
+    if (err.name === 'ExitPromptError') {
+      // Ctrl-C at a prompt (the prompt library's raw mode reads it as a key, not a signal).
+      writeErr(
+        this.jsonEnabled() ? JSON.stringify({error: {code: 'interrupted', message: 'Interrupted.'}}) : '\nInterrupted.',
+      )
+      throw new Errors.ExitError(EXIT_INTERRUPTED)
+    }
     const d = describeError(err)
     const secrets = this.secrets()
     const message = redact(d.message, secrets)

@@ -131,7 +131,7 @@ export function summaryNotes(s: CreateResult, shard: string | undefined, stopped
       `${v.valid} row(s) valid${invalid}${scope}; would send ${v.chunks} request(s). Nothing was sent (--dry-run).`,
     ]
   }
-  const parts = [`Created ${s.created + s.resumed} of ${v.valid} demand(s)${scope}`]
+  const parts = [`Created ${s.created} of ${v.valid} demand(s)${scope}`]
   if (s.resumed > 0) parts.push(`${s.resumed} already created by an earlier run`)
   if (s.confirmed > 0) parts.push(`${s.confirmed} confirmed by the service without an id`)
   parts.push(`${s.requests} request(s)`)

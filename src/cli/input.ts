@@ -23,13 +23,14 @@ export async function readStdin(stream: NodeJS.ReadableStream = process.stdin): 
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Reads `--file PATH` or `--file -` (stdin) as text. */
-export async function readTextInput(file: string): Promise<{text: string; source: string}> {
+/**
+ * Reads `--file PATH` or `--file -` (stdin) as text; `flag` is the flag the path came from
+ * (`--ids-file`, `--input`), named in every message.
+ */
+export async function readTextInput(file: string, flag = '--file'): Promise<{text: string; source: string}> {
   if (file === '-') {
     if ((process.stdin as {isTTY?: boolean}).isTTY) {
-      throw new InputError(
-        '--file - reads from stdin, but stdin is a terminal; pipe the data in, for example `cat quotes.json | mfg demand create --file -`.',
-      )
+      throw new InputError(`${flag} - reads from stdin, but stdin is a terminal; pipe the data in instead.`)
     }
     return {text: await readStdin(), source: 'stdin'}
   }
@@ -45,7 +46,7 @@ export async function readTextInput(file: string): Promise<{text: string; source
           : code === 'EACCES'
             ? 'permission denied'
             : (error as Error).message
-    throw new InputError(`cannot read --file ${file}: ${why}`)
+    throw new InputError(`cannot read ${flag} ${file}: ${why}`)
   }
 }
 

@@ -8,6 +8,7 @@ import {
   choicesFrom,
   estimatePart,
   parseOption,
+  parseSize,
   probeChoices,
   type EstimateInput,
   type EstimateResult,
@@ -103,14 +104,120 @@ export async function completeEstimateInput(ctx: ServiceContext, input: Estimate
   }
   if (!input.options) input.options = await askOptions((await choicesFor('option')) ?? [])
   const measured = input.part || input.volume !== undefined || input.weight !== undefined || input.size
-  if (!measured) {
-    const file = await askText({
-      flag: '--part',
-      message: 'Part file (STL, OBJ or 3MF; empty to skip):',
-      required: false,
-    })
-    if (file.trim()) input.part = measuredPart(file.trim(), unit)
+  if (!measured) await askPart(input, unit)
+}
+
+/**
+ * The part file, checked (read and measured) before the walk goes on; left empty, the
+ * measures the estimate then needs: size, volume, and weight (3D printing) or thickness
+ * (sheet metal), at least one of size, volume and weight.
+ */
+async function askPart(input: EstimateInput, unit: string): Promise<void> {
+  let part: EstimateInput['part']
+  const file = await askText({
+    flag: '--part',
+    message: 'Part file (STL, OBJ or 3MF; empty to give its measures instead):',
+    required: false,
+    validate: (value) => {
+      const path = expandHome(value.trim())
+      if (path === '') return true
+      try {
+        part = measuredPart(path, unit)
+        return true
+      } catch (error) {
+        return (error as Error).message
+      }
+    },
+  })
+  if (file.trim() !== '' && part) {
+    input.part = part
+    return
   }
+  const optionalNumber = (what: string) => (v: string) =>
+    v.trim() === '' || (Number.isFinite(Number(v)) && Number(v) > 0) ? true : `${what}: a number above 0, or empty`
+  const size = await askText({
+    flag: '--size',
+    message: 'Part size WIDTHxDEPTHxHEIGHT, mm (empty if unknown):',
+    required: false,
+    validate: (v) => {
+      if (v.trim() === '') return true
+      try {
+        parseSize(v)
+        return true
+      } catch (error) {
+        return (error as Error).message
+      }
+    },
+  })
+  if (size.trim()) input.size = parseSize(size)
+  const volume = await askText({
+    flag: '--volume',
+    message: 'Part volume, mm³ (empty if unknown):',
+    required: false,
+    validate: optionalNumber('Volume'),
+  })
+  if (volume.trim()) input.volume = Number(volume)
+  if (input.service !== 'SHEET_METAL') {
+    const needed = input.size === undefined && input.volume === undefined
+    const weight = await askText({
+      flag: '--weight',
+      message: needed ? 'Printed weight, g:' : 'Printed weight, g (empty if unknown):',
+      // Checked by validate, which says what may stand in for the weight.
+      required: false,
+      validate: (v) =>
+        needed && v.trim() === '' ? 'The size, the volume or the weight is needed' : optionalNumber('Weight')(v),
+    })
+    if (weight.trim()) input.weight = Number(weight)
+  } else if (input.thickness === undefined) {
+    const thickness = await askText({
+      flag: '--thickness',
+      message: 'Sheet thickness, mm:',
+      validate: (v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? true : 'A number above 0'),
+    })
+    input.thickness = Number(thickness)
+  }
+}
+
+/** `~/x` as the shell would read it. */
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? `${process.env.HOME ?? ''}${path.slice(1)}` : path
+}
+
+/**
+ * The command line that prices the same part without prompts, for a script: every value
+ * the walk asked for or the flags gave, quoted for a POSIX shell.
+ */
+export function equivalentCommand(
+  input: EstimateInput,
+  flags: {unit: string; bulk?: string; currency?: string; legacy?: boolean},
+): string {
+  const q = (v: string | number) =>
+    /^[\w@%+=:,./-]+$/.test(String(v)) ? String(v) : `'${String(v).replace(/'/g, `'\\''`)}'`
+  const args: string[] = ['mfg', 'price', 'estimate']
+  const add = (flag: string, value: string | number | undefined) => {
+    if (value !== undefined) args.push(flag, q(value))
+  }
+  add('--part', input.part?.file)
+  if (input.part && flags.unit !== 'mm') add('--unit', flags.unit)
+  add('--service', input.service)
+  add('--technology', input.technology)
+  add('--material', input.material)
+  add('--color', input.color)
+  add('--quantity', input.quantity)
+  for (const o of input.options ?? []) add('--option', `${o.refer}=${o.name}`)
+  add('--discount', input.discount)
+  add('--design-fee', input.designFee)
+  add('--extra-fee', input.extraFee)
+  add('--size', input.size ? `${input.size.width}x${input.size.depth}x${input.size.height}` : undefined)
+  add('--volume', input.volume)
+  add('--weight', input.weight)
+  add('--hours', input.hours)
+  add('--thickness', input.thickness)
+  add('--bends', input.bends)
+  add('--bulk', flags.bulk)
+  add('--currency', flags.currency)
+  if (flags.legacy) args.push('--legacy')
+  return args.join(' ')
 }
 
 async function askMachineAndMaterial(

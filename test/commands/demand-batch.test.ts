@@ -235,7 +235,7 @@ describe('demand create inputs, validation, shards and the journal', () => {
     const first = await h.run(['demand', 'create', '--file', '-', '--json'], body)
     expect(first.exitCode, first.stderr).toBe(0)
     const again = await h.run(['demand', 'create', '--file', '-'], body)
-    expect(again.stderr).toMatch(/Created 5 of 5 demand\(s\); 5 already created by an earlier run; 0 request\(s\)/)
+    expect(again.stderr).toMatch(/Created 0 of 5 demand\(s\); 5 already created by an earlier run; 0 request\(s\)/)
     expect(lines(again).map((o) => o.id)).toEqual(json<{results: Outcome[]}>(first).results.map((o) => o.id))
     const fresh = await h.run(['demand', 'create', '--file', '-', '--fresh', '--json'], body)
     expect(fresh.exitCode, fresh.stderr).toBe(0)
@@ -243,5 +243,13 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(json<{results: Outcome[]}>(fresh).results.map((o) => o.id)).toEqual(
       json<{results: Outcome[]}>(first).results.map((o) => o.id),
     )
+    // ...which this run did not make: its counts are its own, the earlier run's work said apart (issue 18).
+    expect(json<{created: number; resumed: number; requests: number}>(fresh)).toMatchObject({
+      created: 0,
+      resumed: 5,
+      requests: 1,
+    })
+    const freshTable = await h.run(['demand', 'create', '--file', '-', '--fresh'], body)
+    expect(freshTable.stderr).toMatch(/Created 0 of 5 demand\(s\); 5 already created by an earlier run; 1 request\(s\)/)
   })
 })

@@ -56,6 +56,30 @@ afterAll(async () => {
 })
 
 describe('mfg file link', () => {
+  it('on the embedded sandbox, says before the link is used that it dies with the command, and what to run', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'mfg-file-embedded-'))
+    try {
+      const local = {MFG_HOME: fresh, MFG_BASE_URL: undefined, MFG_API_KEY: undefined, MFG_AUTH_TOKEN: undefined}
+      const list = await runCli(['demand', 'list', '--json'], {env: local})
+      const id = json<{_id: string}[]>(list)[0]!._id
+      const shown = await runCli(['file', 'link', id, '--show-url'], {env: local})
+      expect(shown.exitCode, shown.stderr).toBe(0)
+      const url = shown.stdout.trim()
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//)
+      expect(shown.stderr).toContain('stops when this command exits')
+      expect(shown.stderr).toContain(`mfg file download ${id}`)
+      expect(shown.stderr).toContain('mfg sandbox serve')
+      // And it is true: once the command has exited, the link does not open.
+      await expect(fetch(url)).rejects.toThrow()
+      // Under --json the same advice is one {"warning"} line on stderr; stdout stays the result.
+      const asJson = await runCli(['file', 'link', id, '--json'], {env: local})
+      expect(json<{url: string}>(asJson).url).toContain('/files/')
+      expect(JSON.parse(asJson.stderr.trim()).warning).toContain('mfg sandbox serve')
+    } finally {
+      rmSync(fresh, {recursive: true, force: true})
+    }
+  })
+
   it('hides the signed URL unless --show-url or --json asks for it', async () => {
     const plain = await run(['file', 'link', SEEDED])
     expect(plain.exitCode, plain.stderr).toBe(0)

@@ -216,4 +216,46 @@ describe('mfg price estimate, answered through the real prompts', () => {
       options: ['lead_time=Economy (12 working days)', 'precision=Fine ±0.05 mm', 'finishing=Anodising'],
     })
   })
+
+  it('a part file is checked before the walk goes on; skipped, it asks for the measures; the same as one command line', async () => {
+    const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
+      env: {...sb.env(), CI: undefined},
+    })
+    // Colour, quantity and options: the first choice or the default.
+    let p = await nextPrompt('')
+    for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
+      p.events.keypress('enter')
+      await tick()
+      p = await nextPrompt('')
+    }
+    expect(p.getScreen()).toContain('Part file')
+    // A path that is not there is refused at the prompt, which stays.
+    await typeAnswer(p, '/nonexistent/part.stl')
+    expect(p.getScreen()).toContain('no such file')
+    for (let i = 0; i < '/nonexistent/part.stl'.length; i++) p.events.keypress('backspace')
+    await tick()
+    p.events.keypress('enter')
+    await tick()
+    // Skipped: the measures the estimate needs instead.
+    await typeAnswer(await nextPrompt('Part size'), '')
+    await typeAnswer(await nextPrompt('Part volume'), '')
+    const weight = await nextPrompt('Printed weight, g:')
+    await typeAnswer(weight, '')
+    expect(weight.getScreen()).toContain('The size, the volume or the weight is needed')
+    await typeAnswer(weight, '12.5')
+    const r = await run
+    expect(r.exitCode, r.stderr).toBe(0)
+    const price = /^price\s+(\d+\.\d\d) EUR$/m.exec(r.stdout)?.[1]
+    expect(price, r.stdout).toBeDefined()
+    // At the end, on stderr, the command line that prices the same without a prompt.
+    const line = /^The same without prompts: (mfg price estimate .*)$/m.exec(r.stderr)?.[1]
+    expect(line, r.stderr).toBeDefined()
+    expect(line).toContain('--weight 12.5')
+    expect(line).toContain('--material PLA')
+    const argv = [...line!.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => m[1]?.replace(/'\\''/g, "'") ?? m[2]!)
+    const again = await runCli(argv.slice(1), {env: sb.env()})
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(/^price\s+(\d+\.\d\d) EUR$/m.exec(again.stdout)?.[1]).toBe(price)
+    expect(again.stderr).not.toContain('The same without prompts')
+  })
 })

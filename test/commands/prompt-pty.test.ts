@@ -183,4 +183,35 @@ describe('prompts on a pseudo-terminal', () => {
     expect(got.exitCode, got.stderr).toBe(0)
     expect(json(got)).toMatchObject({technique: 'CNC_MACHINING', material: 'Aluminium 6061'})
   })
+
+  it('Ctrl-C at any kind of prompt: exit 130, one short line, no trace, nothing written', async () => {
+    const CTRL_C = '\u0003'
+    const own = mkdtempSync(join(tmpdir(), 'mfg-pty-int-'))
+    try {
+      // A text prompt, a hidden prompt (after one answer) and a select.
+      const cases: {argv: string[]; before: string[]; at: string}[] = [
+        {argv: ['profile', 'add', 'shop'], before: [], at: 'Base URL:'},
+        {argv: ['profile', 'add', 'shop'], before: [`https://api.example.com${ENTER}`], at: 'API key:'},
+        {argv: ['price', 'estimate'], before: [], at: 'Service:'},
+      ]
+      for (const c of cases) {
+        const t = inTerminal(c.argv, {MFG_HOME: own})
+        await t.waitFor(c.argv[0] === 'profile' ? 'Base URL:' : c.at)
+        for (const keys of c.before) {
+          t.type(keys)
+          await t.waitFor(c.at)
+        }
+        t.type(CTRL_C)
+        const {code, shown} = await t.exited
+        expect(code, shown).toBe(130)
+        const after = shown.slice(shown.lastIndexOf(c.at) + c.at.length)
+        expect(after).toContain('Interrupted.')
+        expect(shown).not.toMatch(/force closed|Error:|\n\s+at /)
+        const listed = await runCli(['profile', 'list', '--json'], {env: {MFG_HOME: own}})
+        expect(listed.stdout, c.argv.join(' ')).not.toContain('shop')
+      }
+    } finally {
+      rmSync(own, {recursive: true, force: true})
+    }
+  })
 })

@@ -1,6 +1,6 @@
 // End to end: the built CLI spawned as a user runs it, output piped through jq.
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -245,6 +245,61 @@ describe('CLIs sharing one embedded home', () => {
     const written = demands.map((d) => d.draftId).filter((id) => id?.startsWith('shared-home-'))
     expect(written.sort()).toEqual(Array.from({length: WRITERS}, (_, k) => `shared-home-${2 * k}`).sort())
     expect(statSync(join(home, 'sandbox', 'sandbox.db')).mode & 0o777).toBe(0o600)
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('the same batch twice at once: the second refuses naming the first, which counts its own work', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-e2e-twice-'))
+    const env = baseEnv(home)
+    const file = join(home, 'twice.json')
+    writeFileSync(file, quotes(500))
+    // The first run's five chunks go one at a time and each answer takes a second (the slow quirk),
+    // so it is still running when the second starts.
+    const {NODE_ENV: _test, ...userEnv} = env
+    const first = spawn(process.execPath, [bin, 'demand', 'create', '--file', file, '--concurrency', '1', '--json'], {
+      env: {...userEnv, NO_COLOR: '1', CI: 'true', MFG_SANDBOX_QUIRKS: 'slow'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let firstOut = ''
+    first.stdout.on('data', (c: Buffer) => (firstOut += c.toString('utf8')))
+    const firstDone = new Promise<number | null>((done) => first.on('close', done))
+    // Once the first holds the batch (its journal's lock exists), start the second.
+    const journals = join(home, 'journals')
+    for (let i = 0; i < 300; i++) {
+      if (existsSync(journals) && readdirSync(journals).some((f) => f.endsWith('.lock'))) break
+      await new Promise((ok) => setTimeout(ok, 50))
+    }
+    const second = await mfgAsync(['demand', 'create', '--file', file, '--json'], env)
+    expect(second.code, second.stderr).toBe(1)
+    expect(second.stdout).toBe('')
+    const error = (JSON.parse(second.stderr.trim()) as {error: {code: string; message: string}}).error
+    expect(error.code).toBe('busy')
+    expect(error.message).toContain(`another run of this batch is in progress (pid ${first.pid}`)
+
+    expect(await firstDone).toBe(0)
+    expect(JSON.parse(firstOut)).toMatchObject({created: 500, resumed: 0, failed: 0})
+    expect(readdirSync(journals).filter((f) => f.endsWith('.lock'))).toEqual([])
+    // Afterwards the same command runs, and counts the first run's rows as the first run's.
+    const third = await mfgAsync(['demand', 'create', '--file', file, '--json'], env)
+    expect(third.code, third.stderr).toBe(0)
+    expect(JSON.parse(third.stdout)).toMatchObject({created: 0, resumed: 500, requests: 0})
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('a lock left by a run that was killed does not stop the next run', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-e2e-stale-'))
+    const env = baseEnv(home)
+    const file = join(home, 'stale.json')
+    writeFileSync(file, quotes(3))
+    const dry = await mfgAsync(['demand', 'create', '--file', file, '--json'], env)
+    expect(dry.code, dry.stderr).toBe(0)
+    const journal = (JSON.parse(dry.stdout) as {journal: string}).journal
+    // A pid that no process has: the run that held it is gone.
+    writeFileSync(`${journal}.lock`, JSON.stringify({pid: 2 ** 22 + 7, at: '2026-01-01T00:00:00Z'}))
+    const again = await mfgAsync(['demand', 'create', '--file', file, '--json'], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(JSON.parse(again.stdout)).toMatchObject({created: 0, resumed: 3})
+    expect(existsSync(`${journal}.lock`)).toBe(false)
     rmSync(home, {recursive: true, force: true})
   })
 })

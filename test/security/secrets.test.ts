@@ -191,6 +191,8 @@ const COMMANDS: Record<string, Spec> = {
   'demand:stage': {...V1, args: async (c) => [await c.newDemand(), 'special_verified']},
   'demand:track': {...V1, args: async (c) => [await c.newDemand()]},
   'demand:update': {...V1, args: async (c) => [await c.newDemand(), '--color', 'Red']},
+  // Help pages name the environment variables, never their values.
+  help: {...LOCAL, args: () => ['environment']},
   'file:download': {...V1, args: (c) => [c.demandWithFile, '--out', mkdtempSync(join(c.tmp, 'dl-')), '--force']},
   'file:link': {
     ...V1,
@@ -241,6 +243,8 @@ const COMMANDS: Record<string, Spec> = {
     spawned: 'a server: it runs until SIGINT, which would stop the test process too',
     args: () => [],
   },
+  // Names the profile and base URL in use; its key and token only masked.
+  version: {...LOCAL, args: () => []},
   'webhook:create': {
     ...V2,
     args: () => ['--url', 'http://127.0.0.1:9/hook', '--events', 'order_placed', '--use-secret'],

@@ -19,7 +19,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field) and the
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
     '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input examples/part.json',
-    '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/665f1c2e9b1d4a0012345678 -f demandStatusInfo.status=special_verified',
+    '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified',
     '<%= config.bin %> <%= command.id %> GET /api/v2/integrations_ms/webhooks/{businessId} --include',
   ]
   static override enableJsonFlag = false
@@ -55,7 +55,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field) and the
     let input: string | undefined
     if (flags.input !== undefined) {
       const {readTextInput} = await import('../../cli/input.js')
-      input = (await readTextInput(flags.input)).text
+      input = (await readTextInput(flags.input, '--input')).text
     }
     const ctx = this.context(flags)
     const {client, profile} = await ctx.session()

@@ -26,7 +26,7 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     '<%= config.bin %> <%= command.id %> --file examples/big.ndjson --dry-run',
     '<%= config.bin %> <%= command.id %> --file examples/rows.csv --skip-invalid --errors rejected.ndjson',
     '<%= config.bin %> <%= command.id %> --file examples/big.ndjson --shard 2/3',
-    '<%= config.bin %> <%= command.id %> --file legacy.json --legacy',
+    '<%= config.bin %> <%= command.id %> --file examples/quotes.json --legacy',
     '<%= config.bin %> <%= command.id %> --technique 3D_PRINTING --material PLA --quantity 10 --email buyer@example.com --first-name Ada --last-name Lovelace',
   ]
   static override flags = {

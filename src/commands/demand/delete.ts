@@ -11,8 +11,8 @@ export default class DemandDelete extends BaseCommand {
 
 Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is required: without it nothing is sent and the exit code is 2.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --yes --json',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --yes --json',
   ]
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {yes: yesFlag}

@@ -11,9 +11,9 @@ export default class DemandGet extends BaseCommand {
 
 --legacy reads it through the legacy call (GET /api/v2/ms-machine-owner/demand/{id}), in the legacy record shape: prices as strings, display statuses such as "Special Accepted", client as an id. The interface notes that this call is less reliable than the legacy list (mfg demand list --ids) for orders whose manufacturer changed before production.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --json | jq .tracking',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --legacy',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json | jq .tracking',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --legacy',
   ]
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {

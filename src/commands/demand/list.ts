@@ -22,8 +22,8 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     '<%= config.bin %> <%= command.id %> --all --columns orderNumber,shippingAddress.city,priceTotal --sort -priceTotal',
     '<%= config.bin %> <%= command.id %> --all --ndjson | jq .orderNumber',
     '<%= config.bin %> <%= command.id %> --all --csv --no-header > demands.csv',
-    '<%= config.bin %> <%= command.id %> --ids 665f1c2e9b1d4a0012345678,665f1c2e9b1d4a0012345679',
-    '<%= config.bin %> <%= command.id %> --ids-file stored-ids.txt --ndjson',
+    '<%= config.bin %> <%= command.id %> --ids 65f000060000000000000002,65f000060000000000000005',
+    '<%= config.bin %> <%= command.id %> --ids-file examples/stored-ids.txt --ndjson',
   ]
   static override flags = {
     type: Flags.string({description: 'Which demands.', options: [...LIST_TYPES], default: 'all'}),
@@ -77,7 +77,10 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     }
     if (render) {
       records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, 'No demands.')
+      // A filter that matched nothing is told apart from a business with no demands.
+      const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
+      const empty = filtered ? 'No demands match.' : 'No demands.'
+      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, empty)
     }
     if (more) this.note(more)
     return records
@@ -91,7 +94,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     let text = flags.ids ?? ''
     if (flags['ids-file'] !== undefined) {
       const {readTextInput} = await import('../../cli/input.js')
-      text = (await readTextInput(flags['ids-file'])).text
+      text = (await readTextInput(flags['ids-file'], '--ids-file')).text
     }
     const ids = splitIds(text)
     const {client} = await this.context(flags).session()

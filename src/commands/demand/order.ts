@@ -14,9 +14,9 @@ export default class DemandOrder extends BaseCommand {
 
 Store the returned demand id: later reads go through mfg demand list --ids.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --product 65f0000500000000000000001 --referral api --quantity 2 --material PLA --color red',
-    '<%= config.bin %> <%= command.id %> --product 65f0000500000000000000003 --referral api --lang fr --thickness 2 --shipping-city Lyon --shipping-country FR',
-    '<%= config.bin %> <%= command.id %> --file orders.json --referral api --json',
+    '<%= config.bin %> <%= command.id %> --product 65f000050000000000000001 --referral api --quantity 2 --material PLA --color red',
+    '<%= config.bin %> <%= command.id %> --product 65f00005000000000000000c --referral api --lang fr --thickness 2 --shipping-city Lyon --shipping-country FR',
+    '<%= config.bin %> <%= command.id %> --file examples/by-product.json --referral api --json',
   ]
   static override flags = {
     product: Flags.string({description: 'Product id (a catalogue post of type PRODUCT).'}),

@@ -8,8 +8,8 @@ export default class DemandTrack extends BaseCommand {
   static override summary = "Show a demand's tracking timeline."
   static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601 local time. Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in local time. --json gives the dates as epoch milliseconds.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --json | jq .steps',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json | jq .steps',
   ]
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
 

@@ -20,11 +20,11 @@ export default class DemandUpdate extends BaseCommand {
 
 Stages move quote_sent → special_verified → special_accepted (production) → done → in_shipping → delivered, and quote_sent/special_verified → cancelled. The service refuses other moves, and changes to material, quantity, colour and the like once production started, with a conflict (exit 1) naming both stages.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --status special_verified',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --material PETG --quantity 20 --price-total 149.5',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --taken-as ORDER',
-    'echo \'{"shippingAddress": {"city": "Lyon"}}\' | <%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --file -',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --legacy --thickness 2 --tolerance 0.05 --shipping-city Lyon',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --status special_verified',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --material PETG --quantity 20 --price-total 149.5',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --taken-as ORDER',
+    'echo \'{"shippingAddress": {"city": "Lyon"}}\' | <%= config.bin %> <%= command.id %> 65f000060000000000000002 --file -',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --legacy --thickness 2 --tolerance 0.05 --shipping-city Lyon',
   ]
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {

@@ -10,8 +10,8 @@ export default class FileDownload extends BaseCommand {
 
 The file host gets only the signed link, never your API key, and links are never printed. When a link expires on the way, a new one is asked for and the transfer resumes where it stopped (or starts over if the host cannot resume). The bytes written must match the size the host announced. A progress bar is drawn on stderr in a terminal.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001',
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001 --out ./parts --force --json',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --out ./parts --force --json',
   ]
   static override args = {demandId: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {

@@ -18,9 +18,9 @@ export default class FileLink extends BaseCommand {
 
 Anyone holding the link can fetch the file until it expires, so the link is printed only when asked: --show-url prints it, --json prints {url, token, fileName, expiresAt}. Otherwise only the file name, the host and path, and the expiry are shown. To save the files, use mfg file download.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001',
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000001 --file-name sensor-bracket.stl --show-url',
-    '<%= config.bin %> <%= command.id %> --file-link https://files.example.com/seed/demands/part.stl --json | jq -r .url',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --file-name sensor-bracket.stl --show-url',
+    '<%= config.bin %> <%= command.id %> --file-link https://files.mfg-sandbox.test/seed/demands/sensor-bracket.stl --json | jq -r .url',
   ]
   static override args = {demandId: Args.string({description: 'Demand id (_id).'})}
   static override flags = {
@@ -44,7 +44,7 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
     if (flags['file-link'] !== undefined && args.demandId !== undefined) {
       throw new UsageError('Give a demand id or --file-link, not both.')
     }
-    const {client} = await this.context(flags).session()
+    const {client, profile} = await this.context(flags).session()
     const {demandFileLink, storageFileLink} = await import('../../services/files/link.js')
     const link =
       flags['file-link'] === undefined
@@ -57,6 +57,13 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
           `Link issued for ${link.fileName || 'the file'} at ${link.shownUrl}${link.expiresAt ? `, expires ${link.expiresAt}` : ''} (signature hidden; --show-url or --json prints it).`,
         )
       }
+    }
+    if (profile.embedded) {
+      // The link points at this process's own sandbox, whose port closes when the command exits.
+      this.warnNote(
+        `the embedded sandbox serving this link stops when this command exits, so the link will not open. To save the file now: mfg file download ${args.demandId ?? 'DEMAND_ID'}. For links that open: run mfg sandbox serve --port 4010 in another terminal (the same data, served until Ctrl-C) and point mfg at it with MFG_BASE_URL=http://127.0.0.1:4010 and the MFG_API_KEY and MFG_BUSINESS_ID it prints (--show-secrets)`,
+        true,
+      )
     }
     return {
       url: link.url,

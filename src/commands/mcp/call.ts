@@ -14,9 +14,9 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
   static override examples = [
     '<%= config.bin %> <%= command.id %> list_machines --arg service=3D_PRINTING',
     '<%= config.bin %> <%= command.id %> estimate_price --arg material=PLA --arg quantity=10 --arg \'slicingData={"weight":"42","volume":"33000"}\'',
-    '<%= config.bin %> <%= command.id %> get_quote --arg quoteId=665f1c2e9b1d4a0012345678 --json',
-    '<%= config.bin %> <%= command.id %> update_quote --arg quoteId=665f1c2e9b1d4a0012345678 --arg status=special_verified --yes',
-    'cat quotes.json | <%= config.bin %> <%= command.id %> create_quotes --input - --yes',
+    '<%= config.bin %> <%= command.id %> get_quote --arg quoteId=65f000060000000000000002 --json',
+    '<%= config.bin %> <%= command.id %> update_quote --arg quoteId=65f000060000000000000002 --arg status=special_verified --yes',
+    'cat examples/create-quotes.json | <%= config.bin %> <%= command.id %> create_quotes --input - --yes',
   ]
   static override args = {tool: Args.string({description: 'Tool name (see `mcp tools`).', required: true})}
   static override flags = {
@@ -37,7 +37,7 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
     let input: Record<string, unknown> | undefined
     if (flags.input !== undefined) {
       const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.input)
+      const {text, source} = await readTextInput(flags.input, '--input')
       input = parseObject(text, source)
     }
     const {client} = await this.context(flags).session()

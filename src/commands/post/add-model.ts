@@ -13,7 +13,7 @@ Each model has price, free, originalname and files [{originalname, url}]. The pr
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --name bracket --price 12 --file-url https://files.mfg-sandbox.test/uploads/abc/bracket.stl',
     '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --free --file-url https://files.example.com/a.stl --file-url https://files.example.com/a.step',
-    '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --file models.json --json',
+    '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --file examples/models.json --json',
   ]
   static override args = {id: Args.string({description: 'Product id (postId).', required: true})}
   static override flags = {

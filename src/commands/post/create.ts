@@ -17,7 +17,7 @@ service, price.priceMachine and at least one material are required. A service th
   static override examples = [
     '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --price-machine 12.5 --material PLA:plastic:25:EUR',
     '<%= config.bin %> <%= command.id %> --service CNC_MACHINING --price-machine 40 --price-conception 15 --material "Aluminium 6061:metal:60:EUR" --material "Brass:metal:90:EUR" --title "Custom bracket" --tags bracket,aluminium',
-    '<%= config.bin %> <%= command.id %> --file product.json --json',
+    '<%= config.bin %> <%= command.id %> --file examples/product.json --json',
   ]
   static override flags = {
     file: fileFlag('The product as one JSON object; - reads stdin.'),

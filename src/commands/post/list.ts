@@ -73,7 +73,10 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     posts = render.sortRows(posts, flags.sort)
     if (!this.jsonEnabled()) {
       const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
-      render.printList(rows, flags, POST_LIST_COLUMNS, 'No products.')
+      const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
+        (f) => f !== undefined,
+      )
+      render.printList(rows, flags, POST_LIST_COLUMNS, filtered ? 'No products match.' : 'No products.')
     }
     if (more) this.note(more)
     return posts

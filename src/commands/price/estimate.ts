@@ -92,9 +92,14 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
       part: flags.part ? estimate.measuredPart(flags.part, flags.unit) : undefined,
     })
     const ctx = await this.context(flags).service()
+    // What the flags gave, to tell whether the prompts (or a retry's question) added anything.
+    const asGiven = JSON.stringify(input)
     await estimate.completeEstimateInput(ctx, input, flags.unit)
     if (slicer) await estimate.sliceForEstimate(input, slicer, flags.unit)
     const result = await estimate.estimateResolving(ctx, input)
+    // After a walk through the prompts: the same estimate as one line, for a script (stderr).
+    if (JSON.stringify({...input, slicer: undefined}) !== asGiven && (await import('../../cli/prompt.js')).canPrompt())
+      this.note(`The same without prompts: ${estimate.equivalentCommand(input, flags)}`)
     if (!this.jsonEnabled())
       for (const text of await estimate.renderEstimate(result, isTty(process.stdout))) writeOut(text)
     if (result.allowanceRemaining !== undefined)

@@ -14,7 +14,7 @@ The secret comes from --secret, else the MFG_WEBHOOK_SECRET environment variable
 
 The business needs webhook access, requested from the service first; without it the service answers 403.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --url https://example.com/hooks/mfg --events order_placed,order_updated',
+    '<%= config.bin %> <%= command.id %> --url https://example.com/hooks/mfg --events order_placed,order_updated --secret s3cr3t',
     'MFG_WEBHOOK_SECRET=s3cr3t <%= config.bin %> <%= command.id %> --url http://127.0.0.1:4848/ --events quote_request_received --use-secret --json',
   ]
   static override flags = {

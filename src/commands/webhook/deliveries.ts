@@ -12,8 +12,8 @@ export default class WebhookDeliveries extends BaseCommand {
 
 The log is an extension of the mfg sandbox; against a service without it the command says so (exit 1).`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --limit 10 --json',
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')"`,
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --limit 10 --json`,
   ]
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {

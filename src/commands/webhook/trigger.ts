@@ -12,7 +12,7 @@ export default class WebhookTrigger extends BaseCommand {
 This is an extension of the mfg sandbox; against a service without it the command says so (exit 1).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> order_placed',
-    '<%= config.bin %> <%= command.id %> quote_request_received --webhook 665f1c2e9b1d4a0012345678 --json',
+    `<%= config.bin %> <%= command.id %> quote_request_received --webhook "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --json`,
   ]
   static override args = {event: Args.string({description: 'Event type.', required: true})}
   static override flags = {webhook: Flags.string({description: 'Only to this subscription (its _id).'})}

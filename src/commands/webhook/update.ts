@@ -13,9 +13,9 @@ export default class WebhookUpdate extends BaseCommand {
 
 A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRET or a hidden prompt. It is never printed.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --url https://example.com/hooks/v2',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --events order_placed --no-use-secret',
-    '<%= config.bin %> <%= command.id %> 665f1c2e9b1d4a0012345678 --prompt-secret',
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --url https://example.com/hooks/v2`,
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --events order_placed --no-use-secret`,
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --prompt-secret`,
   ]
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {

@@ -8,6 +8,8 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  rmSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs'
 import {join} from 'node:path'
@@ -96,6 +98,11 @@ export interface OpenedJournal {
   rows: Map<number, JournalRowState>
   /** Whether an earlier run's journal was found and used. */
   resumed: boolean
+  /**
+   * The demands earlier runs recorded as created, row → id, even with --fresh: a fresh run
+   * sends those rows again, and an answer naming the same demand is an earlier run's work.
+   */
+  madeBefore: Map<number, string>
 }
 
 /** The file name of a key: stable, and free of the URL's characters. */
@@ -128,6 +135,7 @@ export class BatchJournal {
     readonly path: string,
     private fd: number | undefined,
     firstChunk: number,
+    private readonly lock: RunLock,
   ) {
     this.nextChunk = firstChunk
   }
@@ -137,19 +145,35 @@ export class BatchJournal {
     mkdirSync(dir, {recursive: true, mode: 0o700})
     chmodSync(dir, 0o700)
     const path = join(dir, journalFileName(key))
+    // Before anything is read or truncated: one run of a batch at a time.
+    const lock = RunLock.take(`${path}.lock`)
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
-    if (!opts.fresh && existsSync(path)) {
-      const replayed = replay(readFileSync(path, 'utf8'), rows)
-      firstChunk = replayed.maxChunk + 1
-      resumed = replayed.events > 0
+    const before = existsSync(path) ? new Map<number, JournalRowState>() : undefined
+    if (before) {
+      const replayed = replay(readFileSync(path, 'utf8'), before)
+      if (!opts.fresh) {
+        for (const [row, state] of before) rows.set(row, state)
+        firstChunk = replayed.maxChunk + 1
+        resumed = replayed.events > 0
+      }
     }
-    const fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
-    fchmodSync(fd, 0o600)
-    const journal = new BatchJournal(path, fd, firstChunk)
+    const madeBefore = new Map<number, string>()
+    for (const [row, state] of before ?? []) {
+      if (state.state === 'done' && 'id' in state.result) madeBefore.set(row, state.result.id)
+    }
+    let fd: number
+    try {
+      fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
+      fchmodSync(fd, 0o600)
+    } catch (error) {
+      lock.release()
+      throw error
+    }
+    const journal = new BatchJournal(path, fd, firstChunk, lock)
     if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
-    return {journal, rows, resumed}
+    return {journal, rows, resumed, madeBefore}
   }
 
   /** A number for the next send, unique within this journal. */
@@ -210,6 +234,85 @@ export class BatchJournal {
     if (this.fd === undefined) return
     closeSync(this.fd)
     this.fd = undefined
+    this.lock.release()
+  }
+}
+
+/** Another process runs the same batch (same input, shard, target and API): this run sends nothing. */
+export class BatchBusyError extends Error {
+  readonly exitCode = 1
+  readonly code = 'busy'
+  constructor(message: string) {
+    super(message)
+    this.name = 'BatchBusyError'
+  }
+}
+
+/**
+ * The lock of one journal: a file beside it made with O_EXCL, holding the pid and start
+ * time of the run that holds it. A lock whose process is gone (killed, crashed) is stale
+ * and taken over; a live one makes the second run refuse, naming the first, so that two
+ * runs never send the same rows at once nor report each other's work as their own.
+ */
+class RunLock {
+  private held = true
+  private readonly onExit = (): void => this.release()
+
+  private constructor(private readonly path: string) {
+    // A process.exit (a second Ctrl-C) skips close(): the lock goes with the process.
+    process.once('exit', this.onExit)
+  }
+
+  static take(path: string): RunLock {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        writeFileSync(path, JSON.stringify({pid: process.pid, at: new Date().toISOString()}), {flag: 'wx', mode: 0o600})
+        return new RunLock(path)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+      const holder = readHolder(path)
+      if (holder && holder.pid !== process.pid && alive(holder.pid)) {
+        throw new BatchBusyError(
+          `another run of this batch is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would send the same rows. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it resumes from the journal.`,
+        )
+      }
+      if (!holder && attempt === 0) {
+        // Made this instant and not written yet, or left half written: look again shortly.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
+        continue
+      }
+      // Stale: its process is gone. Remove it and try again.
+      rmSync(path, {force: true})
+    }
+    throw new BatchBusyError(`cannot take the lock of this batch's journal (${path}); run the command again.`)
+  }
+
+  release(): void {
+    if (!this.held) return
+    this.held = false
+    process.removeListener('exit', this.onExit)
+    if (readHolder(this.path)?.pid === process.pid) rmSync(this.path, {force: true})
+  }
+}
+
+function readHolder(path: string): {pid: number; at?: string} | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as {pid?: unknown; at?: unknown}
+    if (typeof value.pid !== 'number') return undefined
+    return {pid: value.pid, ...(typeof value.at === 'string' ? {at: value.at} : {})}
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a process runs (EPERM: it does, under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -199,6 +199,8 @@ class BatchRun {
   private health!: ServiceHealth
   private identity = ''
   private earlier = new Map<number, JournalRowState>()
+  /** Row → the demand an earlier run recorded for it (also under --fresh, which sends the row again). */
+  private madeBefore = new Map<number, string>()
   private fatal: {error: unknown} | undefined
 
   constructor(
@@ -294,6 +296,7 @@ class BatchRun {
     const opened = BatchJournal.open(this.opts.journal.dir, key, {fresh: this.opts.journal.fresh})
     this.log = new ChunkLog(opened.journal)
     this.earlier = opened.rows
+    this.madeBefore = opened.madeBefore
     this.summary.journal = opened.journal.path
   }
 
@@ -631,7 +634,8 @@ class BatchRun {
       s.failed++
       if (outcome.outcome === 'unknown') s.unknown++
       if (outcome.outcome === 'ambiguous') s.ambiguous++
-    } else if (how === 'resumed' || how === 'found-earlier') {
+    } else if (how === 'resumed' || how === 'found-earlier' || this.isEarlierDemand(outcome)) {
+      // A row sent again (--fresh) and answered with the demand an earlier run made is not this run's work.
       s.resumed++
       if (how === 'found-earlier') s.reconciled++
     } else {
@@ -640,6 +644,11 @@ class BatchRun {
       if ('outcome' in outcome) s.confirmed++
     }
     this.opts.onResult?.(outcome)
+  }
+
+  private isEarlierDemand(outcome: RowOutcome): boolean {
+    const id = 'id' in outcome ? outcome.id : undefined
+    return id !== undefined && this.madeBefore.get(outcome.row) === id
   }
 
   private progress(): void {

@@ -1,0 +1,234 @@
+// Every `examples:` entry of every command's help (oclif's manifest, as `mfg X --help`
+// prints them) runs as written: the built CLI as `mfg`, against a sandbox (each example
+// on its own fresh MFG_HOME, so the embedded sandbox with its seed), in a generated
+// fixture directory holding the files the examples name, with no terminal. Each exits 0,
+// or what EXITS below says (and why), with no stack trace and no "undefined".
+//
+// Servers (sandbox serve, webhook listen, mcp proxy) are started, given a moment, and
+// stopped with SIGINT: they must still be running then, and stop with 0 or 130.
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const bin = join(root, 'bin/run.js')
+const meshes = join(root, 'test/fixtures/meshes')
+
+interface Standalone {
+  url: string
+  businesses: {id: string; apiKey: string; authToken: string}[]
+}
+
+interface Manifest {
+  commands: Record<string, {examples?: (string | {command: string; description?: string})[]}>
+}
+
+/** The examples as a user reads them in `mfg X --help`. */
+function helpExamples(): {id: string; text: string}[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as Manifest
+  return Object.entries(manifest.commands).flatMap(([id, c]) =>
+    (c.examples ?? []).map((e) => ({
+      id,
+      text: (typeof e === 'string' ? e : e.command)
+        .replaceAll('<%= config.bin %>', 'mfg')
+        .replaceAll('<%= command.id %>', id.replaceAll(':', ' ')),
+    })),
+  )
+}
+
+/** Commands that serve until stopped (`sandbox serve --quirks list` only prints). */
+const isServer = (e: {id: string; text: string}) =>
+  (e.id === 'sandbox:serve' || e.id === 'webhook:listen') && !e.text.includes('--quirks list')
+
+/** Examples whose exit status is not 0 here, and why. */
+const EXITS: Record<string, number> = {
+  // PrusaSlicer is not installed here: exit 2 saying how to install it.
+  'mfg price estimate --part examples/bracket.stl --material PETG --slicer prusa': 2,
+  // The interactive forms: without a terminal, exit 2 naming the flag to pass instead.
+  'mfg price estimate': 2,
+  'mfg demand delete 65f000060000000000000002': 2,
+  'mfg post delete 65f000050000000000000001': 2,
+  [`mfg webhook update "$(mfg webhook list --json | jq -r '.[0]._id')" --prompt-secret`]: 2,
+}
+
+/** Examples that need something from outside, not run here. */
+const OUTSIDE = new Set([
+  // Downloads the MCP inspector from the npm registry.
+  'npx @modelcontextprotocol/inspector --cli mfg mcp proxy --method tools/list',
+])
+
+/** Profiles an example names, added (against a standalone sandbox) to its home first. */
+const PROFILES = ['shop', 'production', 'staging']
+
+const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|\(<anonymous>\))$/
+
+describe("every command's help examples, run as written", () => {
+  const work = mkdtempSync(join(tmpdir(), 'mfg-help-examples-'))
+  const template = mkdtempSync(join(tmpdir(), 'mfg-help-home-'))
+  const shims = mkdtempSync(join(tmpdir(), 'mfg-help-bin-'))
+  const homes: string[] = []
+  const {NODE_ENV: _test, ...inherited} = process.env
+  for (const k of Object.keys(inherited)) if (k.startsWith('MFG_')) delete inherited[k]
+  const env = (home: string): NodeJS.ProcessEnv => ({
+    ...inherited,
+    MFG_HOME: home,
+    PATH: `${shims}:${process.env.PATH}`,
+    CI: 'true',
+    NO_COLOR: '1',
+  })
+
+  let standalone: ChildProcess | undefined
+  let served: Standalone
+
+  beforeAll(async () => {
+    symlinkSync(bin, join(shims, 'mfg'))
+    // The fixture directory: examples/, and the other files the examples name.
+    symlinkSync(join(root, 'examples'), join(work, 'examples'))
+    copyFileSync(join(root, 'examples/bracket.stl'), join(work, 'housing.stl'))
+    copyFileSync(join(meshes, 'example001.stl'), join(work, 'big.stl'))
+    copyFileSync(join(meshes, 'logo-prusa.3mf'), join(work, 'housing.3mf'))
+    copyFileSync(join(meshes, 'logo.obj'), join(work, 'part.obj'))
+    mkdirSync(join(work, '.vscode'))
+    // A seeded home, copied for each example: every one starts on the same fresh sandbox,
+    // which has one webhook subscription (the examples that need one pick it with webhook list).
+    const warm = spawnSync(
+      process.execPath,
+      [bin, 'webhook', 'create', '--url', 'http://127.0.0.1:4848/', '--events', 'order_placed', '--secret', 's3cr3t'],
+      {env: env(template), encoding: 'utf8'},
+    )
+    if (warm.status !== 0) throw new Error(`seeding the template home failed: ${warm.stderr}`)
+    // The remote profiles the examples name: a standalone sandbox stands in for the service.
+    standalone = spawn(process.execPath, [bin, 'sandbox', 'serve', '--memory', '--port', '0', '--json'], {
+      env: env(mkdtempSync(join(tmpdir(), 'mfg-help-standalone-'))),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const first = createInterface({input: standalone.stdout!})
+    served = await new Promise<Standalone>((ok, fail) => {
+      standalone!.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
+      first.once('line', (line) => ok(JSON.parse(line) as Standalone))
+    })
+  })
+
+  afterAll(async () => {
+    if (standalone && standalone.exitCode === null) {
+      const closed = new Promise((ok) => standalone!.once('exit', ok))
+      standalone.kill('SIGTERM')
+      await closed
+    }
+    for (const dir of [work, template, shims, ...homes]) rmSync(dir, {recursive: true, force: true})
+  })
+
+  /** A copy of the seeded home, with the profiles the example names (not the one it adds). */
+  function freshHome(e: {text: string}): string {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-help-example-home-'))
+    cpSync(template, home, {recursive: true})
+    homes.push(home)
+    const demo = served.businesses[0]!
+    for (const name of PROFILES) {
+      if (!new RegExp(`\\b${name}\\b`).test(e.text) || e.text.includes(`profile add ${name}`)) continue
+      const add = spawnSync(
+        process.execPath,
+        [
+          bin,
+          'profile',
+          'add',
+          name,
+          '--base-url',
+          served.url,
+          '--api-key',
+          demo.apiKey,
+          '--auth-token',
+          demo.authToken,
+        ],
+        {env: {...env(home)}, encoding: 'utf8', input: ''},
+      )
+      const withId =
+        add.status === 0
+          ? add
+          : spawnSync(
+              process.execPath,
+              [
+                bin,
+                'profile',
+                'add',
+                name,
+                '--base-url',
+                served.url,
+                '--api-key',
+                demo.apiKey,
+                '--auth-token',
+                demo.authToken,
+                '--business-id',
+                demo.id,
+              ],
+              {env: {...env(home)}, encoding: 'utf8', input: ''},
+            )
+      if (withId.status !== 0) throw new Error(`adding profile ${name} failed: ${withId.stderr}`)
+    }
+    return home
+  }
+
+  /** Runs one example; resolves with what went wrong (empty when it ran as stated). */
+  function runExample(e: {id: string; text: string}): Promise<string[]> {
+    const server = isServer(e)
+    const child = spawn('bash', ['-o', 'pipefail', '-c', server ? `exec ${e.text}` : e.text], {
+      cwd: work,
+      env: env(freshHome(e)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')))
+    let stoppedByUs = false
+    const timer = setTimeout(
+      () => {
+        stoppedByUs = true
+        child.kill('SIGINT')
+      },
+      server ? 4000 : 60_000,
+    )
+    return new Promise((done) => {
+      child.on('close', (code, signal) => {
+        clearTimeout(timer)
+        const wrong: string[] = []
+        const expected = EXITS[e.text] ?? 0
+        if (server) {
+          if (!stoppedByUs) wrong.push(`a server that exited by itself (${code ?? signal}):\n${err}`)
+          else if (code !== 0 && code !== 130) wrong.push(`stopped with ${code ?? signal}:\n${err}`)
+        } else if (stoppedByUs) {
+          wrong.push('still running after 60 s')
+        } else if (code !== expected) {
+          wrong.push(`exited ${code ?? signal} (expected ${expected}):\n${err}`)
+        }
+        for (const line of err.split('\n')) {
+          if (STACK_FRAME.test(line)) wrong.push(`a stack trace: ${line.trim()}`)
+          if (/\bundefined\b/.test(line)) wrong.push(`"undefined" on stderr: ${line.trim()}`)
+        }
+        done(wrong.map((w) => `\`${e.text}\` (${e.id}): ${w}`))
+      })
+    })
+  }
+
+  it('each example exits as stated', async () => {
+    const all = helpExamples()
+    expect(all.length).toBeGreaterThan(100)
+    const examples = all.filter((e) => !OUTSIDE.has(e.text))
+    expect(all.length - examples.length).toBe(OUTSIDE.size)
+    const failures: string[] = []
+    // Servers one after another (several listen on the same port), then the rest two at a
+    // time (each starts its own embedded sandbox).
+    for (const e of examples.filter(isServer)) failures.push(...(await runExample(e)))
+    const rest = examples.filter((e) => !isServer(e))
+    let next = 0
+    const worker = async () => {
+      while (next < rest.length) failures.push(...(await runExample(rest[next++]!)))
+    }
+    await Promise.all([worker(), worker()])
+    expect(failures, failures.join('\n\n')).toEqual([])
+  }, 600_000)
+})
