@@ -134,6 +134,8 @@ interface Spec {
   exempt?: (flags: string[]) => Exemption | undefined
   /** Commands that serve or read stdin until it closes run as a process; the reason. */
   spawned?: string
+  /** Commands without --verbose and --debug (they send nothing to log); the reason. */
+  noLogFlags?: string
 }
 
 const V1 = {wrongKey: 3, wrongToken: 0}
@@ -192,7 +194,7 @@ const COMMANDS: Record<string, Spec> = {
   'demand:track': {...V1, args: async (c) => [await c.newDemand()]},
   'demand:update': {...V1, args: async (c) => [await c.newDemand(), '--color', 'Red']},
   // Help pages name the environment variables, never their values.
-  help: {...LOCAL, args: () => ['environment']},
+  help: {...LOCAL, args: () => ['environment'], noLogFlags: 'help prints pages and contacts nothing'},
   'file:download': {...V1, args: (c) => [c.demandWithFile, '--out', mkdtempSync(join(c.tmp, 'dl-')), '--force']},
   'file:link': {
     ...V1,
@@ -390,7 +392,8 @@ describe('in-process commands: right key, wrong key, wrong token; --verbose --de
     const seen: string[] = []
     for (const variant of ['right', 'wrong key', 'wrong token'] as Variant[]) {
       for (const flags of flagSets(json)) {
-        const argv = [...id.split(':'), ...(await spec.args(ctx, variant)), ...flags]
+        const used = spec.noLogFlags ? flags.filter((f) => f === '--json') : flags
+        const argv = [...id.split(':'), ...(await spec.args(ctx, variant)), ...used]
         const env = {...envFor(variant), ...(await spec.env?.(ctx, variant))}
         const r = await runCli(argv, {env, ...(spec.stdin === undefined ? {} : {stdin: spec.stdin})})
         const label = `${id} [${variant}${flags.includes('--json') ? ', --json' : ''}]`
