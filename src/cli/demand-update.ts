@@ -1,7 +1,7 @@
 // `demand update`: which flags belong to which update (v1 or legacy), and the
 // number-valued text flags. The updates themselves are in src/services/demands.
 import type {LegacyUpdateBody} from '../schemas/legacy-demand.js'
-import {given} from '../shared/fields.js'
+import {given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {numberOf} from './flags.js'
 

@@ -15,7 +15,7 @@ import {
 } from '../services/price/estimate.js'
 import {measurePart} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
-import {defined} from '../shared/fields.js'
+import {defined} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {askChoice, askText, canPrompt} from './prompt.js'
 

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../cli/base-command.js'
 import {writeOut} from '../cli/output.js'
 import {maskSecret} from '../schemas/secrets.js'
-import {given} from '../shared/fields.js'
+import {given} from '../util/fields.js'
 
 export interface VersionResult {
   mfg: string

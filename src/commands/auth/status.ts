@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {maskSecret} from '../../schemas/secrets.js'
 import {checkCredentials, type CredentialCheck} from '../../services/auth/status.js'
-import {defined, given} from '../../shared/fields.js'
+import {defined, given} from '../../util/fields.js'
 
 export interface AuthStatusResult {
   profile: string

@@ -6,7 +6,7 @@ import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
 import {streamOrCollect, writeErr} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
 import {listDemandPage, streamDemands} from '../../services/demands/list.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 import type {DemandRecord, LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandList extends BaseCommand {

@@ -5,7 +5,7 @@ import {UsageError} from '../../cli/errors.js'
 import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {LANGS, type Lang} from '../../schemas/legacy-demand.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandOrder extends BaseCommand {

@@ -9,7 +9,7 @@ import {writeOut} from '../../cli/output.js'
 import {STAGES, TAKEN_AS, type Stage} from '../../schemas/demand.js'
 import type {LegacyUpdateBody} from '../../schemas/legacy-demand.js'
 import {buildUpdateBody, updateDemand} from '../../services/demands/update.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandUpdate extends BaseCommand {

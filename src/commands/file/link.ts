@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {writeOut} from '../../cli/output.js'
-import {defined, given} from '../../shared/fields.js'
+import {defined, given} from '../../util/fields.js'
 
 interface LinkResult {
   url: string

@@ -7,7 +7,7 @@ import {streamOrCollect} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {POST_CATEGORIES, POST_SORTS, POST_TYPES, POSTS_PAGE_SIZE_MAX, type PostSort} from '../../schemas/posts.js'
 import {listPostPage, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const

@@ -13,7 +13,7 @@ import {
   type EstimateResult,
 } from '../../services/price/estimate.js'
 import {SLICERS} from '../../services/price/slicer.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 
 export default class PriceEstimate extends BaseCommand {
   static override summary = "Estimate a part's price with the business's own machines, materials and options."

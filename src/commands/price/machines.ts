@@ -4,7 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {writeErr, writeOut} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {listMachines, machineRows, type MachinesResult} from '../../services/price/machines.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 
 const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'currency', 'startup cost', 'minimum']
 

@@ -3,7 +3,7 @@ import {listFlags} from '../../cli/flags.js'
 // Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
 import {LOCAL_PROFILE, ProfileReader} from '../../profiles/config-file.js'
 import {maskSecret} from '../../schemas/secrets.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 
 const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
 

@@ -5,7 +5,7 @@ import {writeOut} from '../../cli/output.js'
 // Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
 import {LOCAL_PROFILE, maskedProfile, ProfileReader, unknownProfile, type Profile} from '../../profiles/config-file.js'
 import {resolveProfile} from '../../profiles/resolve.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 
 export interface ShownProfile extends Profile {
   embedded: boolean

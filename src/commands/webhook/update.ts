@@ -5,7 +5,7 @@ import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
 import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
 import type {ShownWebhook, UpdateWebhookInput} from '../../services/webhooks/subscriptions.js'
-import {defined} from '../../shared/fields.js'
+import {defined} from '../../util/fields.js'
 
 export default class WebhookUpdate extends BaseCommand {
   static override summary = 'Change a webhook subscription.'

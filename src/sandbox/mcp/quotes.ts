@@ -9,7 +9,7 @@ import {blobExists, demandFiles, grantLink, keyOfLink, LINK_VALIDITY_S, type Dem
 import {paymentAuthToken} from '../ids.js'
 import {isPlainObject, v1Record} from '../records.js'
 import type {DemandDoc} from '../store/demands.js'
-import {given} from '../../shared/fields.js'
+import {given} from '../../util/fields.js'
 import {ok, run, type ToolEnv} from './result.js'
 
 /** Quote tools: list_quotes, get_quote, get_quote_file, create_quotes, update_quote. */

@@ -1,6 +1,6 @@
 import {iterateDemands, listDemands} from '../../api/v1/demands.js'
 import {V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
-import {defined, given} from '../../shared/fields.js'
+import {defined, given} from '../../util/fields.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {DemandRecord} from '../../schemas/read/types.js'

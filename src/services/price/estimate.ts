@@ -7,7 +7,7 @@ import type {Measurement} from '../../mesh/index.js'
 import {CURRENCIES, type ErrorDetail} from '../../schemas/common.js'
 import {LEGACY_TECHNOLOGIES, type BulkRow} from '../../schemas/pricing.js'
 import type {ServiceContext} from '../context.js'
-import {defined, given} from '../../shared/fields.js'
+import {defined, given} from '../../util/fields.js'
 import {InputError} from '../errors.js'
 import type {SliceResult} from './slicer.js'
 

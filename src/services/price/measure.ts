@@ -1,5 +1,5 @@
 import {MeshError, measureFile, type LengthUnit, type Measurement} from '../../mesh/index.js'
-import {defined} from '../../shared/fields.js'
+import {defined} from '../../util/fields.js'
 import {InputError} from '../errors.js'
 
 export interface MeasureInput {

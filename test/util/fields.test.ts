@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {defined, given} from '../../src/shared/fields.js'
+import {defined, given} from '../../src/util/fields.js'
 
 describe('defined and given', () => {
   const fields = {a: 1, b: undefined, c: '', d: 0, e: false, f: null, g: 'x'}
