@@ -14,8 +14,8 @@ The stage shown is the one the service confirms, from its answer or by reading t
 Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. Each move adds a tracking entry (see mfg demand track).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 special_verified',
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 "In Production"',
-    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 "special accepted" --json',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000005 "In Production"',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000005 "special accepted" --json',
   ]
   static override args = {
     id: Args.string({description: 'Demand id (_id).', required: true}),
