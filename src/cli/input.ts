@@ -1,8 +1,15 @@
 import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
 
 import {InputError} from '../services/errors.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
+
+/** `~` and `~/…` as a shell reads them: the user's home folder. */
+export function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path
+}
 
 export interface InputDocument {
   /** The rows: a JSON array's items, one single object, or NDJSON lines. */

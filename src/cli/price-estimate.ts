@@ -17,7 +17,8 @@ import {measurePart} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
 import {defined} from '../util/fields.js'
 import {UsageError} from './errors.js'
-import {askChoice, askText, canPrompt} from './prompt.js'
+import {expandHome} from './input.js'
+import {askChoice, askPath, askText, canPrompt} from './prompt.js'
 
 type Unit = 'mm' | 'cm' | 'in'
 type Field = 'technology' | 'material' | 'color' | 'option'
@@ -114,9 +115,10 @@ export async function completeEstimateInput(ctx: ServiceContext, input: Estimate
  */
 async function askPart(input: EstimateInput, unit: string): Promise<void> {
   let part: EstimateInput['part']
-  const file = await askText({
+  const file = await askPath({
     flag: '--part',
-    message: 'Part file (STL, OBJ or 3MF; empty to give its measures instead):',
+    message: 'Part file (STL, OBJ or 3MF; Tab completes, empty to give its measures instead):',
+    extensions: ['.stl', '.obj', '.3mf'],
     required: false,
     validate: (value) => {
       const path = expandHome(value.trim())
@@ -176,11 +178,6 @@ async function askPart(input: EstimateInput, unit: string): Promise<void> {
     })
     input.thickness = Number(thickness)
   }
-}
-
-/** `~/x` as the shell would read it. */
-function expandHome(path: string): string {
-  return path === '~' || path.startsWith('~/') ? `${process.env.HOME ?? ''}${path.slice(1)}` : path
 }
 
 /**

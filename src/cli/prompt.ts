@@ -37,6 +37,33 @@ export async function askText(opts: {
   )
 }
 
+/**
+ * A file path, completed as a shell does: Tab fills in the file or folder that starts with
+ * what was typed (see path-prompt.ts). With `required: false`, an empty answer is ''.
+ */
+export async function askPath(opts: {
+  flag: string
+  message: string
+  extensions: readonly string[]
+  required?: boolean
+  validate?: (v: string) => true | string
+}): Promise<string> {
+  if (!canPrompt()) {
+    if (opts.required === false) return ''
+    return missing(opts.flag, opts.message.replace(/:$/, '').toLowerCase())
+  }
+  const {pathPrompt} = await import('./path-prompt.js')
+  return pathPrompt(
+    {
+      message: opts.message,
+      extensions: opts.extensions,
+      allowEmpty: opts.required === false,
+      ...(opts.validate ? {validate: opts.validate} : {}),
+    },
+    context(),
+  )
+}
+
 /** Hidden input for keys and tokens. */
 export async function askSecret(opts: {flag: string; message: string; required?: boolean}): Promise<string> {
   if (!canPrompt()) {

@@ -42,6 +42,19 @@ vi.mock('@inquirer/prompts', async (importOriginal) => {
   return {...real, select: open(real.select), input: open(real.input)}
 })
 
+vi.mock('../../src/cli/path-prompt.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/cli/path-prompt.js')>()
+  const {render: draw} = await import('@inquirer/testing')
+  return {
+    ...real,
+    pathPrompt: (config: never) =>
+      draw(real.pathPrompt, config).then((p) => {
+        prompts.deliver(p)
+        return p.answer
+      }),
+  }
+})
+
 const tick = () => new Promise((resolve) => setImmediate(resolve))
 
 async function nextPrompt(message: string): Promise<Rendered> {
@@ -215,6 +228,39 @@ describe('mfg price estimate, answered through the real prompts', () => {
       quantity: 2,
       options: ['lead_time=Economy (12 working days)', 'precision=Fine ±0.05 mm', 'finishing=Anodising'],
     })
+  })
+
+  it('the part file prompt completes paths: Tab takes the highlighted folder or file into the line', async () => {
+    const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
+      env: {...sb.env(), CI: undefined},
+    })
+    let p = await nextPrompt('')
+    for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
+      p.events.keypress('enter')
+      await tick()
+      p = await nextPrompt('')
+    }
+    expect(p.getScreen()).toContain('Part file')
+    p.events.type('exampl')
+    p.events.keypress('tab')
+    await tick()
+    expect(p.getScreen().split('\n')[0]).toMatch(/examples\/$/)
+    // Several candidates: the line stays, and they are listed (part files only).
+    p.events.keypress('tab')
+    await tick()
+    expect(p.getScreen().split('\n')[0]).toMatch(/examples\/$/)
+    expect(p.getScreen()).toContain('examples/bracket.stl')
+    expect(p.getScreen()).toContain('examples/part.stl')
+    expect(p.getScreen()).not.toContain('examples/big.ndjson')
+    p.events.type('b')
+    p.events.keypress('tab')
+    await tick()
+    expect(p.getScreen().split('\n')[0]).toMatch(/examples\/bracket\.stl$/)
+    p.events.keypress('enter')
+    await tick()
+    const r = await run
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/^The same without prompts: mfg price estimate .*--part examples\/bracket\.stl/m)
   })
 
   it('a part file is checked before the walk goes on; skipped, it asks for the measures; the same as one command line', async () => {

@@ -184,6 +184,33 @@ describe('prompts on a pseudo-terminal', () => {
     expect(json(got)).toMatchObject({technique: 'CNC_MACHINING', material: 'Aluminium 6061'})
   })
 
+  it('price estimate: the part file prompt completes a path with Tab, as a shell does', async () => {
+    const t = inTerminal(
+      ['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'],
+      {
+        ...sb.env(),
+      },
+    )
+    // Colour, quantity and the options: their first choice or default.
+    for (const prompt of ['Colour:', 'Quantity:', 'lead time:', 'infill:', 'finishing:']) {
+      await t.waitFor(prompt)
+      t.type(ENTER)
+    }
+    await t.waitFor('Part file')
+    t.type('exampl\t')
+    await t.waitFor('examples/')
+    // Two part files there: Tab lists them.
+    t.type('\t')
+    await t.waitFor('examples/part.stl')
+    t.type('b\t')
+    await t.waitFor('examples/bracket.stl')
+    t.type(ENTER)
+    const {code, shown} = await t.exited
+    expect(code, shown).toBe(0)
+    expect(shown).toMatch(/--part examples\/bracket\.stl/)
+    expect(shown).toMatch(/price\s+\d+\.\d\d EUR/)
+  })
+
   it('Ctrl-C at any kind of prompt: exit 130, one short line, no trace, nothing written', async () => {
     const CTRL_C = '\u0003'
     const own = mkdtempSync(join(tmpdir(), 'mfg-pty-int-'))
