@@ -43,3 +43,13 @@ export function readWritten<S extends z.ZodType>(
     return {status: res.status, partial: res.body, why: `the service's answer is not the record (${what})`}
   }
 }
+
+/**
+ * Whether the service answered a create from what it kept for the same Idempotency-Key
+ * (`Idempotent-Replayed: true`): the records are those an earlier request made, not new.
+ * A service that does not send the header is never taken as replaying.
+ */
+export function isReplayed(res: Pick<ApiResponse, 'headers'>): boolean {
+  const value = res.headers['idempotent-replayed']
+  return (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase() === 'true'
+}

@@ -252,4 +252,23 @@ describe('demand create inputs, validation, shards and the journal', () => {
     const freshTable = await h.run(['demand', 'create', '--file', '-', '--fresh'], body)
     expect(freshTable.stderr).toMatch(/Created 0 of 5 demand\(s\); 5 already created by an earlier run; 1 request\(s\)/)
   })
+
+  it('with its journal lost, a re-run is told apart by the service replaying the same key: nothing counted as new', async () => {
+    const body = JSON.stringify(quotes(4, 'lost-journal'))
+    const first = await h.run(['demand', 'create', '--file', '-', '--json'], body)
+    expect(first.exitCode, first.stderr).toBe(0)
+    expect(json<{created: number}>(first).created).toBe(4)
+    // The journals are gone (another machine, a cleaned home): only the service knows.
+    rmSync(join(h.home, 'journals'), {recursive: true, force: true})
+    const again = await h.run(['demand', 'create', '--file', '-', '--json'], body)
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(json<{created: number; resumed: number; requests: number}>(again)).toMatchObject({
+      created: 0,
+      resumed: 4,
+      requests: 1,
+    })
+    expect(json<{results: Outcome[]}>(again).results.map((o) => o.id)).toEqual(
+      json<{results: Outcome[]}>(first).results.map((o) => o.id),
+    )
+  })
 })

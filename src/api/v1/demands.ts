@@ -4,7 +4,7 @@ import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {paginateV1} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
-import {readWritten, type Written} from '../written.js'
+import {isReplayed, readWritten, type Written} from '../written.js'
 import type {DemandPage, DemandRecord} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/demand'
@@ -35,6 +35,8 @@ export interface CreateQuotesOptions {
   /** One request of many (a batch): see RequestOptions.bulk. */
   bulk?: boolean
   signal?: AbortSignal
+  /** Called when the answer says it was replayed from an earlier request with the same key (see isReplayed). */
+  onReplayed?: () => void
 }
 
 /**
@@ -65,6 +67,7 @@ export async function createQuotes(
     ...(opts.signal ? {signal: opts.signal} : {}),
     ...(opts.bulk ? {bulk: true} : {}),
   })
+  if (isReplayed(res)) opts.onReplayed?.()
   if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : CreatedDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as DemandRecord[]

@@ -10,7 +10,7 @@ import {
 import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '../../schemas/read/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
-import {readWritten, type Written} from '../written.js'
+import {isReplayed, readWritten, type Written} from '../written.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export type {LegacyDemandRecord}
@@ -29,6 +29,8 @@ export interface LegacyWriteOptions {
   /** One request of many (a batch): see RequestOptions.bulk. */
   bulk?: boolean
   signal?: AbortSignal
+  /** Called when the answer says it was replayed from an earlier request with the same key (see isReplayed). */
+  onReplayed?: () => void
 }
 
 function writeExtras(opts: LegacyWriteOptions) {
@@ -55,6 +57,7 @@ export async function createLegacyDemands(
   const path = `${BASE}/create-demands`
   if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
+  if (isReplayed(res)) opts.onReplayed?.()
   if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : LegacyDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as LegacyDemandRecord[]

@@ -440,15 +440,18 @@ class BatchRun {
       this.log.notSent(c, rows)
       return {type: 'not-sent'}
     }
-    let answer: ReturnType<typeof matchAnswer>
+    let answer: Awaited<ReturnType<typeof this.post>>
     try {
       answer = await this.post(rows)
     } catch (error) {
       return this.sendFailed(chunk, c, sentAt, error)
     }
+    // Replayed on this run's first send of the chunk: the service kept the answer of an
+    // earlier run's request (the same rows make the same key), so those demands are not new.
+    const how = answer.replayed && chunk.sends === 1 ? 'replayed' : 'created'
     if (answer.results.length > 0) {
       this.log.done(answer.results, c)
-      for (const result of answer.results) this.settle(result, 'created')
+      for (const result of answer.results) this.settle(result, how)
       this.progress()
     }
     chunk.rows = answer.rest.map((i) => rows[i]!)
@@ -456,7 +459,8 @@ class BatchRun {
     return this.confirmedWithoutDetails(chunk, c, sentAt)
   }
 
-  private async post(rows: PendingRow[]): Promise<ReturnType<typeof matchAnswer>> {
+  private async post(rows: PendingRow[]): Promise<ReturnType<typeof matchAnswer> & {replayed: boolean}> {
+    let replayed = false
     // The key is a bonus on servers that honour it, sent as a plain header: the
     // client then resends the POST only on proof that nothing was processed,
     // and this run settles any other failure by looking the draftIds up.
@@ -469,6 +473,7 @@ class BatchRun {
       validate: false,
       summary: true,
       bulk: true,
+      onReplayed: () => (replayed = true),
     }
     const items = rows.map((r) => r.item)
     this.summary.requests++
@@ -477,7 +482,7 @@ class BatchRun {
       : await createQuotes(this.ctx.client, this.ctx.businessId, items, write)
     const sent = new Set(rows.map((r) => r.draftId))
     for (const record of records) if (record.draftId && sent.has(record.draftId)) this.finder.remember(record.draftId)
-    return matchAnswer(rows, records)
+    return {...matchAnswer(rows, records), replayed}
   }
 
   /**
@@ -627,14 +632,14 @@ class BatchRun {
     }
   }
 
-  private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'reconciled' | 'found-earlier'): void {
+  private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'replayed' | 'reconciled' | 'found-earlier'): void {
     const s = this.summary
     s.pending--
     if (isFailure(outcome)) {
       s.failed++
       if (outcome.outcome === 'unknown') s.unknown++
       if (outcome.outcome === 'ambiguous') s.ambiguous++
-    } else if (how === 'resumed' || how === 'found-earlier' || this.isEarlierDemand(outcome)) {
+    } else if (how === 'resumed' || how === 'replayed' || how === 'found-earlier' || this.isEarlierDemand(outcome)) {
       // A row sent again (--fresh) and answered with the demand an earlier run made is not this run's work.
       s.resumed++
       if (how === 'found-earlier') s.reconciled++
