@@ -42,6 +42,8 @@ describe('print hours against the recorded PrusaSlicer figures', () => {
 })
 
 const slicer = findPrusaSlicer()
+/** The generated torus (100,000 triangles) takes PrusaSlicer about 25 s alone; the bench re-slices it. */
+const GENERATED = new Set(['torus-100k.stl'])
 
 /** Runs f over the items, at most `width` at a time (the machine has two cores). */
 async function pool<T, R>(items: T[], width: number, f: (x: T) => Promise<R>): Promise<R[]> {
@@ -58,16 +60,17 @@ async function pool<T, R>(items: T[], width: number, f: (x: T) => Promise<R>): P
 }
 
 describe.skipIf(!slicer)('the recorded figures are what prusa-slicer says now', () => {
-  it('slices every reference part to the recorded time, filament and layers', async () => {
-    const now = await pool(reference.parts, 2, (p: ReferencePart) => slicePart(p.file))
-    for (const [i, p] of reference.parts.entries()) {
+  it('slices every stored reference part to the recorded time, filament and layers', async () => {
+    const parts = reference.parts.filter((p) => !GENERATED.has(p.file))
+    const now = await pool(parts, 2, (p: ReferencePart) => slicePart(p.file))
+    for (const [i, p] of parts.entries()) {
       const n = now[i]!
       expect(n.version, p.file).toBe(reference.version)
-      // PrusaSlicer is deterministic; allow its own rounding of the time to the second.
-      expect(
-        Math.abs(n.hours - p.hours) * 3600,
-        `${p.file}: ${n.estimatedTime} vs ${p.estimatedTime}`,
-      ).toBeLessThanOrEqual(2)
+      // PrusaSlicer's time wanders by a few seconds from run to run (example001: 1h 21m 58s
+      // to 1h 22m 1s): allow 5 s or 0.5 %, far below the model's error.
+      const slack = Math.max(5, 0.005 * p.hours * 3600)
+      const said = `${p.file}: ${n.estimatedTime} now, ${p.estimatedTime} recorded`
+      expect(Math.abs(n.hours - p.hours) * 3600, said).toBeLessThanOrEqual(slack)
       expect(Math.abs(n.filamentLength - p.filamentLength), p.file).toBeLessThanOrEqual(0.01 * p.filamentLength)
       expect(n.layers, p.file).toBe(p.layers)
     }
