@@ -63,8 +63,8 @@ export interface PrintEstimate {
   hours: number
 }
 
-/** Σ area·|nz| over the faces with |nz| ≥ SKIN_MIN_NZ: the area the time model prints as solid skin. */
-export function skinArea(mesh: Mesh): number {
+/** Σ area·|nz| over the faces with |nz| ≥ minNz (SKIN_MIN_NZ): the area the time model prints as solid skin. */
+export function skinArea(mesh: Mesh, minNz = SKIN_MIN_NZ): number {
   const p = mesh.positions
   const t = mesh.triangles
   let sum = 0
@@ -81,14 +81,14 @@ export function skinArea(mesh: Mesh): number {
     const nx = uy * vz - uz * vy
     const ny = uz * vx - ux * vz
     const nz = Math.abs(ux * vy - uy * vx)
-    // |n| = 2 · area; the face counts when nz / |n| ≥ SKIN_MIN_NZ.
-    if (nz > 0 && nz * nz >= SKIN_MIN_NZ * SKIN_MIN_NZ * (nx * nx + ny * ny + nz * nz)) sum += nz
+    // |n| = 2 · area; the face counts when nz / |n| ≥ minNz.
+    if (nz > 0 && nz * nz >= minNz * minNz * (nx * nx + ny * ny + nz * nz)) sum += nz
   }
   return sum / 2
 }
 
-/** Split of the volume into walls, skins, solid and sparse core (thin parts are all shell). */
-function split(i: PrintInput, wallThickness: number, skinThickness: number, skinArea: number) {
+/** Split of the volume into walls, skins, solid and sparse core, mm³ (thin parts are all shell); the fit (test/mesh/calibrate-print.ts) uses it too. */
+export function splitVolume(i: PrintInput, wallThickness: number, skinThickness: number, skinArea: number) {
   let walls = wallThickness * i.areaVertical
   let skins = skinThickness * (i.layerHeight / 0.3) * skinArea
   const shell = walls + skins
@@ -107,10 +107,10 @@ function split(i: PrintInput, wallThickness: number, skinThickness: number, skin
 
 export function estimatePrint(i: PrintInput): PrintEstimate {
   if (!(i.volume > 0) || !(i.height > 0)) return {extrudedVolume: 0, filamentLength: 0, hours: 0}
-  const m = split(i, WALL_THICKNESS, SKIN_THICKNESS, i.areaHorizontal)
+  const m = splitVolume(i, WALL_THICKNESS, SKIN_THICKNESS, i.areaHorizontal)
   const skirt = (2 * (i.width + i.depth) + 2 * Math.PI * SKIRT_DISTANCE) * SKIRT_MM3_PER_MM
   const extrudedVolume = FLOW * (m.walls + m.skins + m.solidCore + m.sparse) + skirt
-  const t = split(i, TIME_WALL_THICKNESS, TIME_SKIN_THICKNESS, i.areaSkin ?? i.areaHorizontal)
+  const t = splitVolume(i, TIME_WALL_THICKNESS, TIME_SKIN_THICKNESS, i.areaSkin ?? i.areaHorizontal)
   const seconds =
     SECONDS_PER_MM3_WALL * t.walls +
     SECONDS_PER_MM3_SOLID * (t.skins + t.solidCore) +
