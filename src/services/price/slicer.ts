@@ -232,8 +232,10 @@ export interface QuoteSliceOptions {
   layerHeight?: number
   firstLayerHeight?: number
   timeoutMs?: number
-  /** The slicer to run; default findPrusaSlicer(). */
+  /** The slicer to run; default findPrusaSlicer(env). */
   binary?: string
+  /** Where findPrusaSlicer looks (PATH, MFG_PRUSA_SLICER); default process.env. */
+  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -250,7 +252,7 @@ export interface QuoteSliceOptions {
  * mesh it cannot repair, say). Bytes are written to a temporary file that is always removed.
  */
 export async function sliceForQuote(part: SlicePart, opts: QuoteSliceOptions): Promise<SlicerFigures | null> {
-  const binary = opts.binary ?? findPrusaSlicer()
+  const binary = opts.binary ?? findPrusaSlicer(opts.env)
   if (!binary) return null
   const common = {
     binary,
