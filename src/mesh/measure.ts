@@ -1,5 +1,5 @@
 import {convexHullVolume} from './hull.js'
-import {estimatePrint} from './print.js'
+import {estimatePrint, skinArea} from './print.js'
 import {analyseTopology} from './topology.js'
 import type {Mesh, MeshFormat} from './types.js'
 import {weldInfo, type Sums} from './weld.js'
@@ -191,6 +191,7 @@ export function measureMesh(mesh: Mesh, opts: MeasureOptions = {}): Measurement 
     layerHeight,
     infill,
     parts: topo.parts,
+    areaSkin: skinArea(mesh),
   })
   const weight = (print.extrudedVolume / 1000) * density
   return {

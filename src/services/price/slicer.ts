@@ -1,6 +1,6 @@
 import {execFile} from 'node:child_process'
 import {accessSync, constants, statSync} from 'node:fs'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {delimiter, extname, isAbsolute, join} from 'node:path'
 
@@ -214,6 +214,68 @@ export async function sliceWithPrusa(opts: SliceOptions): Promise<SliceResult> {
       throw new SlicerError(`PrusaSlicer wrote no G-code for ${opts.file}.`)
     }
     return {slicer: 'PrusaSlicer', ...parsePrusaGcode(gcode), settings}
+  } finally {
+    await rm(dir, {recursive: true, force: true})
+  }
+}
+
+/** A part for {@link sliceForQuote}: a file on disk, or its bytes with the format they are in. */
+export type SlicePart = {file: string} | {bytes: Uint8Array; format: 'stl' | 'obj' | '3mf'}
+
+/** Options for {@link sliceForQuote}. */
+export interface QuoteSliceOptions {
+  /** g/cm³ of the filament (the quote's material density), for `weight`. */
+  density: number
+  /** Unit of an STL or OBJ part (3MF declares its own). Default mm. */
+  unit?: 'mm' | 'cm' | 'in'
+  /** mm; default 0.3 and 0.35, the same as `price measure` and the built-in estimate. */
+  layerHeight?: number
+  firstLayerHeight?: number
+  timeoutMs?: number
+  /** The slicer to run; default findPrusaSlicer(env). */
+  binary?: string
+  /** Where findPrusaSlicer looks (PATH, MFG_PRUSA_SLICER); default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+/**
+ * For the quote (`mfg demand quote`): slices one part with PrusaSlicer at the same
+ * settings as `price estimate --slicer prusa` (0.3 mm layers, 0.35 mm first layer,
+ * PrusaSlicer's default 20 % infill and 3 perimeters, 1.75 mm filament) and returns its
+ * figures: print hours (PrusaSlicer's "normal mode" estimate), filament mm, weight in g at
+ * `density`, layers, slicer version.
+ *
+ * Resolves to `null` when PrusaSlicer is not installed (no `prusa-slicer` on PATH and no
+ * `MFG_PRUSA_SLICER`), so a caller can fall back to the built-in estimate
+ * (`slicingData.hours` of src/mesh); check {@link findPrusaSlicer} first to tell the user which
+ * was used. Throws {@link SlicerError} when the slicer runs but fails or times out (an open
+ * mesh it cannot repair, say). Bytes are written to a temporary file that is always removed.
+ */
+export async function sliceForQuote(part: SlicePart, opts: QuoteSliceOptions): Promise<SlicerFigures | null> {
+  const binary = opts.binary ?? findPrusaSlicer(opts.env)
+  if (!binary) return null
+  const common = {
+    binary,
+    density: opts.density,
+    ...(opts.unit === undefined ? {} : {unit: opts.unit}),
+    ...(opts.layerHeight === undefined ? {} : {layerHeight: opts.layerHeight}),
+    ...(opts.firstLayerHeight === undefined ? {} : {firstLayerHeight: opts.firstLayerHeight}),
+    ...(opts.timeoutMs === undefined ? {} : {timeoutMs: opts.timeoutMs}),
+  }
+  const strip = ({hours, estimatedTime, filamentLength, weight, layers, version}: SliceResult): SlicerFigures => ({
+    hours,
+    estimatedTime,
+    filamentLength,
+    weight,
+    layers,
+    version,
+  })
+  if ('file' in part) return strip(await sliceWithPrusa({...common, file: part.file}))
+  const dir = await mkdtemp(join(tmpdir(), 'mfg-part-'))
+  try {
+    const file = join(dir, `part.${part.format}`)
+    await writeFile(file, part.bytes)
+    return strip(await sliceWithPrusa({...common, file}))
   } finally {
     await rm(dir, {recursive: true, force: true})
   }
