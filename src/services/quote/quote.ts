@@ -9,7 +9,7 @@ import {quoteDigest, readDigest, writeDigest} from './digest.js'
 import {fetchPart} from './files.js'
 import {PartError, estimateFields, figuresOf, formatOf, measureQuotePart} from './measure-part.js'
 import type {QuoteOptions, QuoteOutcome, QuotedPart} from './types.js'
-import {writeQuote} from './write.js'
+import {sendOnly, writeQuote} from './write.js'
 
 export type {QuoteGuards, QuoteOptions, QuoteOutcome, QuotedPart, QuoteStatus} from './types.js'
 
@@ -166,8 +166,15 @@ export async function quoteDemand(ctx: ServiceContext, demandId: string, options
   const holds = priced.every(
     (p) => p.currentUnitPrice !== undefined && Math.abs(p.currentUnitPrice - (p.unitPrice ?? 0)) < 0.005,
   )
-  if (!options.force && holds && readDigest(ctx, options.stateDir, demandId) === digest)
-    return {...outcome, status: 'unchanged', reason: 'files, prices and rules unchanged since the last quote'}
+  if (!options.force && holds && readDigest(ctx, options.stateDir, demandId) === digest) {
+    const unchanged = {
+      ...outcome,
+      status: 'unchanged' as const,
+      reason: 'files, prices and rules unchanged since the last quote',
+    }
+    // The prices stand; --send still sends them.
+    return options.apply && options.send ? sendOnly(ctx, unchanged) : unchanged
+  }
   if (!options.apply) return {...outcome, status: 'would-quote'}
   const written = await writeQuote(ctx, record, outcome, options)
   writeDigest(ctx, options.stateDir, demandId, digest)

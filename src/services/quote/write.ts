@@ -47,3 +47,10 @@ export async function writeQuote(
     ...(stage ? {stage} : {}),
   }
 }
+
+/** Moves a demand whose prices already stand to quote_sent (emails the buyer). */
+export async function sendOnly(ctx: ServiceContext, outcome: QuoteOutcome): Promise<QuoteOutcome> {
+  const changed = await updateDemand(ctx, outcome.demandId, buildUpdateBody(undefined, {status: 'quote_sent'}))
+  const stage = changed.record.demandStatusInfo?.status
+  return {...outcome, sent: stage === 'quote_sent', ...(stage ? {stage} : {})}
+}
