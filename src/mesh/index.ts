@@ -5,7 +5,19 @@ import {readBinaryStlFile} from './stl.js'
 import type {LengthUnit, Mesh} from './types.js'
 
 export {MeshError} from './errors.js'
-export type {LengthUnit, Mesh, MeshFormat, MeshObject, ReadOptions} from './types.js'
+export type {
+  Box2,
+  LengthUnit,
+  MeasurePartOptions,
+  Mesh,
+  MeshFormat,
+  MeshObject,
+  PartFormat,
+  PartMeasure,
+  ReadLimits,
+  ReadOptions,
+  SheetMeasurement,
+} from './types.js'
 export {readMesh, readMeshFile} from './read.js'
 export {layerCount, measureMesh, type MeasureOptions, type Measurement, type SlicingData} from './measure.js'
 export {convexHullVolume} from './hull.js'
