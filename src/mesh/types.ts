@@ -40,6 +40,8 @@ export interface ReadOptions {
   fileName?: string
   /** The unit of an STL or OBJ file (they carry none); 3MF files declare their own. Default mm. */
   unit?: LengthUnit
+  /** Raised limits for trusted files (3MF inflation ratio, triangles); the defaults stop hostile ones. */
+  limits?: ReadLimits
 }
 
 /**
