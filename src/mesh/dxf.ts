@@ -313,7 +313,8 @@ function collect(dxf: IDxf, entities: IEntity[], m: Affine, depth: number, acc: 
     if (e.type === 'INSERT') {
       const any = e as unknown as Record<string, unknown>
       const block = dxf.blocks?.[any.name as string]
-      if (!block?.entities || depth >= 16) continue
+      if (!block?.entities) continue
+      if (depth >= 32) throw new MeshError(`DXF blocks nest more than 32 deep (block ${JSON.stringify(any.name)})`)
       const p = (any.position as IPoint | undefined) ?? {x: 0, y: 0, z: 0}
       const base = block.position ?? {x: 0, y: 0, z: 0}
       const sx = (any.xScale as number | undefined) ?? 1
