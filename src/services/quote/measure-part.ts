@@ -1,28 +1,15 @@
-import {extname} from 'node:path'
-
-import {MeshError, measureFile, type Measurement} from '../../mesh/index.js'
+import {MeshError, measurePart, type Measurement, type PartMeasure} from '../../mesh/index.js'
 import type {EstimateInput} from '../price/estimate.js'
 import type {PartFigures} from './types.js'
 
 /**
- * The one place `demand quote` measures a part file. Today it reads the mesh
- * formats (STL, OBJ, 3MF) through src/mesh; STEP, IGES and DXF are named here so
- * that a demand holding one is skipped with a clear reason until src/mesh reads
- * them (its measurePart, which answers a solid or a flat sheet).
+ * The one place `demand quote` measures a part file: src/mesh's measurePart, which
+ * reads STL, OBJ, 3MF, STEP and IGES as solids and DXF flat patterns as sheets,
+ * each within its limits. What a quote needs beyond that is checked here: a solid
+ * must be closed to have a volume worth a price.
  */
 
-/** A flat pattern as the DXF reader measures it: the few figures a sheet quote uses. */
-export interface SheetFigures {
-  areaMm2: number
-  cutLengthMm: number
-  pierces: number
-  bendLines: number
-  bbox: {width: number; height: number}
-  thicknessMm: number | null
-}
-
-export type MeasuredPart =
-  {kind: 'solid'; format: string; measurement: Measurement} | {kind: 'sheet'; format: 'dxf'; sheet: SheetFigures}
+export type MeasuredPart = PartMeasure
 
 /** A part that cannot be read or measured: the demand is skipped with this reason. */
 export class PartError extends Error {
@@ -32,46 +19,38 @@ export class PartError extends Error {
   }
 }
 
-const MESH = new Set(['stl', 'obj', '3mf'])
-const LATER = new Set(['step', 'stp', 'iges', 'igs', 'dxf'])
-
 /** The format a part's file name says (its extension, lower case; stp → step, igs → iges). */
 export function formatOf(fileName: string): string {
-  const ext = extname(fileName).slice(1).toLowerCase()
+  const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? ''
   return ext === 'stp' ? 'step' : ext === 'igs' ? 'iges' : ext
 }
 
-/** Reads and measures one downloaded part; `name` is the demand's file name (its extension is the format). */
+/** Reads and measures one downloaded part; `name` is the demand's file name (its extension is a hint). */
 export async function measureQuotePart(
   path: string,
   name: string,
-  _opts: {thickness?: number} = {},
-): Promise<MeasuredPart> {
-  const ext = extname(name).slice(1).toLowerCase()
-  if (LATER.has(ext)) throw new PartError(`${name}: ${ext.toUpperCase()} files cannot be measured by this mfg yet.`)
-  if (!MESH.has(ext) && ext !== '')
-    throw new PartError(`${name}: .${ext} is not a part format mfg reads (STL, OBJ, 3MF).`)
+  opts: {thickness?: number} = {},
+): Promise<PartMeasure> {
+  let part: PartMeasure
   try {
-    const measurement = measureFile(path)
-    if (!measurement.closed)
-      throw new PartError(
-        `${name}: the mesh is open (${measurement.openEdges} open edges), so its volume cannot be trusted for a price.`,
-      )
-    return {kind: 'solid', format: measurement.format, measurement}
+    part = await measurePart(path, name, opts.thickness === undefined ? {} : {thicknessMm: opts.thickness})
   } catch (error) {
-    if (error instanceof PartError) throw error
-    if (error instanceof MeshError || error instanceof RangeError)
-      throw new PartError(error.message.replace(path, name))
+    if (error instanceof MeshError || error instanceof RangeError) throw new PartError(error.message)
     throw error
   }
+  if (part.kind === 'solid' && !part.measurement.closed)
+    throw new PartError(
+      `${name}: the mesh is open (${part.measurement.openEdges} open edges), so its volume cannot be trusted for a price.`,
+    )
+  return part
 }
 
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
 
 /** The figures a quote shows for a measured part. */
-export function figuresOf(part: MeasuredPart): PartFigures {
+export function figuresOf(part: PartMeasure): PartFigures {
   if (part.kind === 'solid') {
-    const m = part.measurement
+    const m: Measurement = part.measurement
     return {
       kind: 'solid',
       size: [round(m.width), round(m.depth), round(m.height)],
@@ -92,13 +71,19 @@ export function figuresOf(part: MeasuredPart): PartFigures {
   }
 }
 
-/** What the price estimation takes from a measured part. */
-export function estimateFields(part: MeasuredPart, file: string): Partial<EstimateInput> {
+/**
+ * What the price estimation takes from a measured part: a solid's measurement
+ * (slicing data, sizes); a sheet's outline box and thickness as its size, its
+ * area × thickness as its volume, and its bends.
+ */
+export function estimateFields(part: PartMeasure, file: string): Partial<EstimateInput> {
   if (part.kind === 'solid') return {part: {file, measurement: part.measurement}}
   const s = part.sheet
   const thickness = s.thicknessMm
   if (thickness === null)
-    throw new PartError('a DXF flat pattern needs a sheet thickness: the demand says none; pass --thickness MM.')
+    throw new PartError(
+      `${file}: a DXF flat pattern needs a sheet thickness: the demand says none; pass --thickness MM.`,
+    )
   return {
     size: {width: s.bbox.width, depth: s.bbox.height, height: thickness},
     thickness,

@@ -1,5 +1,6 @@
 import {ValidationError} from '../../api/errors.js'
 import {getDemand} from '../../api/v1/demands.js'
+import {PRODUCTION_STAGES} from '../../schemas/demand.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
@@ -84,7 +85,8 @@ async function quotePart(
     const measured = await measureQuotePart(file.path, fileName, thickness === undefined ? {} : {thickness})
     part.format = measured.format
     part.measured = figuresOf(measured)
-    const price = await estimatePart(ctx, {...pricing, ...estimateFields(measured, fileName)})
+    const fields = estimateFields(measured, fileName)
+    const price = await estimatePart(ctx, {...pricing, ...fields})
     const startup = Math.max(0, round2(price.price - price.unitPrice * price.quantity))
     Object.assign(part, {
       service: price.service,
@@ -135,6 +137,11 @@ export async function quoteDemand(ctx: ServiceContext, demandId: string, options
   const outcome = startOutcome(record, options)
   const files = partItems(record)
   const skip = (reason: string): QuoteOutcome => ({...outcome, status: 'skipped', reason})
+  const stage = record.demandStatusInfo?.status
+  if (stage && (stage === 'cancelled' || (PRODUCTION_STAGES as readonly string[]).includes(stage)))
+    return skip(
+      `the demand is ${stage === 'cancelled' ? 'cancelled' : `in production (${stage})`}: its quote is settled`,
+    )
   if (files.length === 0) return skip('the demand has no part files')
   const only = options.guards?.onlyFormats
   if (only && only.length > 0) {
