@@ -1,8 +1,12 @@
+import {join} from 'node:path'
+
 import {Flags} from '@oclif/core'
+
+import {ApiError, AuthenticationError, InsecureTransportError} from '../api/errors.js'
 
 import {LIST_TYPES, STAGES, type ListType} from '../schemas/demand.js'
 import type {ListDemandsInput} from '../services/demands/list.js'
-import type {QuoteOptions} from '../services/quote/types.js'
+import type {QuoteOptions, QuoteOutcome} from '../services/quote/types.js'
 import {UsageError} from './errors.js'
 import {numberOf, yesFlag} from './flags.js'
 import {canPrompt} from './prompt.js'
@@ -167,4 +171,29 @@ export function quoteOptionsOf(
 
 function pick<K extends string, V>(key: K, value: V | undefined): {[P in K]?: V} {
   return (value === undefined ? {} : {[key]: value}) as {[P in K]?: V}
+}
+
+/** oclif's cache directory, under MFG_HOME when it is set (as bin/run.js places it). */
+export function cacheRoot(oclifCache: string): string {
+  const {MFG_CACHE_DIR: dir, MFG_HOME: home} = process.env
+  return dir || (home ? join(home, 'oclif', 'cache') : oclifCache)
+}
+
+/** A demand the service failed on: reported and counted; a rejected key stops the run. */
+export function failedOutcome(id: string, error: unknown, legacy: boolean): QuoteOutcome {
+  const stops = error instanceof AuthenticationError || error instanceof InsecureTransportError
+  if (!(error instanceof ApiError) || stops) throw error
+  return {
+    demandId: id,
+    status: 'failed',
+    reason: (error.serverMessage ?? error.message).split('\n')[0],
+    parts: [],
+    currency: null,
+    partsTotal: null,
+    currentPartsTotal: null,
+    difference: null,
+    written: false,
+    sent: false,
+    interface: legacy ? 'legacy' : 'v1',
+  }
 }

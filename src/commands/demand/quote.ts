@@ -2,12 +2,18 @@ import {join} from 'node:path'
 
 import {Args} from '@oclif/core'
 
-import {ApiError, AuthenticationError, InsecureTransportError} from '../../api/errors.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
-import {checkSelection, listInputOf, quoteFlags, quoteOptionsOf, writes} from '../../cli/quote-run.js'
+import {
+  cacheRoot,
+  checkSelection,
+  failedOutcome,
+  listInputOf,
+  quoteFlags,
+  quoteOptionsOf,
+  writes,
+} from '../../cli/quote-run.js'
 import type {QuoteCounts} from '../../cli/quote-render.js'
-import type {QuoteOutcome} from '../../services/quote/types.js'
 
 /** Exit code when at least one demand was skipped (a guard, an unreadable part). */
 const EXIT_SKIPPED = 4
@@ -41,7 +47,7 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
     const {mfgPaths} = await import('../../profiles/paths.js')
     const options = quoteOptionsOf(
       flags,
-      {cacheDir: join(this.config.cacheDir, 'quote-files'), stateDir: join(mfgPaths().dataDir, 'quotes')},
+      {cacheDir: join(cacheRoot(this.config.cacheDir), 'quote-files'), stateDir: join(mfgPaths().dataDir, 'quotes')},
       apply,
     )
     if (flags.send) {
@@ -96,24 +102,5 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
   /** Each demand's object is printed as it is done; nothing is left to print at the end. */
   protected override logJson(json: unknown): void {
     if (json !== undefined) super.logJson(json)
-  }
-}
-
-/** A demand the service failed on: reported and counted; a rejected key stops the run. */
-function failedOutcome(id: string, error: unknown, legacy: boolean): QuoteOutcome {
-  const stops = error instanceof AuthenticationError || error instanceof InsecureTransportError
-  if (!(error instanceof ApiError) || stops) throw error
-  return {
-    demandId: id,
-    status: 'failed',
-    reason: (error.serverMessage ?? error.message).split('\n')[0],
-    parts: [],
-    currency: null,
-    partsTotal: null,
-    currentPartsTotal: null,
-    difference: null,
-    written: false,
-    sent: false,
-    interface: legacy ? 'legacy' : 'v1',
   }
 }
