@@ -134,6 +134,13 @@ async function timeEach(demands: {id: string; kind: Kind}[], each: (id: string) 
   return {ms, total: performance.now() - started}
 }
 
+type Timed = Awaited<ReturnType<typeof timeEach>>
+interface Round {
+  cold: Timed
+  warm: Timed
+  base: Timed
+}
+
 const f0 = (x: number) => x.toFixed(0)
 const f1 = (x: number) => x.toFixed(1)
 
@@ -152,12 +159,11 @@ async function main(): Promise<void> {
     const wasmStart = performance.now()
     await measurePart(join(root, FILES['box-80x60x45.step']!.path), 'box.step')
     const wasmMs = performance.now() - wasmStart
-    const rounds: {cold: Awaited<ReturnType<typeof timeEach>>; warm: typeof cold; base: typeof cold}[] = []
-    var cold: Awaited<ReturnType<typeof timeEach>>
+    const rounds: Round[] = []
     for (let r = 0; r < ROUNDS; r++) {
       const dirs = {cacheDir: join(home, `cache-${r}`), stateDir: join(home, `state-${r}`)}
       const opts = {apply: false, ...dirs}
-      cold = await timeEach(demands, (id) => quoteDemand(ctx, id, opts))
+      const cold = await timeEach(demands, (id) => quoteDemand(ctx, id, opts))
       const warm = await timeEach(demands, (id) => quoteDemand(ctx, id, opts))
       const base = await timeEach(demands, (id) => plainLoop(ctx, id))
       rounds.push({cold, warm, base})
@@ -178,11 +184,7 @@ async function main(): Promise<void> {
 
 function report(
   demands: {kind: Kind}[],
-  rounds: {
-    cold: {ms: Record<Kind, number[]>; total: number}
-    warm: {ms: Record<Kind, number[]>; total: number}
-    base: {ms: Record<Kind, number[]>; total: number}
-  }[],
+  rounds: Round[],
   cliRuns: {ms: number; maxRssKb: number; code: number; stdoutLines: number}[],
   wasmMs: number,
 ): void {
