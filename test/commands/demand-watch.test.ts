@@ -3,12 +3,14 @@
 // the CLI's receiver on 127.0.0.1). Demands are created and moved over HTTP as
 // another client would; the test reads what the watch prints.
 import {spawn, type ChildProcess} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {meshPath} from '../helpers/meshes.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
@@ -74,12 +76,14 @@ function startWatch(args: string[], env: Record<string, string> = sb.env()): Wat
     events,
     stderr: () => err,
     waitFor: (test, ms = 15_000) => until(() => events.find(test), 'matching event', ms),
-    waitForErr: (text, ms = 15_000) => until(() => (err.includes(text) ? true : undefined), JSON.stringify(text), ms),
+    waitForErr: async (text, ms = 15_000) => {
+      await until(() => (err.includes(text) ? true : undefined), JSON.stringify(text), ms)
+    },
     exited,
   }
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<any> {
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const b = sb.businesses[0]!
   const res = await fetch(`${sb.url}${path}`, {
     method,
@@ -91,18 +95,20 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
     ...(body === undefined ? {} : {body: JSON.stringify(body)}),
   })
   expect(res.status, await res.clone().text()).toBeLessThan(300)
-  return res.json()
+  return (await res.json()) as T
 }
 
 async function createQuote(): Promise<string> {
-  const [created] = (await api('POST', `/api/public/v1/demand/create-quotes/${sb.businesses[0]!.id}`, [
+  const [created] = await api<{_id: string}[]>('POST', `/api/public/v1/demand/create-quotes/${sb.businesses[0]!.id}`, [
     {technique: 'PCB', material: 'FR4', quantity: 2, jobDetails: {takenAs: 'QUOTE'}},
-  ])) as {_id: string}[]
+  ])
   return created!._id
 }
 
 async function subscriptions(): Promise<{_id: string; url: string}[]> {
-  return (await api('GET', `/api/v2/integrations_ms/webhooks/${sb.businesses[0]!.id}`)).data
+  return (
+    await api<{data: {_id: string; url: string}[]}>('GET', `/api/v2/integrations_ms/webhooks/${sb.businesses[0]!.id}`)
+  ).data
 }
 
 const of = (w: Watch, id: string, event?: string) =>
@@ -220,5 +226,43 @@ describe('mfg demand watch', () => {
     expect(text).toContain('Stopping the watch...')
     expect(text).not.toMatch(/Error|at .*\.js:\d+/)
     expect((await subscriptions()).map((s) => s._id)).toEqual(before.map((s) => s._id))
+  })
+
+  it('with --quote, quotes each new request once, with the guards, and writes the prices', async () => {
+    const up = await runCli(['post', 'upload', meshPath('cube20.stl'), '--json'], {env: sb.env()})
+    expect(up.exitCode, up.stderr).toBe(0)
+    const [file] = json<{url: string}[]>(up)
+    const w = startWatch(['--interval', '30', '--quote', '--apply', '--max-total', '100000'])
+    try {
+      await w.waitForErr('Receiving demand events')
+      const rows = join(sb.home, 'watch-quote.json')
+      const part = {fileName: 'cube20.stl', fileLink: file!.url, service: '3D_PRINTING', technology: 'FDM'}
+      writeFileSync(
+        rows,
+        JSON.stringify([{technique: '3D_PRINTING', quoteModel: [{...part, material: 'PLA', quantity: 3}]}]),
+      )
+      const made = await runCli(['demand', 'create', '--file', rows, '--json'], {env: sb.env()})
+      expect(made.exitCode, made.stderr).toBe(0)
+      const id = json<{results: {id: string}[]}>(made).results[0]!.id
+      const quoted = await w.waitFor((e) => e.id === id && e.event === 'quote', 30_000)
+      expect(quoted).toMatchObject({status: 'quoted', written: true, sent: false})
+      expect(quoted.partsTotal).toBeGreaterThan(0)
+      // Writing the prices changed the demand: a changed line, and no second quote.
+      await w.waitFor((e) => e.id === id && e.event === 'changed')
+      expect(of(w, id, 'quote')).toHaveLength(1)
+      const held = json<{subtotal: number}>(await runCli(['demand', 'get', id, '--json'], {env: sb.env()}))
+      // The demand holds the quote (unit prices rounded to the cent, so within a few cents).
+      expect(Math.abs(held.subtotal - (quoted.partsTotal as number))).toBeLessThan(0.05)
+    } finally {
+      w.child.kill('SIGINT')
+    }
+    expect(await w.exited).toBe(130)
+  })
+
+  it('with --quote off a terminal, asks for --apply or --dry-run before anything runs', async () => {
+    const w = startWatch(['--quote', '--once'])
+    expect(await w.exited).toBe(2)
+    expect(w.stderr()).toContain('--apply')
+    expect(w.events).toEqual([])
   })
 })
