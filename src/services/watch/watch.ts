@@ -65,7 +65,7 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   const run = (task: () => Promise<void>, rethrow = false): Promise<void> => {
     const next = queue.then(task)
     queue = next.catch((error: unknown) => {
-      if (!stop.aborted)
+      if (!stop.aborted && !rethrow)
         opts.onNote(`Polling failed: ${messageOf(error)}; trying again in ${opts.intervalMs / 1000} s.`)
     })
     return rethrow ? next : queue
@@ -85,8 +85,10 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     receiver = await openReceiver(ctx, opts, state.subscriptionId, (eventId, record) =>
       run(async () => {
         if (tracker.seenEvent(eventId)) return
-        if (record) await emit(tracker.observe(record, 'webhook'))
-        else wake?.()
+        if (!record) return wake?.()
+        await emit(tracker.observe(record, 'webhook')).catch((error: unknown) => {
+          if (!stop.aborted) opts.onNote(`Event ${eventId} failed: ${messageOf(error)}.`)
+        })
       }),
     )
     if (receiver) {
@@ -95,7 +97,10 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     }
   }
   try {
-    await run(poll, true)
+    // The catch-up poll: a failure here (a rejected key, no service) stops the watch, unless Ctrl-C did.
+    await run(poll, true).catch((error: unknown) => {
+      if (!stop.aborted) throw error
+    })
     while (!opts.once && !stop.aborted) {
       await pause(opts.intervalMs, stop, (w) => (wake = w))
       if (!stop.aborted) await run(poll)
