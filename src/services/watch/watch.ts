@@ -62,8 +62,13 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   }
   // One task at a time: a poll, or a delivered event. A failed poll is said and tried
   // again at the next interval; only the first one (the catch-up) stops the watch.
+  // Each step has the time budget of a command of its own (as mcp proxy's messages do):
+  // failures an hour ago do not stop this poll's retries.
   const run = (task: () => Promise<void>, rethrow = false): Promise<void> => {
-    const next = queue.then(task)
+    const next = queue.then(() => {
+      ctx.client.budget.renew()
+      return task()
+    })
     queue = next.catch((error: unknown) => {
       if (!stop.aborted && !rethrow)
         opts.onNote(`Polling failed: ${messageOf(error)}; trying again in ${opts.intervalMs / 1000} s.`)
