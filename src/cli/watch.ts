@@ -90,6 +90,7 @@ export function sinceMs(raw: string, now = Date.now()): number {
 export function receiverPlan(
   flags: {webhook?: boolean; 'public-url'?: string; port?: number},
   baseUrl: string,
+  insecure = false,
 ): {port: number; publicUrl?: string} | undefined {
   const publicUrl = flags['public-url']
   if (flags.webhook === false) {
@@ -99,6 +100,13 @@ export function receiverPlan(
   if (publicUrl !== undefined) {
     if (!/^https?:\/\/[^/]/i.test(publicUrl))
       throw new UsageError(`--public-url must be an http(s) URL, got ${JSON.stringify(publicUrl)}.`)
+    const host = new URL(publicUrl)
+    if (host.protocol === 'http:' && !isLoopbackHost(host.hostname) && !insecure) {
+      // Each delivery carries the subscription's secret in its service-signature header.
+      throw new UsageError(
+        `--public-url ${host.host} is plain http to another machine: each delivery's service-signature header (the secret) would travel in clear. Use an https address, or pass --insecure (or set MFG_INSECURE=1).`,
+      )
+    }
     return {port: flags.port ?? 0, publicUrl}
   }
   if (isLoopbackHost(new URL(baseUrl).hostname)) return {port: flags.port ?? 0}

@@ -4,6 +4,7 @@
 // another client would; the test reads what the watch prints.
 import {spawn, type ChildProcess} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
+import {createServer, type AddressInfo} from 'node:net'
 import {join, resolve} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 
@@ -111,6 +112,15 @@ async function subscriptions(): Promise<{_id: string; url: string}[]> {
   ).data
 }
 
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res))
+  const {port} = server.address() as AddressInfo
+  await new Promise((res) => server.close(res))
+  return port
+}
+
 const of = (w: Watch, id: string, event?: string) =>
   w.events.filter((e) => e.id === id && (event === undefined || e.event === event))
 
@@ -128,8 +138,8 @@ describe('mfg demand watch', () => {
     let id = ''
     try {
       await w.waitForErr('Receiving demand events at http://127.0.0.1:')
+      await w.waitForErr('Caught up: ')
       // The first run records the seeded demands without a line.
-      await new Promise((r) => setTimeout(r, 700))
       expect(w.events).toEqual([])
       id = await createQuote()
       const created = await w.waitFor((e) => e.id === id && e.event === 'created')
@@ -180,7 +190,7 @@ describe('mfg demand watch', () => {
     expect(first).toMatchObject({event: 'created', via: 'poll'})
     const later = startWatch(['--no-webhook', '--interval', '0.3'], env)
     try {
-      await new Promise((r) => setTimeout(r, 800))
+      await later.waitForErr('Caught up: ')
       const fresh = await createQuote()
       const seen = await later.waitFor((e) => e.id === fresh)
       expect(seen).toMatchObject({event: 'created', via: 'poll'})
@@ -191,12 +201,29 @@ describe('mfg demand watch', () => {
     expect(await later.exited).toBe(130)
   })
 
-  it('refuses a bad --since and --interval naming the flag', async () => {
+  it('subscribes the --public-url address (a tunnel) and receives through it', async () => {
+    const port = await freePort()
+    const publicUrl = `http://localhost:${port}/hook`
+    const w = startWatch(['--interval', '30', '--public-url', publicUrl, '--port', String(port)])
+    try {
+      await w.waitForErr(`Receiving demand events at ${publicUrl}`)
+      await w.waitForErr('Caught up: ')
+      expect((await subscriptions()).map((s) => s.url)).toEqual([publicUrl])
+      const id = await createQuote()
+      expect(await w.waitFor((e) => e.id === id)).toMatchObject({event: 'created', via: 'webhook'})
+    } finally {
+      w.child.kill('SIGINT')
+    }
+    expect(await w.exited).toBe(130)
+  })
+
+  it('refuses a bad --since, --interval or a plain-http --public-url, naming the flag', async () => {
     for (const [flag, value] of [
       ['--since', 'yesterday'],
       ['--interval', '0'],
+      ['--public-url', 'http://watch.example.net/hook'],
     ] as const) {
-      const w = startWatch([flag, value])
+      const w = startWatch([flag, value, '--port', '4999'])
       expect(await w.exited).toBe(2)
       expect(w.stderr()).toContain(flag)
     }
@@ -216,10 +243,17 @@ describe('mfg demand watch', () => {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (shown += c))
     const exited = new Promise<number | null>((res) => child.on('close', res))
     const deadline = Date.now() + 15_000
-    while (!stripVTControlCharacters(shown).includes('Receiving demand events') && Date.now() < deadline) {
+    while (!stripVTControlCharacters(shown).includes('Caught up: ') && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100))
     }
     expect(stripVTControlCharacters(shown)).toContain('Receiving demand events')
+    // A person's line: when, what, which demand, its stage, and how it came.
+    const id = await createQuote()
+    const line = new RegExp(`^\\S+Z  created  ${id}  order \\d+  quote  quote_sent  \\(webhook\\)\\r?$`, 'm')
+    while (!line.test(stripVTControlCharacters(shown)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(stripVTControlCharacters(shown)).toMatch(line)
     child.stdin.write('\u0003')
     expect(await exited).toBe(130)
     const text = stripVTControlCharacters(shown)
@@ -234,7 +268,7 @@ describe('mfg demand watch', () => {
     const [file] = json<{url: string}[]>(up)
     const w = startWatch(['--interval', '30', '--quote', '--apply', '--max-total', '100000'])
     try {
-      await w.waitForErr('Receiving demand events')
+      await w.waitForErr('Caught up: ')
       const rows = join(sb.home, 'watch-quote.json')
       const part = {fileName: 'cube20.stl', fileLink: file!.url, service: '3D_PRINTING', technology: 'FDM'}
       writeFileSync(

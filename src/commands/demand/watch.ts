@@ -36,7 +36,9 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
     const since = flags.since === undefined ? undefined : sinceMs(flags.since)
     const quote = flags.quote ? await this.quoteOptions(flags) : undefined
     const session = await this.context(flags).session()
-    const receiver = receiverPlan(flags, session.profile.baseUrl)
+    const {insecureFromEnv} = await import('../../cli/context.js')
+    const insecure = flags.insecure || insecureFromEnv(process.env)
+    const receiver = receiverPlan(flags, session.profile.baseUrl, insecure)
     const ctx = await this.context(flags).service()
     const {mfgPaths} = await import('../../profiles/paths.js')
     const {watchDemands} = await import('../../services/watch/watch.js')

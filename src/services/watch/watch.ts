@@ -106,6 +106,10 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     await run(poll, true).catch((error: unknown) => {
       if (!stop.aborted) throw error
     })
+    if (!opts.once && !stop.aborted) {
+      const known = Object.keys(state.demands).length
+      opts.onNote(`Caught up: ${known} demand${known === 1 ? '' : 's'} known; watching for changes (Ctrl-C to stop).`)
+    }
     while (!opts.once && !stop.aborted) {
       await pause(opts.intervalMs, stop, (w) => (wake = w))
       if (!stop.aborted) await run(poll)
