@@ -17,7 +17,8 @@ function measured(f: PartFigures | undefined): string {
 function partLine(p: QuotedPart, currency: string | null): string {
   const head = `  ${p.fileName}  ${p.format ?? '?'}${p.cached ? ' (cached)' : ''}`
   if (p.error !== undefined) return `${head}\n      not quoted: ${p.error}`
-  const was = p.currentUnitPrice === undefined ? '' : ` (now ${money(p.currentUnitPrice)}, ${signed(p.difference)})`
+  const was =
+    p.currentUnitPrice === undefined ? '' : ` (now ${money(p.currentUnitPrice)} each; total ${signed(p.difference)})`
   return [
     head,
     `      ${measured(p.measured)}`,

@@ -38,10 +38,12 @@ function pricingOf(item: Item, record: DemandRecord, options: QuoteOptions): Est
   )
   const currency = options.currency ?? str(record.currency)
   const input: EstimateInput = {quantity: num(item.quantity) ?? 1, options: choices}
-  const service = str(item.service) ?? str(record.technique)
+  // A machine or material given for the run replaces the part's, and what went with it
+  // (its service, its colour) is left for the estimation to take from the business's catalogue.
+  const service = options.technology ? undefined : (str(item.service) ?? str(record.technique))
   const technology = options.technology ?? str(item.technology)
   const material = options.material ?? str(item.material) ?? str(record.material)
-  const color = str(item.color)
+  const color = options.material || options.technology ? undefined : str(item.color)
   if (service) input.service = service
   if (technology) input.technology = technology
   if (material) input.material = material
