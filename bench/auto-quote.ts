@@ -212,7 +212,7 @@ ${row('mesh', 100)}
 ${row('step', 600)}
 ${row('dxf', 100)}
 
-All ${demands.length}: ${total('cold').toFixed(1)} s cold, ${total('warm').toFixed(1)} s warm, baseline ${total('base').toFixed(1)} s. OpenCascade's WebAssembly load (once per process, before the rounds): ${f0(wasm.ms)} ms, and ${f0(wasm.rssMb)} MB more resident memory for the rest of the process: most of the CLI's peak below, which stays near ${f0(wasm.rssMb)} MB lower for a run without STEP or IGES parts (the module is loaded only when one appears).
+All ${demands.length}: ${total('cold').toFixed(1)} s cold, ${total('warm').toFixed(1)} s warm, baseline ${total('base').toFixed(1)} s. OpenCascade's WebAssembly load (once per process, before the rounds): ${f0(wasm.ms)} ms, and ${f0(wasm.rssMb)} MB more resident memory for the rest of the process (the module is loaded only when a STEP or IGES part appears).
 
 The CLI over all of them (\`mfg demand quote --all --status quote_request_received --dry-run --json\`, a new process with an empty cache, start-up, listing and the WebAssembly load included): median ${cliMs.toFixed(1)} s, peak RSS ${f0(rss)} MB (target < 400 MB); runs: ${lines}.`
   writeSection('auto-quote', text)
