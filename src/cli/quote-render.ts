@@ -69,7 +69,8 @@ export class QuoteProgress {
 
   show(text: string): void {
     if (!this.enabled) return
-    process.stderr.write(`\r${text.slice(0, (process.stderr.columns ?? 80) - 1)}\u001B[K`)
+    const columns = process.stderr.columns > 20 ? process.stderr.columns : 80
+    process.stderr.write(`\r${text.slice(0, columns - 1)}\u001B[K`)
     this.drawn = true
   }
 
