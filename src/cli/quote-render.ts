@@ -17,7 +17,8 @@ function measured(f: PartFigures | undefined): string {
 function partLine(p: QuotedPart, currency: string | null): string {
   const head = `  ${p.fileName}  ${p.format ?? '?'}${p.cached ? ' (cached)' : ''}`
   if (p.error !== undefined) return `${head}\n      not quoted: ${p.error}`
-  const was = p.currentUnitPrice === undefined ? '' : ` (now ${money(p.currentUnitPrice)}, ${signed(p.difference)})`
+  const was =
+    p.currentUnitPrice === undefined ? '' : ` (now ${money(p.currentUnitPrice)} each; total ${signed(p.difference)})`
   return [
     head,
     `      ${measured(p.measured)}`,
@@ -68,7 +69,8 @@ export class QuoteProgress {
 
   show(text: string): void {
     if (!this.enabled) return
-    process.stderr.write(`\r${text.slice(0, (process.stderr.columns ?? 80) - 1)}\u001B[K`)
+    const columns = process.stderr.columns > 20 ? process.stderr.columns : 80
+    process.stderr.write(`\r${text.slice(0, columns - 1)}\u001B[K`)
     this.drawn = true
   }
 

@@ -233,6 +233,13 @@ describe('mfg demand quote', () => {
     expect(tracking.filter((t) => t.status === 'quote sent').length).toBeGreaterThanOrEqual(1)
   })
 
+  it('--material prices every part in another material (the part colour is left to the catalogue)', async () => {
+    const [o] = lines(await run(['demand', 'quote', ids.stl, '--dry-run', '--material', 'Standard Resin', '--json']))
+    expect(o!.status, o!.reason).toBe('would-quote')
+    expect(o!.parts[0]!.material).toBe('Standard Resin')
+    expect(o!.parts[0]!.technology).not.toBe('FDM')
+  })
+
   it('a demand the service does not know is reported failed (exit 1) and the others are still quoted', async () => {
     const r = await run(['demand', 'quote', '65f0000600000000000000ff', ids.stl, '--dry-run', '--json'])
     expect(r.exitCode).toBe(1)

@@ -38,10 +38,13 @@ function pricingOf(item: Item, record: DemandRecord, options: QuoteOptions): Est
   )
   const currency = options.currency ?? str(record.currency)
   const input: EstimateInput = {quantity: num(item.quantity) ?? 1, options: choices}
-  const service = str(item.service) ?? str(record.technique)
-  const technology = options.technology ?? str(item.technology)
+  // A machine or material given for the run replaces the part's, and what went with it
+  // (its service, its colour) is left for the estimation to take from the business's catalogue.
+  const overridden = options.technology !== undefined || options.material !== undefined
+  const service = overridden ? undefined : (str(item.service) ?? str(record.technique))
+  const technology = options.technology ?? (options.material ? undefined : str(item.technology))
   const material = options.material ?? str(item.material) ?? str(record.material)
-  const color = str(item.color)
+  const color = overridden ? undefined : str(item.color)
   if (service) input.service = service
   if (technology) input.technology = technology
   if (material) input.material = material
