@@ -120,8 +120,8 @@ export default tseslint.config(
   {
     files: ['src/mesh/**/*.ts'],
     rules: importLimits({
-      regex: '^(?!node:|\\./)',
-      message: 'mesh/ is a leaf: node: modules and its own files only (rule 4).',
+      regex: '^(?!node:|\\./|occt-import-js$|dxf-parser$)',
+      message: 'mesh/ is a leaf: node: modules, its own files and its two format readers only (rule 4).',
     }),
   },
   {

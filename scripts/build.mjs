@@ -29,6 +29,8 @@ const EXTERNAL = [
   'fastify',
   '@fastify/multipart',
   '@oclif/plugin-autocomplete',
+  // OpenCascade in WebAssembly: its .wasm is read from beside its .js at run time.
+  'occt-import-js',
   // Optional development-time requires inside @oclif/core.
   'typescript',
   'ts-node',

@@ -1,6 +1,6 @@
 // What `price measure` accepts and prints: its flags' check, the measuring, and its
 // text output (src/commands/price/measure.ts stays a thin command).
-import {measurePart, type PartMeasurement} from '../services/price/measure.js'
+import {measureAnyFile, type PartMeasurement, type SheetPartMeasurement} from '../services/price/measure.js'
 
 /** A flag value that must be a number above 0; undefined when it is not. */
 export function positiveNumber(text: string): number | undefined {
@@ -20,18 +20,51 @@ export interface MeasureFlags {
   density: number
   unit: string
   'no-hull'?: boolean
+  thickness?: number
+  'max-triangles'?: number
+  'max-ratio'?: number
+  'max-entities'?: number
+  'max-brep-bytes'?: number
 }
 
-/** Measures the file as the flags ask. */
-export function measureWithFlags(file: string, flags: MeasureFlags): PartMeasurement {
-  return measurePart({
+/** Measures the file as the flags ask: a solid, or a DXF flat pattern. */
+export function measureWithFlags(file: string, flags: MeasureFlags): Promise<PartMeasurement | SheetPartMeasurement> {
+  const limits = {
+    ...(flags['max-triangles'] !== undefined ? {maxTriangles: flags['max-triangles']} : {}),
+    ...(flags['max-ratio'] !== undefined ? {maxRatio: flags['max-ratio']} : {}),
+    ...(flags['max-entities'] !== undefined ? {maxEntities: flags['max-entities']} : {}),
+    ...(flags['max-brep-bytes'] !== undefined ? {maxBrepBytes: flags['max-brep-bytes']} : {}),
+  }
+  return measureAnyFile({
     file,
     unit: flags.unit as 'mm' | 'cm' | 'in',
     layerHeight: flags['layer-height'],
     firstLayerHeight: flags['first-layer-height'],
     density: flags.density,
     hull: !flags['no-hull'],
+    ...(flags.thickness !== undefined ? {thicknessMm: flags.thickness} : {}),
+    limits,
   })
+}
+
+/** Without `--json`, for a DXF flat pattern: one aligned line per measure, in mm. */
+export async function writeSheetText(m: SheetPartMeasurement): Promise<void> {
+  const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
+  const f = (n: number, digits = 3) => n.toFixed(digits)
+  writeOut(
+    toKeyValue({
+      file: m.file,
+      format: m.format,
+      unit: m.sourceUnit === 'mm' ? 'mm' : `${m.sourceUnit} (converted to mm)`,
+      'area mm²': f(m.areaMm2),
+      'cut length mm': f(m.cutLengthMm),
+      pierces: m.pierces,
+      contours: `${m.outlines} outline${m.outlines === 1 ? '' : 's'}, ${m.holes} hole${m.holes === 1 ? '' : 's'}, ${m.openChains} open`,
+      'bend lines': m.bendLines === 0 ? 0 : `${m.bendLines} (${f(m.bendLengthMm)} mm)`,
+      'bbox W×H mm': `${f(m.bbox.width, 4)} × ${f(m.bbox.height, 4)} (from ${f(m.bbox.minX)}, ${f(m.bbox.minY)})`,
+      'thickness mm': m.thicknessMm === null ? '(not given: --thickness)' : f(m.thicknessMm),
+    }),
+  )
 }
 
 /** Without `--json`: one aligned line per measure, in mm. */

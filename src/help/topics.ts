@@ -84,6 +84,10 @@ export const GUIDES: Record<string, Guide> = {
             'Usage error (an unknown flag, a missing or bad argument, help asked for something that does not exist) or invalid input; nothing was sent.',
           ],
           ['3', 'Authentication failed: the key or token is missing or rejected (401).'],
+          [
+            '4',
+            '`mfg demand quote`: at least one demand was skipped (a guard, or a part that could not be downloaded, read or priced); the others were quoted.',
+          ],
           ['127', 'No such command (oclif\'s "not found" plugin names the closest one on a terminal).'],
           ['130', 'Interrupted (Ctrl-C).'],
           ['143', 'Terminated (SIGTERM).'],

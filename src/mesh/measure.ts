@@ -1,65 +1,10 @@
 import {convexHullVolume} from './hull.js'
 import {estimatePrint, skinArea} from './print.js'
 import {analyseTopology} from './topology.js'
-import type {Mesh, MeshFormat} from './types.js'
+import type {MeasureOptions, Measurement, Mesh, MeshFormat, SlicingData} from './types.js'
 import {weldInfo, type Sums} from './weld.js'
 
-export interface MeasureOptions {
-  /** mm, default 0.3. */
-  layerHeight?: number
-  /** mm, default 0.35. */
-  firstLayerHeight?: number
-  /** g/cm³, default 1.24 (PLA). */
-  density?: number
-  /** Infill fraction 0..1, default 0.2. */
-  infill?: number
-  /** Compute the convex hull (default true). */
-  hull?: boolean
-}
-
-/** The slicing figures in the service interface's names and types. */
-export interface SlicingData {
-  width: number
-  height: number
-  depth: number
-  /** g/cm³. */
-  density: number
-  /** mm of 1.75 mm filament. */
-  filament_length: number
-  hours: number
-  /** Axis-aligned bounding-box volume, mm³. */
-  minimum_bounding_box: number
-  /** Convex hull volume, mm³ (the bounding-box volume, an upper bound, when the hull was skipped). */
-  convex_hull: number
-  /** The bed footprint of the bounding box, width × depth, mm². */
-  total_print_area: number
-  number_of_layers: number
-  /** Part volume, mm³, 3 decimals. */
-  volume: string
-  /** Printed (filament) weight, g, 2 decimals. */
-  weight: string
-}
-
-export interface Measurement {
-  format: MeshFormat
-  triangles: number
-  parts: number
-  closed: boolean
-  openEdges: number
-  nonManifoldEdges: number
-  /** X, Y and Z extents, mm. */
-  width: number
-  depth: number
-  height: number
-  /** |Σ signed tetrahedra|, mm³. */
-  volume: number
-  /** mm². */
-  area: number
-  /** mm³; null when `hull: false`. */
-  convexHullVolume: number | null
-  boundingBoxVolume: number
-  slicingData: SlicingData
-}
+export type {MeasureOptions, Measurement, SlicingData} from './types.js'
 
 export type {Sums} from './weld.js'
 

@@ -1,5 +1,7 @@
 import {readFileSync} from 'node:fs'
+import {sniffBrep} from './brep.js'
 import {MeshError} from './errors.js'
+import {overLimit, resolveLimits} from './limits.js'
 import {readObj} from './obj.js'
 import {isBinaryStlSize, readAsciiStl, readBinaryStl} from './stl.js'
 import {read3mf} from './threemf.js'
@@ -7,12 +9,37 @@ import type {LengthUnit, Mesh, ReadOptions} from './types.js'
 
 const UNIT_MM: Record<LengthUnit, number> = {mm: 1, cm: 10, in: 25.4}
 
-type Kind = 'stl' | 'obj' | '3mf' | 'unknown'
+type Kind = 'stl' | 'obj' | '3mf' | 'step' | 'iges' | 'dxf' | 'unknown'
 
-function extensionOf(fileName: string | undefined): Kind {
+const EXTENSIONS: Record<string, Kind> = {
+  stl: 'stl',
+  obj: 'obj',
+  '3mf': '3mf',
+  step: 'step',
+  stp: 'step',
+  iges: 'iges',
+  igs: 'iges',
+  dxf: 'dxf',
+}
+
+/** The kind a file name's extension suggests. */
+export function extensionOf(fileName: string | undefined): Kind {
   const m = /\.([a-z0-9]+)$/i.exec(fileName ?? '')
-  const ext = m?.[1]?.toLowerCase()
-  return ext === 'stl' || ext === 'obj' || ext === '3mf' ? ext : 'unknown'
+  return EXTENSIONS[m?.[1]?.toLowerCase() ?? ''] ?? 'unknown'
+}
+
+/** A DXF starts with group code 0 and SECTION, or with a 999 comment. */
+export function looksLikeDxf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 256)).toString('latin1')
+  return /^\s*(0\s*\r?\n\s*SECTION\b|999\s*\r?\n)/.test(head) || head.startsWith('AutoCAD Binary DXF')
+}
+
+/** STEP, IGES or DXF: formats readMesh does not take. */
+export function sniffOther(bytes: Uint8Array, hint: Kind): 'STEP' | 'IGES' | 'DXF' | undefined {
+  const brep = sniffBrep(bytes)
+  if (brep) return brep === 'step' ? 'STEP' : 'IGES'
+  if (looksLikeDxf(bytes) || hint === 'dxf') return 'DXF'
+  return undefined
 }
 
 /** True when the first bytes look like text (no NUL or other control bytes). */
@@ -65,8 +92,14 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
     (bytes[3] === 4 || bytes[3] === 6)
 
   let mesh: Mesh
+  const limits = resolveLimits(opts.limits)
+  const other = sniffOther(bytes, hint)
+  if (other)
+    throw new MeshError(
+      `this is a ${other} file: it is read by measurePart (src/mesh/index.ts), not as a triangle mesh`,
+    )
   if (isZip) {
-    return read3mf(bytes)
+    return read3mf(bytes, limits)
   } else if (hint === '3mf') {
     throw new MeshError('3MF file is not a zip archive (it does not start with a zip header)')
   } else if (isBinaryStlSize(bytes)) {
@@ -79,14 +112,21 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
     else if (word === '') throw new MeshError('the file holds only blanks and comments')
     else
       throw new MeshError(
-        `unrecognised file format: starts with ${JSON.stringify(word.slice(0, 20))} (expected STL, OBJ or 3MF)`,
+        `unrecognised file format: starts with ${JSON.stringify(word.slice(0, 20))} (expected STL, OBJ, 3MF, STEP, IGES or DXF)`,
       )
   } else if ((bytes.length >= 84 || hint === 'stl') && hint !== 'obj') {
     // Binary but not the size its header announces: truncated or corrupt.
     mesh = readBinaryStl(bytes)
   } else {
-    throw new MeshError(`unrecognised file format (${bytes.length} bytes of binary data; expected STL, OBJ or 3MF)`)
+    throw new MeshError(
+      `unrecognised file format (${bytes.length} bytes of binary data; expected STL, OBJ, 3MF, STEP, IGES or DXF)`,
+    )
   }
+  if (mesh.triangleCount > limits.maxTriangles)
+    throw overLimit(
+      `the mesh has ${mesh.triangleCount} triangles; this reader takes at most ${limits.maxTriangles}`,
+      '--max-triangles',
+    )
   if (scale !== 1) {
     const p = mesh.positions
     for (let i = 0; i < p.length; i++) p[i] = p[i]! * scale

@@ -1,7 +1,8 @@
 import {MeshError} from './errors.js'
-import type {Mesh, MeshObject} from './types.js'
+import {DEFAULT_LIMITS, overLimit} from './limits.js'
+import type {Mesh, MeshObject, ReadLimits} from './types.js'
 import {Float64Welder, IndexBuffer} from './weld.js'
-import {readZipDirectory, readZipEntry, type ZipEntry} from './zip.js'
+import {readZipDirectory, readZipEntry, streamZipEntry, type ZipEntry} from './zip.js'
 
 // 3MF: a zip whose root relationship names the model part (usually 3D/3dmodel.model).
 // The model is read with a small XML scanner that only understands what the core spec
@@ -19,13 +20,9 @@ const UNITS: Record<string, number> = {
 
 const MODEL_REL = 'http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel'
 
-/**
- * The most triangles a build may expand to. Components can repeat an object many
- * times (each level of a chain doubling it, say), so a small file can stand for
- * 2^40 triangles; the expansion is counted before any of it is built. No single
- * model part can hold this many triangles of its own (its XML would be too long).
- */
-export const MAX_BUILD_TRIANGLES = 20_000_000
+// Components can repeat an object many times (each level of a chain doubling it, say), so
+// a small file can stand for 2^40 triangles: the expansion is counted against the limit
+// (ReadLimits.maxTriangles) before any of it is built.
 
 /** Row-vector affine transform: p' = [x y z 1] · M, stored as the 12 numbers of the spec. */
 type Transform = Float64Array
@@ -84,28 +81,58 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13
 }
 
+/** The scanner ran out of text inside a tag: feed more (or, at the end, the XML is cut). */
+const MORE = Symbol('more')
+
 class XmlScanner {
   pos = 0
+  text = ''
+  /** Lines in the text already consumed and dropped. */
+  private linesBefore = 0
+  /** True once the last chunk has been fed: running out of text is then an error. */
+  final = true
   constructor(
-    readonly text: string,
+    text: string,
     readonly part: string,
-  ) {}
+  ) {
+    this.text = text
+  }
+
+  /** Appends the next chunk of XML, dropping what has been scanned. */
+  feed(chunk: string, final: boolean): void {
+    const done = this.text.slice(0, this.pos)
+    for (let i = done.indexOf('\n'); i !== -1; i = done.indexOf('\n', i + 1)) this.linesBefore++
+    this.text = this.text.slice(this.pos) + chunk
+    this.pos = 0
+    this.final = final
+  }
 
   fail(what: string): never {
     throw new MeshError(`3MF ${this.part}: ${what} (line ${this.lineAt(this.pos)})`)
   }
 
   lineAt(pos: number): number {
-    let n = 1
+    let n = 1 + this.linesBefore
     for (let i = this.text.indexOf('\n'); i !== -1 && i < pos; i = this.text.indexOf('\n', i + 1)) n++
     return n
   }
 
+  /** Out of text at `lt`: wait for more, or fail when there is none. */
+  private cut(lt: number, what: string): typeof MORE {
+    if (this.final) {
+      this.pos = lt
+      this.fail(what)
+    }
+    this.pos = lt
+    return MORE
+  }
+
   /**
-   * Advances to the next element tag. Returns null at the end of the text. Comments,
-   * processing instructions, CDATA and doctype are skipped; text content is ignored.
+   * Advances to the next element tag. Returns null at the end of the text, MORE when a
+   * tag runs past the text fed so far. Comments, processing instructions, CDATA and
+   * doctype are skipped; text content is ignored.
    */
-  next(): {name: string; attrs: Attrs; kind: 'open' | 'close' | 'empty'} | null {
+  next(): {name: string; attrs: Attrs; kind: 'open' | 'close' | 'empty'} | null | typeof MORE {
     const t = this.text
     for (;;) {
       const lt = t.indexOf('<', this.pos)
@@ -114,56 +141,65 @@ class XmlScanner {
         return null
       }
       this.pos = lt
+      if (lt + 9 > t.length && !this.final) return MORE
       const c1 = t.charCodeAt(lt + 1)
       if (c1 === 33 /* ! */) {
         const close = t.startsWith('<!--', lt) ? '-->' : t.startsWith('<![CDATA[', lt) ? ']]>' : '>'
         const end = t.indexOf(close, lt + 2)
-        if (end === -1) this.fail('XML ends inside a comment or declaration')
+        if (end === -1) return this.cut(lt, 'XML ends inside a comment or declaration')
         this.pos = end + close.length
         continue
       }
       if (c1 === 63 /* ? */) {
         const end = t.indexOf('?>', lt + 2)
-        if (end === -1) this.fail('XML ends inside a processing instruction')
+        if (end === -1) return this.cut(lt, 'XML ends inside a processing instruction')
         this.pos = end + 2
         continue
       }
       if (c1 === 47 /* / */) {
         const end = t.indexOf('>', lt + 2)
-        if (end === -1) this.fail('XML ends inside an end tag')
+        if (end === -1) return this.cut(lt, 'XML ends inside an end tag')
         this.pos = end + 1
         return {name: t.slice(lt + 2, end).trim(), attrs: {}, kind: 'close'}
       }
-      let i = lt + 1
-      while (i < t.length && !isSpace(t.charCodeAt(i)) && t[i] !== '>' && t[i] !== '/') i++
-      const name = t.slice(lt + 1, i)
-      if (name === '') this.fail("'<' not followed by a tag name")
-      const attrs: Attrs = {}
-      for (;;) {
-        while (i < t.length && isSpace(t.charCodeAt(i))) i++
-        if (i >= t.length) this.fail(`XML ends inside <${name}>`)
-        const ch = t[i]
-        if (ch === '>') {
-          this.pos = i + 1
-          return {name, attrs, kind: 'open'}
-        }
-        if (ch === '/') {
-          if (t[i + 1] !== '>') this.fail(`malformed <${name}> tag`)
-          this.pos = i + 2
-          return {name, attrs, kind: 'empty'}
-        }
-        const eq = t.indexOf('=', i)
-        if (eq === -1) this.fail(`XML ends inside <${name}>`)
-        const key = t.slice(i, eq).trim()
-        let q = eq + 1
-        while (q < t.length && isSpace(t.charCodeAt(q))) q++
-        const quoteCh = t[q]
-        if (quoteCh !== '"' && quoteCh !== "'") this.fail(`attribute ${key} of <${name}> is not quoted`)
-        const close = t.indexOf(quoteCh, q + 1)
-        if (close === -1) this.fail(`XML ends inside attribute ${key} of <${name}>`)
-        attrs[key] = decodeEntities(t.slice(q + 1, close))
-        i = close + 1
+      return this.startTag(lt)
+    }
+  }
+
+  private startTag(lt: number): {name: string; attrs: Attrs; kind: 'open' | 'empty'} | typeof MORE {
+    const t = this.text
+    let i = lt + 1
+    while (i < t.length && !isSpace(t.charCodeAt(i)) && t[i] !== '>' && t[i] !== '/') i++
+    if (i >= t.length && !this.final) return this.cut(lt, '')
+    const name = t.slice(lt + 1, i)
+    if (name === '') this.fail("'<' not followed by a tag name")
+    const attrs: Attrs = {}
+    for (;;) {
+      while (i < t.length && isSpace(t.charCodeAt(i))) i++
+      if (i >= t.length) return this.cut(lt, `XML ends inside <${name}>`)
+      const ch = t[i]
+      if (ch === '>') {
+        this.pos = i + 1
+        return {name, attrs, kind: 'open'}
       }
+      if (ch === '/') {
+        if (i + 1 >= t.length) return this.cut(lt, `XML ends inside <${name}>`)
+        if (t[i + 1] !== '>') this.fail(`malformed <${name}> tag`)
+        this.pos = i + 2
+        return {name, attrs, kind: 'empty'}
+      }
+      const eq = t.indexOf('=', i)
+      if (eq === -1) return this.cut(lt, `XML ends inside <${name}>`)
+      const key = t.slice(i, eq).trim()
+      let q = eq + 1
+      while (q < t.length && isSpace(t.charCodeAt(q))) q++
+      if (q >= t.length) return this.cut(lt, `XML ends inside <${name}>`)
+      const quoteCh = t[q]
+      if (quoteCh !== '"' && quoteCh !== "'") this.fail(`attribute ${key} of <${name}> is not quoted`)
+      const close = t.indexOf(quoteCh, q + 1)
+      if (close === -1) return this.cut(lt, `XML ends inside attribute ${key} of <${name}>`)
+      attrs[key] = decodeEntities(t.slice(q + 1, close))
+      i = close + 1
     }
   }
 }
@@ -194,8 +230,11 @@ function compose(a: Transform, b: Transform): Transform {
   return r
 }
 
-function parseModel(text: string, path: string): Model {
-  const sc: XmlScanner = new XmlScanner(text, path)
+/** Parses a model part fed in chunks; `feed(chunk, true)` with the last one returns the model. */
+export function modelParser(path: string, limits: Required<ReadLimits>): (chunk: string, final: boolean) => Model | undefined {
+  const sc: XmlScanner = new XmlScanner('', path)
+  let allVertices = 0
+  let allTriangles = 0
   const model: Model = {path, unit: 'millimeter', objects: new Map(), items: []}
   const stack: string[] = []
   let object: ModelObject | null = null
@@ -203,7 +242,7 @@ function parseModel(text: string, path: string): Model {
   let nv = 0
   let tris: IndexBuffer | null = null
   let sawModel = false
-  for (let tag = sc.next(); tag !== null; tag = sc.next()) {
+  const handle = (tag: {name: string; attrs: Attrs; kind: 'open' | 'close' | 'empty'}): void => {
     const name = localName(tag.name)
     if (tag.kind === 'close') {
       const open = stack.pop()
@@ -218,7 +257,7 @@ function parseModel(text: string, path: string): Model {
         model.objects.set(object.id, object)
         object = null
       }
-      continue
+      return
     }
     const parent = stack.length > 0 ? localName(stack[stack.length - 1]!) : ''
     if (tag.kind === 'open') stack.push(tag.name)
@@ -271,6 +310,11 @@ function parseModel(text: string, path: string): Model {
         vertices[nv * 3 + 1] = y
         vertices[nv * 3 + 2] = z
         nv++
+        if (++allVertices > 3 * limits.maxTriangles)
+          throw overLimit(
+            `3MF ${path}: more than ${3 * limits.maxTriangles} vertices (three per allowed triangle)`,
+            '--max-triangles',
+          )
         break
       }
       case 'triangle': {
@@ -290,6 +334,8 @@ function parseModel(text: string, path: string): Model {
           }
         }
         tris.push3(v1, v2, v3)
+        if (++allTriangles > limits.maxTriangles)
+          throw overLimit(`3MF ${path}: more than ${limits.maxTriangles} triangles`, '--max-triangles')
         break
       }
       case 'component': {
@@ -320,10 +366,15 @@ function parseModel(text: string, path: string): Model {
       }
     }
   }
-  if (!sawModel) throw new MeshError(`3MF ${path}: no <model> element`)
-  if (stack.length > 0)
-    throw new MeshError(`3MF ${path}: XML ends inside <${stack[stack.length - 1]}> (the model is truncated)`)
-  return model
+  return (chunk: string, final: boolean): Model | undefined => {
+    sc.feed(chunk, final)
+    for (let tag = sc.next(); tag !== null && tag !== MORE; tag = sc.next()) handle(tag)
+    if (!final) return undefined
+    if (!sawModel) throw new MeshError(`3MF ${path}: no <model> element`)
+    if (stack.length > 0)
+      throw new MeshError(`3MF ${path}: XML ends inside <${stack[stack.length - 1]}> (the model is truncated)`)
+    return model
+  }
 }
 
 /** The production extension's p:path (any prefix), normalised to an archive key. */
@@ -332,12 +383,12 @@ function pathAttr(a: Attrs): string | undefined {
   return undefined
 }
 
-function findModelPart(entries: Map<string, ZipEntry>, bytes: Uint8Array): string {
+function findModelPart(entries: Map<string, ZipEntry>, bytes: Uint8Array, maxRatio: number): string {
   const rels = entries.get('_rels/.rels')
   if (rels) {
-    const text = Buffer.from(readZipEntry(bytes, rels)).toString('utf8')
+    const text = Buffer.from(readZipEntry(bytes, rels, maxRatio)).toString('utf8')
     const sc: XmlScanner = new XmlScanner(text, '_rels/.rels')
-    for (let tag = sc.next(); tag !== null; tag = sc.next()) {
+    for (let tag = sc.next(); tag !== null && tag !== MORE; tag = sc.next()) {
       if (localName(tag.name) === 'Relationship' && tag.attrs.Type === MODEL_REL && tag.attrs.Target) {
         const target = tag.attrs.Target.replace(/^\/+/, '')
         if (entries.has(target.toLowerCase())) return target
@@ -350,20 +401,74 @@ function findModelPart(entries: Map<string, ZipEntry>, bytes: Uint8Array): strin
   throw new MeshError('3MF has no 3D model part (no 3D/3dmodel.model and no model relationship)')
 }
 
-export function read3mf(bytes: Uint8Array): Mesh {
+/** The model parts a model refers to through the production extension's p:path. */
+function referencedParts(model: Model): string[] {
+  const out = new Set<string>()
+  for (const item of model.items) if (item.path !== undefined) out.add(item.path)
+  for (const o of model.objects.values()) for (const c of o.components) if (c.path !== undefined) out.add(c.path)
+  return [...out]
+}
+
+const partKey = (path: string): string => path.replace(/^\/+/, '').toLowerCase()
+
+function modelEntry(entries: Map<string, ZipEntry>, path: string): ZipEntry {
+  const entry = entries.get(partKey(path))
+  if (!entry) throw new MeshError(`3MF: model part ${path} is not in the archive`)
+  if (entry.size === 0) throw new MeshError(`3MF ${path}: the model part is empty`)
+  return entry
+}
+
+/**
+ * Reads a 3MF file whose model parts are inflated whole (within the limits). For a file
+ * from outside, read3mfStreaming holds only a piece of the XML at a time.
+ */
+export function read3mf(bytes: Uint8Array, limits: Required<ReadLimits> = DEFAULT_LIMITS): Mesh {
   const entries = readZipDirectory(bytes)
-  const rootPath = findModelPart(entries, bytes)
+  const rootPath = findModelPart(entries, bytes, limits.maxRatio)
   const models = new Map<string, Model>()
+  const queue = [rootPath]
+  for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+    if (models.has(partKey(path))) continue
+    const entry = modelEntry(entries, path)
+    const data = readZipEntry(bytes, entry, limits.maxRatio)
+    const model = modelParser(entry.name, limits)(
+      Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'),
+      true,
+    )!
+    models.set(partKey(path), model)
+    queue.push(...referencedParts(model))
+  }
+  return buildMesh(models, rootPath, limits)
+}
+
+/** read3mf, except that each model part is inflated and parsed a piece at a time: memory stays bounded. */
+export async function read3mfStreaming(
+  bytes: Uint8Array,
+  limits: Required<ReadLimits> = DEFAULT_LIMITS,
+): Promise<Mesh> {
+  const entries = readZipDirectory(bytes)
+  const rootPath = findModelPart(entries, bytes, limits.maxRatio)
+  const models = new Map<string, Model>()
+  const queue = [rootPath]
+  for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+    if (models.has(partKey(path))) continue
+    const entry = modelEntry(entries, path)
+    const parse = modelParser(entry.name, limits)
+    let model: Model | undefined
+    await streamZipEntry(bytes, entry, limits.maxRatio, (text, final) => {
+      model = parse(text, final)
+    })
+    models.set(partKey(path), model!)
+    queue.push(...referencedParts(model!))
+  }
+  return buildMesh(models, rootPath, limits)
+}
+
+function buildMesh(models: Map<string, Model>, rootPath: string, limits: Required<ReadLimits>): Mesh {
+  const maxTriangles = limits.maxTriangles
   const load = (path: string): Model => {
-    const key = path.replace(/^\/+/, '').toLowerCase()
-    const cached = models.get(key)
-    if (cached) return cached
-    const entry = entries.get(key)
-    if (!entry) throw new MeshError(`3MF: model part ${path} is not in the archive`)
-    const data = readZipEntry(bytes, entry)
-    if (data.length === 0) throw new MeshError(`3MF ${path}: the model part is empty`)
-    const model = parseModel(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), entry.name)
-    models.set(key, model)
+    const model = models.get(partKey(path))
+    if (!model) throw new MeshError(`3MF: model part ${path} is not in the archive`)
     return model
   }
   const root = load(rootPath)
@@ -425,20 +530,21 @@ export function read3mf(bytes: Uint8Array): Mesh {
     counting.add(key)
     let n = obj.triangleCount
     for (const c of obj.components) {
-      if (n > MAX_BUILD_TRIANGLES) break
+      if (n > maxTriangles) break
       n += count(c.path !== undefined ? load(c.path) : model, c.objectId, depth + 1)
     }
     counting.delete(key)
-    n = Math.min(n, MAX_BUILD_TRIANGLES + 1)
+    n = Math.min(n, maxTriangles + 1)
     expanded.set(key, n)
     return n
   }
   let total = 0
   for (const item of root.items) {
     total += count(item.path !== undefined ? load(item.path) : root, item.objectId, 0)
-    if (total > MAX_BUILD_TRIANGLES)
-      throw new MeshError(
-        `3MF ${root.path}: the build expands to more than ${MAX_BUILD_TRIANGLES} triangles through repeated components; this reader stops there`,
+    if (total > maxTriangles)
+      throw overLimit(
+        `3MF ${root.path}: the build expands to more than ${maxTriangles} triangles through repeated components`,
+        '--max-triangles',
       )
   }
   for (const item of root.items) {

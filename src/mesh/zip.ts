@@ -2,10 +2,11 @@ import {constants} from 'node:buffer'
 import {createRequire} from 'node:module'
 
 import {MeshError} from './errors.js'
+import {overLimit} from './limits.js'
 
 /** node:zlib, loaded when a 3MF is first inflated: measuring an STL does without it. */
 let zlibModule: typeof import('node:zlib') | undefined
-const zlib = (): typeof import('node:zlib') =>
+export const zlib = (): typeof import('node:zlib') =>
   (zlibModule ??= createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'))
 
 // A small reader for the zip container of 3MF: the central directory (with zip64 fields)
@@ -113,13 +114,30 @@ export function readZipDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
   return entries
 }
 
-/** The uncompressed bytes of an entry; checks sizes and, where node:zlib has it, the CRC. */
-export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
+/** Entries this small may inflate by any ratio (a short run of repeated text compresses a lot). */
+const RATIO_FREE_BYTES = 16 * 1024 * 1024
+
+/**
+ * Refuses an entry whose declared size is implausible: over MAX_ENTRY_BYTES, or more
+ * than `maxRatio` times its compressed size (a zip bomb), before anything is inflated.
+ */
+export function checkEntrySize(entry: ZipEntry, maxRatio: number): void {
   if (entry.size > MAX_ENTRY_BYTES) {
     throw new MeshError(
       `3MF entry ${entry.name} is ${entry.size} bytes uncompressed; this reader takes entries of at most ${MAX_ENTRY_BYTES} bytes`,
     )
   }
+  if (entry.size > RATIO_FREE_BYTES && entry.size > Math.max(1, entry.compressedSize) * maxRatio) {
+    const ratio = Math.round(entry.size / Math.max(1, entry.compressedSize))
+    throw overLimit(
+      `3MF entry ${entry.name} inflates ${ratio} times (${entry.compressedSize} to ${entry.size} bytes), more than the ${maxRatio} times allowed`,
+      '--max-ratio',
+    )
+  }
+}
+
+/** The compressed bytes of an entry, after its local header. */
+export function entryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const at = entry.localOffset
   if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL) {
@@ -132,7 +150,13 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
       `${entry.name} needs ${entry.compressedSize} bytes from offset ${start}, the file ends at ${bytes.length}`,
     )
   }
-  const data = bytes.subarray(start, end)
+  return bytes.subarray(start, end)
+}
+
+/** The uncompressed bytes of an entry; checks sizes and, where node:zlib has it, the CRC. */
+export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxRatio = Infinity): Uint8Array {
+  checkEntrySize(entry, maxRatio)
+  const data = entryData(bytes, entry)
   let out: Uint8Array
   if (entry.method === 0) {
     out = data
@@ -156,3 +180,60 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   if (crc32 && crc32(out) >>> 0 !== entry.crc >>> 0) throw corrupt(`${entry.name} fails its CRC check`)
   return out
 }
+
+/**
+ * Inflates an entry piece by piece, handing each piece of text to `onText` (the last call
+ * has `final` true): memory stays at one piece, whatever the entry's size. Checks the
+ * declared size (never exceeded) and the CRC, like readZipEntry.
+ */
+export async function streamZipEntry(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  maxRatio: number,
+  onText: (text: string, final: boolean) => void,
+): Promise<void> {
+  checkEntrySize(entry, maxRatio)
+  const data = entryData(bytes, entry)
+  const decoder = new TextDecoder('utf-8')
+  const z = zlib()
+  const crc32 = (z as {crc32?: (data: Uint8Array, value?: number) => number}).crc32
+  let crc = 0
+  let size = 0
+  const take = (piece: Uint8Array): void => {
+    size += piece.length
+    if (size > entry.size)
+      throw corrupt(`${entry.name} inflates to more than the ${entry.size} bytes the directory says`)
+    if (crc32) crc = crc32(piece, crc)
+    onText(decoder.decode(piece, {stream: true}), false)
+  }
+  if (entry.method === 0) {
+    for (let i = 0; i < data.length; i += PIECE) take(data.subarray(i, i + PIECE))
+  } else if (entry.method === 8) {
+    const [{pipeline}, {Readable}] = await Promise.all([import('node:stream/promises'), import('node:stream')])
+    const pieces = function* () {
+      for (let i = 0; i < data.length; i += PIECE) yield data.subarray(i, i + PIECE)
+    }
+    try {
+      await pipeline(
+        Readable.from(pieces()),
+        z.createInflateRaw({chunkSize: PIECE}),
+        async (source: AsyncIterable<Buffer>) => {
+          for await (const piece of source) take(piece)
+        },
+      )
+    } catch (err) {
+      if (err instanceof MeshError) throw err
+      throw corrupt(`cannot inflate ${entry.name}: ${(err as Error).message}`)
+    }
+  } else {
+    throw new MeshError(
+      `3MF entry ${entry.name} uses zip compression method ${entry.method}; only stored and deflate are supported`,
+    )
+  }
+  if (size !== entry.size) throw corrupt(`${entry.name} inflates to ${size} bytes, the directory says ${entry.size}`)
+  if (crc32 && crc >>> 0 !== entry.crc >>> 0) throw corrupt(`${entry.name} fails its CRC check`)
+  onText(decoder.decode(), true)
+}
+
+/** Bytes inflated or handed on at a time. */
+const PIECE = 1 << 20

@@ -35,7 +35,7 @@ export async function run(body: () => CallToolResult | Promise<CallToolResult>):
   } catch (error) {
     if (error instanceof ApiError) return toolError(error.statusCode, error.message, error.details)
     if (error instanceof PricingInputError) return toolError(400, error.message, error.details)
-    if (error instanceof MeshError) return toolError(400, `The 3D file cannot be measured: ${error.message}.`)
+    if (error instanceof MeshError) return toolError(400, `The part file cannot be measured: ${error.message}.`)
     throw error
   }
 }

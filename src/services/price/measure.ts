@@ -1,4 +1,13 @@
-import {MeshError, measureFile, type LengthUnit, type Measurement} from '../../mesh/index.js'
+import {
+  MeshError,
+  PART_FORMATS,
+  measureFile,
+  measurePart as measureAnyPart,
+  type LengthUnit,
+  type Measurement,
+  type ReadLimits,
+  type SheetMeasurement,
+} from '../../mesh/index.js'
 import {defined} from '../../util/fields.js'
 import {InputError} from '../errors.js'
 
@@ -51,5 +60,66 @@ export function measurePart(input: MeasureInput): PartMeasurement {
     convexHullVolume: m.convexHullVolume,
     boundingBoxVolume: m.boundingBoxVolume,
     slicingData: m.slicingData,
+  }
+}
+
+/** `price measure --json` for a DXF flat pattern: the sheet's figures in mm. */
+export interface SheetPartMeasurement extends SheetMeasurement {
+  file: string
+}
+
+export interface AnyMeasureInput extends MeasureInput {
+  /** Sheet thickness for a DXF, mm (DXF carries none). */
+  thicknessMm?: number
+  /** Raised reader limits for a trusted file. */
+  limits?: ReadLimits
+}
+
+/**
+ * Reads and measures a part file of any format: STL, OBJ, 3MF, STEP, IGES as a solid,
+ * DXF as a flat pattern. An unreadable or unknown file is an InputError (exit 2) naming
+ * the file and the formats allowed.
+ */
+export async function measureAnyFile(input: AnyMeasureInput): Promise<PartMeasurement | SheetPartMeasurement> {
+  let m
+  try {
+    m = await measureAnyPart(
+      input.file,
+      input.file,
+      defined({
+        unit: input.unit || undefined,
+        layerHeight: input.layerHeight,
+        firstLayerHeight: input.firstLayerHeight,
+        density: input.density,
+        hull: input.hull === false ? false : undefined,
+        thicknessMm: input.thicknessMm,
+        limits: input.limits,
+      }),
+    )
+  } catch (error) {
+    if (error instanceof MeshError || error instanceof RangeError) {
+      const message = error.message
+      throw new InputError(/named as (STEP|IGES)/.test(message) ? `${message}; allowed: ${PART_FORMATS}` : message)
+    }
+    throw error
+  }
+  if (m.kind === 'sheet') return {file: input.file, ...m.sheet}
+  const x = m.measurement
+  return {
+    file: input.file,
+    format: x.format,
+    triangles: x.triangles,
+    parts: x.parts,
+    closed: x.closed,
+    openEdges: x.openEdges,
+    nonManifoldEdges: x.nonManifoldEdges,
+    width: x.width,
+    depth: x.depth,
+    height: x.height,
+    volume: x.volume,
+    area: x.area,
+    convexHullVolume: x.convexHullVolume,
+    boundingBoxVolume: x.boundingBoxVolume,
+    slicingData: x.slicingData,
   }
 }

@@ -1,0 +1,199 @@
+import {join} from 'node:path'
+
+import {Flags} from '@oclif/core'
+
+import {ApiError, AuthenticationError, InsecureTransportError} from '../api/errors.js'
+
+import {LIST_TYPES, STAGES, type ListType} from '../schemas/demand.js'
+import type {ListDemandsInput} from '../services/demands/list.js'
+import type {QuoteOptions, QuoteOutcome} from '../services/quote/types.js'
+import {UsageError} from './errors.js'
+import {numberOf, yesFlag} from './flags.js'
+import {canPrompt} from './prompt.js'
+
+/**
+ * `demand quote`'s flags and the decisions taken from them before anything is
+ * read: dry run or apply, which demands, the guards.
+ */
+
+/** The stage a new quote request is in on this service (a new demand starts in quote_sent). */
+export const NEW_REQUESTS = 'quote_request_received'
+export const FORMATS = ['stl', 'obj', '3mf', 'step', 'iges', 'dxf'] as const
+
+const GUARD = {helpGroup: 'GUARDS'}
+const PICK = {helpGroup: 'WHICH DEMANDS'}
+const PRICE = {helpGroup: 'PRICING'}
+
+export const quoteFlags = {
+  apply: Flags.boolean({description: 'Write the prices to the demands.', exclusive: ['dry-run']}),
+  'dry-run': Flags.boolean({description: 'Only show the quote; write nothing (the default on a terminal).'}),
+  send: Flags.boolean({description: 'Also move each quoted demand to quote_sent (emails the buyer). Needs --apply.'}),
+  yes: yesFlag,
+  all: Flags.boolean({...PICK, description: 'Quote every demand the filters select, instead of ids.'}),
+  type: Flags.string({...PICK, description: 'With --all: which demands.', options: [...LIST_TYPES], default: 'quotes'}),
+  status: Flags.string({
+    ...PICK,
+    description: `With --all: only demands in this stage; ${NEW_REQUESTS} is the new requests (quotes in quote_sent).`,
+    options: [NEW_REQUESTS, ...STAGES],
+  }),
+  archived: Flags.boolean({...PICK, description: 'With --all: archived demands instead.'}),
+  limit: Flags.integer({...PICK, description: 'With --all: the most demands to quote.', min: 1}),
+  legacy: Flags.boolean({
+    ...PRICE,
+    description: 'Price on the legacy estimation (the demand currency unless --currency).',
+  }),
+  currency: Flags.string({...PRICE, description: 'Currency to price in (default: the demand currency).'}),
+  technology: Flags.string({
+    ...PRICE,
+    aliases: ['machine'],
+    description:
+      'Machine technology to price every part on (for example FDM, SLS, CNC), instead of what each part says.',
+  }),
+  material: Flags.string({...PRICE, description: 'Material to price every part in, instead of what each part says.'}),
+  thickness: Flags.string({...PRICE, description: 'Sheet thickness in mm for DXF parts whose demand says none.'}),
+  'max-unit-price': Flags.string({...GUARD, description: 'Skip a demand with a part whose unit price is above this.'}),
+  'min-total': Flags.string({...GUARD, description: "Skip a demand whose parts' total is below this."}),
+  'max-total': Flags.string({...GUARD, description: "Skip a demand whose parts' total is above this."}),
+  'only-format': Flags.string({
+    ...GUARD,
+    description: `Quote only demands whose every part is in these formats (comma-separated: ${FORMATS.join(', ')}).`,
+  }),
+  'allow-partial': Flags.boolean({
+    ...GUARD,
+    description: 'Write the parts that priced when another part cannot be read.',
+  }),
+  force: Flags.boolean({description: 'Quote again even when nothing changed since the last quote.'}),
+}
+
+export interface QuoteFlags {
+  apply: boolean
+  'dry-run': boolean
+  send: boolean
+  all: boolean
+  type: string
+  status?: string
+  archived: boolean
+  limit?: number
+  legacy: boolean
+  currency?: string
+  technology?: string
+  material?: string
+  thickness?: string
+  'max-unit-price'?: string
+  'min-total'?: string
+  'max-total'?: string
+  'only-format'?: string
+  'allow-partial': boolean
+  force: boolean
+}
+
+/**
+ * Whether the run writes. On a terminal a dry run is the default; off one (cron,
+ * CI) nothing is assumed: --apply or --dry-run must be given.
+ */
+export function writes(flags: QuoteFlags): boolean {
+  if (flags.apply) return true
+  if (flags['dry-run'] || canPrompt()) return false
+  throw new UsageError(
+    'demand quote writes prices to demands: pass --apply to write them, or --dry-run to only show them (no terminal, so neither is assumed).',
+  )
+}
+
+/** The demands asked for: ids, or --all with the list filters. */
+export function checkSelection(ids: string[], flags: QuoteFlags): void {
+  if (ids.length > 0 && flags.all) throw new UsageError('Pass demand ids or --all, not both.')
+  if (ids.length === 0 && !flags.all)
+    throw new UsageError('Which demands? Pass one or more demand ids, or --all (with --status, --type, --limit).')
+  if (flags.send && !flags.apply) throw new UsageError('--send moves demands to quote_sent: it needs --apply.')
+  const listOnly = (['status', 'limit'] as const).filter((k) => flags[k] !== undefined)
+  if (!flags.all && (listOnly.length > 0 || flags.archived))
+    throw new UsageError(
+      `--${[...listOnly, ...(flags.archived ? ['archived'] : [])][0]} selects demands with --all only.`,
+    )
+}
+
+export function listInputOf(flags: QuoteFlags): ListDemandsInput {
+  const fresh = flags.status === NEW_REQUESTS
+  return {
+    type: (fresh ? 'quotes' : flags.type) as ListType,
+    ...(flags.status ? {status: fresh ? 'quote_sent' : flags.status} : {}),
+    ...(flags.archived ? {archived: true} : {}),
+    ...(flags.limit === undefined ? {} : {limit: flags.limit}),
+    all: true,
+  }
+}
+
+function formatsOf(text: string): string[] {
+  const list = text
+    .split(',')
+    .map((s) => s.trim().toLowerCase().replace(/^\./, ''))
+    .filter(Boolean)
+    .map((s) => (s === 'stp' ? 'step' : s === 'igs' ? 'iges' : s))
+  const bad = list.find((f) => !(FORMATS as readonly string[]).includes(f))
+  if (bad !== undefined || list.length === 0)
+    throw new UsageError(`--only-format takes ${FORMATS.join(', ')} (comma-separated); got ${JSON.stringify(text)}.`)
+  return list
+}
+
+function positive(raw: string | undefined, flag: string): number | undefined {
+  const n = numberOf(raw, flag)
+  if (n !== undefined && n < 0) throw new UsageError(`${flag} must be 0 or more, got ${raw}.`)
+  return n
+}
+
+/** The service's options from the flags; the directories come from the command. */
+export function quoteOptionsOf(
+  flags: QuoteFlags,
+  dirs: {cacheDir: string; stateDir: string},
+  apply: boolean,
+): QuoteOptions {
+  const guards = {
+    ...pick('maxUnitPrice', positive(flags['max-unit-price'], '--max-unit-price')),
+    ...pick('minTotal', positive(flags['min-total'], '--min-total')),
+    ...pick('maxTotal', positive(flags['max-total'], '--max-total')),
+    ...pick('onlyFormats', flags['only-format'] === undefined ? undefined : formatsOf(flags['only-format'])),
+  }
+  const thickness = positive(flags.thickness, '--thickness')
+  return {
+    apply,
+    send: flags.send,
+    ...dirs,
+    guards,
+    ...pick('legacy', flags.legacy || undefined),
+    ...pick('currency', flags.currency?.toUpperCase()),
+    ...pick('technology', flags.technology),
+    ...pick('material', flags.material),
+    ...pick('thickness', thickness),
+    ...pick('allowPartial', flags['allow-partial'] || undefined),
+    ...pick('force', flags.force || undefined),
+  }
+}
+
+function pick<K extends string, V>(key: K, value: V | undefined): {[P in K]?: V} {
+  return (value === undefined ? {} : {[key]: value}) as {[P in K]?: V}
+}
+
+/** oclif's cache directory, under MFG_HOME when it is set (as bin/run.js places it). */
+export function cacheRoot(oclifCache: string): string {
+  const {MFG_CACHE_DIR: dir, MFG_HOME: home} = process.env
+  return dir || (home ? join(home, 'oclif', 'cache') : oclifCache)
+}
+
+/** A demand the service failed on: reported and counted; a rejected key stops the run. */
+export function failedOutcome(id: string, error: unknown, legacy: boolean): QuoteOutcome {
+  const stops = error instanceof AuthenticationError || error instanceof InsecureTransportError
+  if (!(error instanceof ApiError) || stops) throw error
+  return {
+    demandId: id,
+    status: 'failed',
+    reason: (error.serverMessage ?? error.message).split('\n')[0],
+    parts: [],
+    currency: null,
+    partsTotal: null,
+    currentPartsTotal: null,
+    difference: null,
+    written: false,
+    sent: false,
+    interface: legacy ? 'legacy' : 'v1',
+  }
+}

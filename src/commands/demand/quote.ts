@@ -1,0 +1,106 @@
+import {join} from 'node:path'
+
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {writeOut} from '../../cli/output.js'
+import {
+  cacheRoot,
+  checkSelection,
+  failedOutcome,
+  listInputOf,
+  quoteFlags,
+  quoteOptionsOf,
+  writes,
+} from '../../cli/quote-run.js'
+import type {QuoteCounts} from '../../cli/quote-render.js'
+
+/** Exit code when at least one demand was skipped (a guard, an unreadable part). */
+const EXIT_SKIPPED = 4
+
+export default class DemandQuote extends BaseCommand {
+  static override summary = "Price demands' part files and write the quote: download, measure, estimate, update."
+  static override description = `For each part of each demand: a signed link to its file, a verified download (kept in the cache by content hash, so a rerun reads it from the disk), the file measured (STL, OBJ, 3MF), then priced with the business's own machines, materials and options through the price estimation (v1; --legacy for the legacy one), on the technology and material the part names unless --technology/--material say otherwise. With --apply the prices are written with the v1 update (each part's unit price, the demand's total); --send also moves each quoted demand to quote_sent, which emails the buyer: asked on a terminal, --yes otherwise.
+
+On a terminal the run is a dry run unless --apply: it prints the quote (file, format, size, volume and area, machine, material, quantity, unit price, total, and the difference from what the demand holds now) and writes nothing. Without a terminal (cron, CI) pass --apply or --dry-run: neither is assumed. --json prints one object per demand, one line each.
+
+A demand is skipped, with the reason, when a part cannot be downloaded, read or measured (an open mesh, an unknown format), when the estimation refuses a part (a material the business lacks), or when a guard stops it (--max-unit-price, --min-total, --max-total, --only-format). Nothing partial is written unless --allow-partial. Exit codes: 0 every demand quoted or unchanged, 4 some skipped, 1 the service failed for some, 2 bad flags.
+
+Reruns are idempotent: a demand whose files, pricing inputs and prices match the digest stored at its last quote (under the data directory), and which still holds those prices, is reported unchanged and not written again; so an interrupted --all run is resumed by running it again. --force quotes again anyway.
+
+--status ${'quote_request_received'} selects the new quote requests: quotes in quote_sent, the stage a new request starts in on this service.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --dry-run',
+    '<%= config.bin %> <%= command.id %> --all --status quote_request_received --dry-run',
+    '<%= config.bin %> <%= command.id %> --all --status quote_request_received --apply --max-total 500 --only-format stl,3mf',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --apply --send --yes --json',
+  ]
+  static override strict = false
+  static override args = {ids: Args.string({description: 'Demand ids (_id), one or more; or --all.'})}
+  static override flags = quoteFlags
+
+  async run(): Promise<undefined> {
+    const {argv, flags} = await this.parse(DemandQuote)
+    const ids = argv as string[]
+    checkSelection(ids, flags)
+    const apply = writes(flags)
+    const {mfgPaths} = await import('../../profiles/paths.js')
+    const options = quoteOptionsOf(
+      flags,
+      {cacheDir: join(cacheRoot(this.config.cacheDir), 'quote-files'), stateDir: join(mfgPaths().dataDir, 'quotes')},
+      apply,
+    )
+    if (flags.send) {
+      const {confirmOrYes} = await import('../../cli/prompt.js')
+      const message = 'Write the prices and move each quoted demand to quote_sent (this emails each buyer)?'
+      if (!(await confirmOrYes({yes: flags.yes, message}))) {
+        this.note('Nothing was sent.')
+        return undefined
+      }
+    }
+    const ctx = await this.context(flags).service()
+    const {quoteDemand} = await import('../../services/quote/quote.js')
+    const {QuoteProgress, quoteText, summaryLine} = await import('../../cli/quote-render.js')
+    const {stopOnSignals} = await import('../../cli/interrupt.js')
+    let targets = ids
+    if (flags.all) {
+      const {streamDemands} = await import('../../services/demands/list.js')
+      targets = []
+      for await (const r of streamDemands(ctx, listInputOf(flags))) targets.push(r._id)
+    }
+    const progress = new QuoteProgress()
+    const counts: QuoteCounts = {quoted: 0, 'would-quote': 0, unchanged: 0, skipped: 0, failed: 0}
+    let sent = 0
+    const stop = stopOnSignals('Stopping after the current demand (Ctrl-C again to stop at once)...')
+    try {
+      for (const [n, id] of targets.entries()) {
+        if (stop.signal.aborted) break
+        progress.show(`[${n + 1}/${targets.length}] ${id}`)
+        const outcome = await quoteDemand(ctx, id, {
+          ...options,
+          signal: stop.signal,
+          onPart: (p) =>
+            progress.show(`[${n + 1}/${targets.length}] ${id}  part ${p.index + 1}/${p.count} ${p.fileName}`),
+        }).catch((error: unknown) => failedOutcome(id, error, flags.legacy))
+        progress.clear()
+        counts[outcome.status]++
+        if (outcome.sent) sent++
+        writeOut(this.jsonEnabled() ? JSON.stringify(outcome) : `${quoteText(outcome)}\n`)
+      }
+    } finally {
+      progress.clear()
+      stop.dispose()
+    }
+    if (targets.length === 0) this.note('No demands match.')
+    else this.note(summaryLine(counts, apply, sent))
+    if (stop.received()) process.exitCode = stop.exitCode()
+    else if (counts.failed > 0) process.exitCode = 1
+    else if (counts.skipped > 0) process.exitCode = EXIT_SKIPPED
+    return undefined
+  }
+
+  /** Each demand's object is printed as it is done; nothing is left to print at the end. */
+  protected override logJson(json: unknown): void {
+    if (json !== undefined) super.logJson(json)
+  }
+}

@@ -1,0 +1,93 @@
+import {MeshError, measurePart, type Measurement, type PartMeasure} from '../../mesh/index.js'
+import type {EstimateInput} from '../price/estimate.js'
+import type {PartFigures} from './types.js'
+
+/**
+ * The one place `demand quote` measures a part file: src/mesh's measurePart, which
+ * reads STL, OBJ, 3MF, STEP and IGES as solids and DXF flat patterns as sheets,
+ * each within its limits. What a quote needs beyond that is checked here: a solid
+ * must be closed to have a volume worth a price.
+ */
+
+export type MeasuredPart = PartMeasure
+
+/** A part that cannot be read or measured: the demand is skipped with this reason. */
+export class PartError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'PartError'
+  }
+}
+
+/** The format a part's file name says (its extension, lower case; stp → step, igs → iges). */
+export function formatOf(fileName: string): string {
+  const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? ''
+  return ext === 'stp' ? 'step' : ext === 'igs' ? 'iges' : ext
+}
+
+/** Reads and measures one downloaded part; `name` is the demand's file name (its extension is a hint). */
+export async function measureQuotePart(
+  path: string,
+  name: string,
+  opts: {thickness?: number} = {},
+): Promise<PartMeasure> {
+  let part: PartMeasure
+  try {
+    part = await measurePart(path, name, opts.thickness === undefined ? {} : {thicknessMm: opts.thickness})
+  } catch (error) {
+    if (error instanceof MeshError || error instanceof RangeError) throw new PartError(error.message)
+    throw error
+  }
+  if (part.kind === 'solid' && !part.measurement.closed)
+    throw new PartError(
+      `${name}: the mesh is open (${part.measurement.openEdges} open edges), so its volume cannot be trusted for a price.`,
+    )
+  return part
+}
+
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
+
+/** The figures a quote shows for a measured part. */
+export function figuresOf(part: PartMeasure): PartFigures {
+  if (part.kind === 'solid') {
+    const m: Measurement = part.measurement
+    return {
+      kind: 'solid',
+      size: [round(m.width), round(m.depth), round(m.height)],
+      volume: round(m.volume),
+      area: round(m.area),
+      closed: m.closed,
+    }
+  }
+  const s = part.sheet
+  return {
+    kind: 'sheet',
+    size: [round(s.bbox.width), round(s.bbox.height)],
+    area: round(s.areaMm2),
+    cutLength: round(s.cutLengthMm),
+    pierces: s.pierces,
+    bends: s.bendLines,
+    thickness: s.thicknessMm,
+  }
+}
+
+/**
+ * What the price estimation takes from a measured part: a solid's measurement
+ * (slicing data, sizes); a sheet's outline box and thickness as its size, its
+ * area × thickness as its volume, and its bends.
+ */
+export function estimateFields(part: PartMeasure, file: string): Partial<EstimateInput> {
+  if (part.kind === 'solid') return {part: {file, measurement: part.measurement}}
+  const s = part.sheet
+  const thickness = s.thicknessMm
+  if (thickness === null)
+    throw new PartError(
+      `${file}: a DXF flat pattern needs a sheet thickness: the demand says none; pass --thickness MM.`,
+    )
+  return {
+    size: {width: s.bbox.width, depth: s.bbox.height, height: thickness},
+    thickness,
+    volume: s.areaMm2 * thickness,
+    ...(s.bendLines > 0 ? {bends: s.bendLines} : {}),
+  }
+}

@@ -1,0 +1,71 @@
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+/**
+ * What `demand watch` remembers between runs, per profile and service: every
+ * demand it has seen (stage and updatedAt), the ids of recent webhook events,
+ * and the subscription it made, so a restart catches up on what changed while
+ * it was stopped, prints nothing twice, and reuses its subscription.
+ */
+export interface WatchState {
+  version: 1
+  /** Demand id → what was last seen of it. */
+  demands: Record<string, SeenDemand>
+  /** Ids of the last webhook events handled (deliveries are at least once). */
+  eventIds: string[]
+  /** The subscription this watch made on the service, reused by the next run. */
+  subscriptionId?: string
+  /** When the state was first written (ISO): the watch's starting point. */
+  startedAt?: string
+}
+
+export interface SeenDemand {
+  stage: string | null
+  updatedAt: string | null
+}
+
+/** How many webhook event ids are kept for de-duplication. */
+const EVENT_IDS_KEPT = 500
+
+export function emptyState(): WatchState {
+  return {version: 1, demands: {}, eventIds: []}
+}
+
+/** The state at `file`, or undefined when there is none yet; a damaged file is an error naming it. */
+export function loadState(file: string): WatchState | undefined {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new Error(
+      `The watch state ${file} is not JSON; delete it to start afresh (changes since then are not shown).`,
+    )
+  }
+  const s = parsed as Partial<WatchState>
+  if (s.version !== 1 || typeof s.demands !== 'object' || s.demands === null) {
+    throw new Error(`The watch state ${file} is not one this mfg reads; delete it to start afresh.`)
+  }
+  return {
+    version: 1,
+    demands: s.demands,
+    eventIds: Array.isArray(s.eventIds) ? s.eventIds.filter((x) => typeof x === 'string') : [],
+    ...(typeof s.subscriptionId === 'string' ? {subscriptionId: s.subscriptionId} : {}),
+    ...(typeof s.startedAt === 'string' ? {startedAt: s.startedAt} : {}),
+  }
+}
+
+/** Writes the state whole (a temporary file renamed over the old one, so a crash leaves one or the other). */
+export function saveState(file: string, state: WatchState): void {
+  mkdirSync(dirname(file), {recursive: true})
+  const kept = {...state, eventIds: state.eventIds.slice(-EVENT_IDS_KEPT)}
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, `${JSON.stringify(kept)}\n`, {mode: 0o600})
+  renameSync(tmp, file)
+}

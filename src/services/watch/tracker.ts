@@ -1,0 +1,98 @@
+import type {DemandRecord} from '../../schemas/read/types.js'
+import type {WatchState} from './state.js'
+
+/** created: a demand not seen before; stage: it moved to another stage; changed: anything else about it changed. */
+export type WatchEventKind = 'created' | 'changed' | 'stage'
+
+/** One line of `demand watch`. */
+export interface WatchEvent {
+  event: WatchEventKind
+  id: string
+  orderNumber?: number
+  /** QUOTE or ORDER, when the record says. */
+  takenAs?: string
+  /** The stage id (quote_sent, ...) or, when the record gives no id, its display name. */
+  stage: string | null
+  /** With `stage`: the stage it left. */
+  previousStage?: string | null
+  /** When it happened, as the service says: updatedAt (createdAt for a new demand). */
+  at: string | null
+  /** How the watch learnt of it. */
+  via: 'poll' | 'webhook'
+}
+
+export interface TrackerOptions {
+  /**
+   * True when there is no saved state yet: the demands already there are recorded
+   * without a line, except those created at or after `since` (default: the start).
+   */
+  firstRun: boolean
+  /** Epoch ms: on a first run, demands created from then on are shown as created. */
+  since?: number
+}
+
+export function stageOf(r: DemandRecord): string | null {
+  return r.demandStatusInfo?.status ?? r.status ?? null
+}
+
+/**
+ * Turns what the watch reads (a page of the list, a webhook's record) into events,
+ * comparing with what it saw last; a record seen twice (through both paths, or an
+ * event delivered again) gives one event, and a record older than the one already
+ * seen gives none.
+ */
+export class DemandTracker {
+  private firstRun: boolean
+  private readonly startedAt = Date.now()
+
+  constructor(
+    private readonly state: WatchState,
+    private readonly opts: TrackerOptions,
+  ) {
+    this.firstRun = opts.firstRun
+  }
+
+  /** The first catch-up is over: from now on every demand not seen before is new. */
+  caughtUp(): void {
+    this.firstRun = false
+  }
+
+  /** Whether a webhook event id was handled already; remembers it. */
+  seenEvent(eventId: string): boolean {
+    if (this.state.eventIds.includes(eventId)) return true
+    this.state.eventIds.push(eventId)
+    return false
+  }
+
+  observe(record: DemandRecord, via: WatchEvent['via']): WatchEvent | undefined {
+    const stage = stageOf(record)
+    const updatedAt = record.updatedAt ?? record.createdAt ?? null
+    const known = this.state.demands[record._id]
+    this.state.demands[record._id] = {stage, updatedAt}
+    const base = {
+      id: record._id,
+      ...(record.orderNumber === undefined ? {} : {orderNumber: record.orderNumber}),
+      ...(record.jobDetails?.takenAs === undefined ? {} : {takenAs: record.jobDetails.takenAs}),
+      stage,
+      via,
+    }
+    if (!known) {
+      if (this.firstRun && !this.createdSince(record)) return undefined
+      return {event: 'created', ...base, at: record.createdAt ?? updatedAt}
+    }
+    if (known.updatedAt !== null && updatedAt !== null && Date.parse(updatedAt) < Date.parse(known.updatedAt)) {
+      // An older copy (a late delivery after a poll saw a newer one): keep the newer.
+      this.state.demands[record._id] = known
+      return undefined
+    }
+    if (known.stage !== stage) return {event: 'stage', ...base, previousStage: known.stage, at: updatedAt}
+    if (known.updatedAt !== updatedAt) return {event: 'changed', ...base, at: updatedAt}
+    return undefined
+  }
+
+  /** Whether a demand met during the first catch-up is new: created since --since, or since the watch started. */
+  private createdSince(record: DemandRecord): boolean {
+    if (record.createdAt === undefined) return false
+    return Date.parse(record.createdAt) >= (this.opts.since ?? this.startedAt)
+  }
+}

@@ -1,0 +1,171 @@
+import {iterateDemands} from '../../api/v1/demands.js'
+import {V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'
+import type {DemandRecord} from '../../schemas/read/types.js'
+import type {ServiceContext} from '../context.js'
+import {startReceiver, type Receiver} from './receiver.js'
+import {emptyState, loadState, saveState} from './state.js'
+import {DemandTracker, type WatchEvent} from './tracker.js'
+
+export type {WatchEvent, WatchEventKind} from './tracker.js'
+
+export interface WatchOptions {
+  /** Where this profile's and service's watch state is kept. */
+  stateFile: string
+  /** Time between two polls of the demand list, ms. */
+  intervalMs: number
+  /** Epoch ms: on a first run, demands created since then are shown as created. */
+  since?: number
+  /** Poll once (catching up from the saved state), then stop. */
+  once?: boolean
+  /** Stop after this many events. */
+  exitAfter?: number
+  /** A webhook receiver to start, or undefined for polling only. */
+  receiver?: {port: number; publicUrl?: string}
+  signal: AbortSignal
+  /** Each event, one at a time, in order; the next waits for this one (a quote) to finish. */
+  onEvent(event: WatchEvent): Promise<void> | void
+  /** What the watch does (receiver up, falling back to polling, a refused delivery), for stderr. */
+  onNote(text: string): void
+}
+
+export interface WatchResult {
+  events: number
+  /** Why it stopped. */
+  stopped: 'signal' | 'once' | 'exit-after'
+  /** The subscription in use (kept for the next run), when a receiver ran. */
+  subscriptionId?: string
+}
+
+/**
+ * Follows the business's demands: polls the whole list (every stage, newest first)
+ * at once to catch up from the saved state, then every interval; a webhook receiver,
+ * when given, reports changes as they happen in between. Both feed one tracker, one
+ * event at a time, and the state is saved after every event, so a restart prints
+ * what arrived meanwhile and nothing twice.
+ */
+export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Promise<WatchResult> {
+  const saved = loadState(opts.stateFile)
+  const state = saved ?? {...emptyState(), startedAt: new Date().toISOString()}
+  const tracker = new DemandTracker(state, {firstRun: saved === undefined, ...pick(opts.since)})
+  const done = new AbortController()
+  const stop = AbortSignal.any([opts.signal, done.signal])
+  let count = 0
+  let queue: Promise<void> = Promise.resolve()
+  let wake: (() => void) | undefined
+
+  const emit = async (event: WatchEvent | undefined): Promise<void> => {
+    if (!event || done.signal.aborted) return
+    await opts.onEvent(event)
+    saveState(opts.stateFile, state)
+    count++
+    if (opts.exitAfter !== undefined && count >= opts.exitAfter) done.abort()
+  }
+  // One task at a time: a poll, or a delivered event. A failed poll is said and tried
+  // again at the next interval; only the first one (the catch-up) stops the watch.
+  // Each step has the time budget of a command of its own (as mcp proxy's messages do):
+  // failures an hour ago do not stop this poll's retries.
+  const run = (task: () => Promise<void>, rethrow = false): Promise<void> => {
+    const next = queue.then(() => {
+      ctx.client.budget.renew()
+      return task()
+    })
+    queue = next.catch((error: unknown) => {
+      if (!stop.aborted && !rethrow)
+        opts.onNote(`Polling failed: ${messageOf(error)}; trying again in ${opts.intervalMs / 1000} s.`)
+    })
+    return rethrow ? next : queue
+  }
+  const poll = async (): Promise<void> => {
+    const pages = iterateDemands(ctx.client, ctx.businessId, 'all', {pageSize: V1_PAGE_SIZE_MAX}, {signal: stop})
+    for await (const record of pages) {
+      if (stop.aborted) break
+      await emit(tracker.observe(record, 'poll'))
+    }
+    if (!stop.aborted) tracker.caughtUp()
+    saveState(opts.stateFile, state)
+  }
+
+  let receiver: Receiver | undefined
+  if (opts.receiver && !opts.once) {
+    receiver = await openReceiver(ctx, opts, state.subscriptionId, (eventId, record) =>
+      run(async () => {
+        if (tracker.seenEvent(eventId)) return
+        if (!record) return wake?.()
+        await emit(tracker.observe(record, 'webhook')).catch((error: unknown) => {
+          if (!stop.aborted) opts.onNote(`Event ${eventId} failed: ${messageOf(error)}.`)
+        })
+      }),
+    )
+    if (receiver) {
+      state.subscriptionId = receiver.subscriptionId
+      saveState(opts.stateFile, state)
+    }
+  }
+  try {
+    // The catch-up poll: a failure here (a rejected key, no service) stops the watch, unless Ctrl-C did.
+    await run(poll, true).catch((error: unknown) => {
+      if (!stop.aborted) throw error
+    })
+    if (!opts.once && !stop.aborted) {
+      const known = Object.keys(state.demands).length
+      opts.onNote(`Caught up: ${known} demand${known === 1 ? '' : 's'} known; watching for changes (Ctrl-C to stop).`)
+    }
+    while (!opts.once && !stop.aborted) {
+      await pause(opts.intervalMs, stop, (w) => (wake = w))
+      if (!stop.aborted) await run(poll)
+    }
+    await queue
+  } finally {
+    await receiver?.close()
+    saveState(opts.stateFile, state)
+  }
+  const stopped = opts.signal.aborted ? 'signal' : done.signal.aborted ? 'exit-after' : 'once'
+  return {events: count, stopped, ...(receiver ? {subscriptionId: receiver.subscriptionId} : {})}
+}
+
+async function openReceiver(
+  ctx: ServiceContext,
+  opts: WatchOptions,
+  previous: string | undefined,
+  deliver: (eventId: string, record: DemandRecord | undefined) => void,
+): Promise<Receiver | undefined> {
+  try {
+    const receiver = await startReceiver(ctx, {
+      port: opts.receiver?.port ?? 0,
+      ...(opts.receiver?.publicUrl === undefined ? {} : {publicUrl: opts.receiver.publicUrl}),
+      ...(previous === undefined ? {} : {subscriptionId: previous}),
+      onEvent: (e, record) => deliver(e.id, record),
+      onRejected: (reason) => opts.onNote(`Refused a webhook delivery (${reason}).`),
+    })
+    opts.onNote(
+      `Receiving demand events at ${receiver.url} (subscription ${receiver.subscriptionId}${receiver.reused ? ', reused' : ''}, signatures checked); polling every ${opts.intervalMs / 1000} s as well.`,
+    )
+    return receiver
+  } catch (error) {
+    opts.onNote(`No webhook receiver (${messageOf(error)}); polling every ${opts.intervalMs / 1000} s instead.`)
+    return undefined
+  }
+}
+
+/** Waits `ms`, or less when the signal aborts or `wake` is called. */
+function pause(ms: number, signal: AbortSignal, setWake: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', finish)
+      resolve()
+    }
+    const timer = setTimeout(finish, ms)
+    signal.addEventListener('abort', finish, {once: true})
+    setWake(finish)
+  })
+}
+
+function messageOf(error: unknown): string {
+  const e = error as {serverMessage?: string; message?: string}
+  return (e.serverMessage ?? e.message ?? String(error)).split('\n')[0] ?? String(error)
+}
+
+function pick(since: number | undefined): {since?: number} {
+  return since === undefined ? {} : {since}
+}
