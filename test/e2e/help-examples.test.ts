@@ -40,9 +40,10 @@ function helpExamples(): {id: string; text: string}[] {
   )
 }
 
-/** Commands that serve until stopped (`sandbox serve --quirks list` only prints). */
+/** Commands that serve or follow until stopped (`sandbox serve --quirks list` only prints, `demand watch --once` polls once). */
 const isServer = (e: {id: string; text: string}) =>
-  (e.id === 'sandbox:serve' || e.id === 'webhook:listen') && !e.text.includes('--quirks list')
+  ((e.id === 'sandbox:serve' || e.id === 'webhook:listen') && !e.text.includes('--quirks list')) ||
+  (e.id === 'demand:watch' && !e.text.includes('--once'))
 
 /** Examples whose exit status is not 0 here, and why. */
 const EXITS: Record<string, number> = {
