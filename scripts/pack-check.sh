@@ -75,14 +75,18 @@ console.error(
 process.exit(problems.length ? 1 : 0)
 EOF
 
-# 2. The install: empty prefix, no development dependencies, no audit or funding noise.
+# 2. The install: empty prefix, no development dependencies, no audit or funding noise,
+# from an empty directory (no project .npmrc), and with npm 12's rule that an install
+# script nobody allowed fails the install (`--strict-allow-scripts`).
 # npm lists a file tarball's own `prepare` script as "not yet covered by allowScripts",
 # although it never runs it for a tarball; the tarball, by its path, is allowed so that
-# any other script npm finds fails the check below. (From the registry, `prepare` is not
-# an install script and mfg has none: docs/dependencies.md, "Install scripts".)
+# any other script npm finds fails the install. (From the registry, `prepare` is not an
+# install script and mfg has none: docs/dependencies.md, "Install scripts".) The prefix
+# is made first: npm 11.19's strict check fails (ENOENT) on a global folder not yet made.
 prefix="$work/prefix"
-npm install -g --prefix "$prefix" --omit=dev --no-audit --no-fund --allow-scripts="$tarball" "$tarball" \
-  >"$work/install.out" 2>&1 || {
+mkdir -p "$prefix/lib/node_modules"
+(cd "$work" && npm install -g --prefix "$prefix" --omit=dev --no-audit --no-fund --strict-allow-scripts \
+  --allow-scripts="$tarball" "$tarball" >"$work/install.out" 2>&1) || {
   cat "$work/install.out" >&2
   fail "npm install -g of the tarball"
 }
