@@ -69,8 +69,8 @@ for (const cmd of Object.values(manifest.commands)) needed.push(cmd.relativePath
 for (const f of needed) if (!files.has(f)) problems.push(`missing: ${f}`)
 for (const p of problems) console.error(`pack-check: ${p}`)
 console.error(
-  `pack-check: ${pack.filename}: ${pack.entryCount} files, packed ${(pack.size / 1024).toFixed(0)} kB, ` +
-    `unpacked ${(pack.unpackedSize / 1024 / 1024).toFixed(2)} MB`,
+  `pack-check: ${pack.filename}: ${pack.entryCount} files, packed ${(pack.size / 1e6).toFixed(2)} MB, ` +
+    `unpacked ${(pack.unpackedSize / 1e6).toFixed(2)} MB (as npm counts, 10^6 bytes)`,
 )
 process.exit(problems.length ? 1 : 0)
 EOF
