@@ -24,6 +24,12 @@ const out = join(root, 'dist')
  */
 const WITHOUT = (process.env.MFG_BUILD_WITHOUT ?? '').split(',').filter(Boolean)
 
+/**
+ * Source maps only on request (`MFG_BUILD_SOURCEMAPS=1`, for a profiler or
+ * `node --enable-source-maps`): the package ships none (package.json's `files`).
+ */
+const SOURCEMAPS = process.env.MFG_BUILD_SOURCEMAPS === '1'
+
 /** Packages left to node_modules; everything else is bundled. */
 const EXTERNAL = [
   'fastify',
@@ -131,14 +137,14 @@ const entryPoints = Object.fromEntries(
 )
 
 rmSync(out, {recursive: true, force: true})
-/** What every build below shares: ES modules for Node 20 in dist/, with linked source maps. */
+/** What every build below shares: ES modules in dist/, with linked source maps on request. */
 const common = {
   outdir: out,
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: 'linked',
+  sourcemap: SOURCEMAPS ? 'linked' : false,
   sourcesContent: false,
   logLevel: 'warning',
 }
