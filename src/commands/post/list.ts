@@ -11,6 +11,11 @@ import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
+/** What --wide adds, what goes first on a narrow terminal. */
+const POST_LIST_LAYOUT = {
+  wide: ['title', 'type', 'category', 'updatedAt'],
+  drop: ['createdAt', 'models', 'materials', 'price.priceMachine'],
+} as const
 
 const splitList = (s: string | undefined) =>
   s
@@ -40,7 +45,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     page: Flags.integer({description: 'Page to show (1-based).', min: 1, exclusive: ['all']}),
     'page-size': Flags.integer({description: `Products a page (1 to ${POSTS_PAGE_SIZE_MAX}; default 5).`, min: 1}),
     all: Flags.boolean({description: 'Follow every page.'}),
-    ...listFlags(POST_LIST_COLUMNS),
+    ...listFlags(POST_LIST_COLUMNS, POST_LIST_LAYOUT.wide),
   }
 
   async run(): Promise<PostRecord[]> {
@@ -76,7 +81,13 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
         (f) => f !== undefined,
       )
-      render.printList(rows, flags, POST_LIST_COLUMNS, filtered ? 'No products match.' : 'No products.')
+      render.printList(
+        rows,
+        flags,
+        POST_LIST_COLUMNS,
+        filtered ? 'No products match.' : 'No products.',
+        POST_LIST_LAYOUT,
+      )
     }
     if (more) this.note(more)
     return posts
