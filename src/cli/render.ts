@@ -77,6 +77,8 @@ export interface TableLayout {
   wide?: readonly string[]
   /** Columns that may be left out to fit the terminal, least important first. */
   drop?: readonly string[]
+  /** Columns never cut while others can be (ids: a cut id is of no use). */
+  keep?: readonly string[]
 }
 
 export interface TableOptions {
@@ -85,6 +87,8 @@ export interface TableOptions {
   width?: number | undefined
   /** Columns that may be left out to fit `width`, least important first. */
   drop?: readonly string[]
+  /** Columns cut only when nothing else can be. */
+  keep?: readonly string[]
 }
 
 /** A table's text, and the columns left out to fit the width. */
@@ -207,12 +211,15 @@ function layoutColumns(
   columns: readonly string[],
   natural: readonly number[],
   width: number | undefined,
-  drop: readonly string[],
+  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined},
 ): {keep: number[]; widths: number[]} {
   let keep = columns.map((_, i) => i)
   if (width === undefined) return {keep, widths: [...natural]}
   const header = columns.map((c) => displayWidth(c))
-  const minimum = (i: number) => Math.min(natural[i] ?? 0, Math.max(header[i] ?? 0, MIN_CUT))
+  const whole = new Set(opts.keep ?? [])
+  const minimum = (i: number) =>
+    whole.has(columns[i] ?? '') ? (natural[i] ?? 0) : Math.min(natural[i] ?? 0, Math.max(header[i] ?? 0, MIN_CUT))
+  const drop = opts.drop ?? []
   const droppable = drop.filter((c) => columns.includes(c))
   for (;;) {
     const fit = fitWidths(
@@ -257,7 +264,7 @@ export function renderTable(rows: readonly Row[], columns: readonly string[], op
     }
     cells[r] = line
   }
-  const {keep, widths} = layoutColumns(columns, natural, opts.width, opts.drop ?? [])
+  const {keep, widths} = layoutColumns(columns, natural, opts.width, opts)
   const cut = opts.width !== undefined
   const gap = ' '.repeat(GAP)
   const format = (line: readonly string[], style?: (s: string) => string): string => {
@@ -329,10 +336,15 @@ export function terminalWidth(flags: {'no-truncate'?: boolean | undefined} = {})
 export function printTable(
   rows: readonly Row[],
   columns: readonly string[],
-  opts: {header?: boolean; drop?: readonly string[]; 'no-truncate'?: boolean | undefined} = {},
+  opts: TableLayout & {header?: boolean; 'no-truncate'?: boolean | undefined} = {},
 ): void {
   const width = terminalWidth(opts)
-  const table = renderTable(rows, columns, {header: opts.header ?? true, width, drop: opts.drop ?? []})
+  const table = renderTable(rows, columns, {
+    header: opts.header ?? true,
+    width,
+    drop: opts.drop ?? [],
+    keep: opts.keep ?? [],
+  })
   writeOut(table.text)
   if (table.dropped.length > 0)
     writeErr(
@@ -370,7 +382,12 @@ export function printList(
   if (flags.csv) writeOut(toCsv(rows, columns, header))
   else {
     const chosen = Boolean(flags.columns) || Boolean(flags.wide)
-    printTable(rows, columns, {header, drop: chosen ? [] : (layout.drop ?? []), 'no-truncate': flags['no-truncate']})
+    printTable(rows, columns, {
+      header,
+      drop: chosen ? [] : (layout.drop ?? []),
+      keep: layout.keep ?? [],
+      'no-truncate': flags['no-truncate'],
+    })
   }
 }
 

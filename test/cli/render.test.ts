@@ -165,6 +165,12 @@ describe('render', () => {
     for (const line of squeezed.text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30)
   })
 
+  it('keeps id columns whole while other columns can go', () => {
+    const {text, dropped} = renderTable(wideRows, cols, {width: 40, keep: ['name'], drop: ['extra', 'kind']})
+    expect(dropped).toEqual(['kind', 'extra'])
+    expect(text).toContain('Another name that is rather long')
+  })
+
   it('picks columns: --columns as given, --wide adds the extra ones', () => {
     const layout = {wide: ['w1', 'w2'], drop: ['b']}
     expect(listColumns({}, ['a', 'b'], layout)).toEqual(['a', 'b'])

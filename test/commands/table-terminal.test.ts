@@ -166,10 +166,11 @@ describe('colours', () => {
   })
 
   it('FORCE_COLOR=1 on TERM=dumb, and over NO_COLOR, turns colour on', async () => {
-    for (const env of [
+    const cases: Record<string, string>[] = [
       {TERM: 'dumb', FORCE_COLOR: '1'},
       {NO_COLOR: '1', FORCE_COLOR: '1'},
-    ]) {
+    ]
+    for (const env of cases) {
       const t = await onTerminal(list, {...sb.env(), ...env}, 200)
       expect(t.raw, JSON.stringify(env)).toMatch(ANSI)
     }

@@ -11,10 +11,11 @@ import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
-/** What --wide adds, what goes first on a narrow terminal. */
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
 const POST_LIST_LAYOUT = {
   wide: ['title', 'type', 'category', 'updatedAt'],
   drop: ['createdAt', 'models', 'materials', 'price.priceMachine'],
+  keep: ['_id'],
 } as const
 
 const splitList = (s: string | undefined) =>

@@ -8,7 +8,7 @@ import {listMachines, machineRows, type MachinesResult} from '../../services/pri
 import {given} from '../../util/fields.js'
 
 const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'currency', 'startup cost', 'minimum']
-/** The columns that go first on a narrow terminal. */
+/** The columns that go first on a narrow terminal (the machine and material stay, cut if need be). */
 const DROP = ['minimum', 'startup cost', 'currency', 'service', 'technology']
 
 export default class PriceMachines extends BaseCommand {

@@ -6,8 +6,8 @@ import {maskSecret} from '../../schemas/secrets.js'
 import {given} from '../../util/fields.js'
 
 const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
-/** The columns that go first on a narrow terminal. */
-const LAYOUT = {drop: ['authToken', 'currency', 'apiKey', 'businessId']} as const
+/** The columns that go first on a narrow terminal, and what is not cut. */
+const LAYOUT = {drop: ['authToken', 'currency', 'apiKey', 'businessId'], keep: ['name']} as const
 
 export interface ProfileRow {
   name: string

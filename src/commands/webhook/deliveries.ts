@@ -5,8 +5,12 @@ import {listFlags} from '../../cli/flags.js'
 import type {Delivery} from '../../schemas/webhooks.js'
 
 const COLUMNS = ['eventId', 'type', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt'] as const
-/** What --wide adds, what goes first on a narrow terminal. */
-const LAYOUT = {wide: ['_id', 'updatedAt'], drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts']} as const
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
+const LAYOUT = {
+  wide: ['_id', 'updatedAt'],
+  drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts'],
+  keep: ['eventId', '_id'],
+} as const
 
 export default class WebhookDeliveries extends BaseCommand {
   static override summary = 'Show the delivery log of a webhook subscription (sandbox).'
