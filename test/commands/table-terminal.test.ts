@@ -13,6 +13,7 @@ import {displayWidth} from '../../src/cli/render.js'
 import {startCliSandbox, type CliSandbox} from '../helpers/cli.js'
 
 const root = resolve(import.meta.dirname, '../..')
+// eslint-disable-next-line no-control-regex -- an escape code is what is looked for
 const ANSI = /\u001b\[[0-9;]*m/
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
