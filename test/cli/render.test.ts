@@ -166,9 +166,11 @@ describe('render', () => {
   })
 
   it('keeps id columns whole while other columns can go', () => {
-    const {text, dropped} = renderTable(wideRows, cols, {width: 40, keep: ['name'], drop: ['extra', 'kind']})
+    const {text, dropped} = renderTable(wideRows, cols, {width: 50, keep: ['name'], drop: ['extra', 'kind']})
     expect(dropped).toEqual(['kind', 'extra'])
     expect(text).toContain('Another name that is rather long')
+    // Without keep, the same width cuts the name like any long cell.
+    expect(renderTable(wideRows, cols, {width: 50, drop: ['extra', 'kind']}).text).not.toContain('rather long')
   })
 
   it('picks columns: --columns as given, --wide adds the extra ones', () => {
