@@ -3,7 +3,7 @@ import {stripVTControlCharacters} from 'node:util'
 import chalk from 'chalk'
 
 import type {ListOutputFlags} from './flags.js'
-import {isTty, streamOut, writeErr, writeOut} from './output.js'
+import {isTty, streamOut, writeErr, writeOut, type LineOut} from './output.js'
 
 type Row = Record<string, unknown>
 
@@ -244,16 +244,9 @@ function layoutColumns(
   }
 }
 
-/**
- * A borderless table, columns two spaces apart, in one pass over the rows for
- * the widths and one to write them (cost linear in the cells; bench/table-render.ts).
- * With `width` (a terminal's), long cells are cut with an ellipsis and the
- * `drop` columns left out as needed to fit; without, nothing is ever cut.
- */
-export function renderTable(rows: readonly Row[], columns: readonly string[], opts: TableOptions = {}): RenderedTable {
-  const header = opts.header ?? true
+/** Rows as table cells (tableCell), raising `natural` to each column's widest. */
+function tableCells(rows: readonly Row[], columns: readonly string[], natural: number[]): string[][] {
   const cells: string[][] = new Array<string[]>(rows.length)
-  const natural = columns.map((c) => (header ? displayWidth(c) : 0))
   for (let r = 0; r < rows.length; r++) {
     const line = new Array<string>(columns.length)
     for (let c = 0; c < columns.length; c++) {
@@ -264,24 +257,102 @@ export function renderTable(rows: readonly Row[], columns: readonly string[], op
     }
     cells[r] = line
   }
+  return cells
+}
+
+/** The columns shown and a line's text at the widths chosen for `opts.width` (layoutColumns). */
+function tableFormat(
+  columns: readonly string[],
+  natural: readonly number[],
+  opts: TableOptions,
+): {dropped: string[]; header: string; line(cells: readonly string[]): string} {
   const {keep, widths} = layoutColumns(columns, natural, opts.width, opts)
   const cut = opts.width !== undefined
   const gap = ' '.repeat(GAP)
-  const format = (line: readonly string[], style?: (s: string) => string): string => {
+  const format = (cells: readonly string[], style?: (s: string) => string): string => {
     let out = ''
     for (let k = 0; k < keep.length; k++) {
       const w = widths[k] ?? 0
-      let text = line[keep[k] ?? 0] ?? ''
+      let text = cells[keep[k] ?? 0] ?? ''
       if (cut) text = cutText(text, w)
       if (style) text = style(text)
       out += k === keep.length - 1 ? text : `${padCell(text, w)}${gap}`
     }
     return out.trimEnd()
   }
-  const lines: string[] = []
-  if (header) lines.push(format(columns, (s) => chalk.bold(s)))
-  for (const line of cells) lines.push(format(line))
-  return {text: lines.join('\n'), dropped: columns.filter((_, i) => !keep.includes(i))}
+  return {
+    dropped: columns.filter((_, i) => !keep.includes(i)),
+    header: format(columns, (t) => chalk.bold(t)),
+    line: (cells) => format(cells),
+  }
+}
+
+/**
+ * A borderless table, columns two spaces apart, in one pass over the rows for
+ * the widths and one to write them (cost linear in the cells; bench/table-render.ts).
+ * With `width` (a terminal's), long cells are cut with an ellipsis and the
+ * `drop` columns left out as needed to fit; without, nothing is ever cut.
+ */
+export function renderTable(rows: readonly Row[], columns: readonly string[], opts: TableOptions = {}): RenderedTable {
+  const header = opts.header ?? true
+  const natural = columns.map((c) => (header ? displayWidth(c) : 0))
+  const cells = tableCells(rows, columns, natural)
+  const format = tableFormat(columns, natural, opts)
+  const lines: string[] = header ? [format.header] : []
+  for (const line of cells) lines.push(format.line(line))
+  return {text: lines.join('\n'), dropped: format.dropped}
+}
+
+/** A table written while its rows still come (streamTable). */
+export interface TableStream {
+  row(row: Row): void
+  /** Writes what is held; the number of rows in all. */
+  end(): number
+}
+
+/**
+ * A table written as its rows come, holding at most `block` rows (1,000 by
+ * default): the widths (and on a terminal the columns left out) are chosen from
+ * the first block, then every later row is written at once at those widths. A
+ * later cell wider than its column is cut on a terminal; in piped output, which
+ * is never cut, it is written whole and pushes the rest of its row right.
+ * `onLayout` hears the columns left out, once, when the widths are chosen.
+ */
+export function streamTable(
+  columns: readonly string[],
+  opts: TableOptions & {block?: number},
+  onLayout: (dropped: string[]) => void = () => undefined,
+  out: LineOut = streamOut(),
+): TableStream {
+  const header = opts.header ?? true
+  const block = opts.block ?? 1000
+  let held: Row[] = []
+  let count = 0
+  let format: ReturnType<typeof tableFormat> | undefined
+  const start = () => {
+    const natural = columns.map((c) => (header ? displayWidth(c) : 0))
+    const cells = tableCells(held, columns, natural)
+    format = tableFormat(columns, natural, opts)
+    onLayout(format.dropped)
+    if (header && held.length > 0) out.line(format.header)
+    for (const line of cells) out.line(format.line(line))
+    held = []
+  }
+  return {
+    row(row) {
+      count++
+      if (format) out.line(format.line(columns.map((c) => tableCell(getPath(row, c)))))
+      else {
+        held.push(row)
+        if (held.length >= block) start()
+      }
+    },
+    end() {
+      if (!format) start()
+      out.flush()
+      return count
+    },
+  }
 }
 
 /** A table with no width to fit (nothing cut); see renderTable. */
@@ -346,10 +417,11 @@ export function printTable(
     keep: opts.keep ?? [],
   })
   writeOut(table.text)
-  if (table.dropped.length > 0)
-    writeErr(
-      `${table.dropped.length === 1 ? 'Column' : 'Columns'} ${table.dropped.join(', ')} left out to fit ${width} characters; --no-truncate shows every column.`,
-    )
+  if (table.dropped.length > 0) writeErr(droppedNote(table.dropped, width))
+}
+
+function droppedNote(dropped: readonly string[], width: number | undefined): string {
+  return `${dropped.length === 1 ? 'Column' : 'Columns'} ${dropped.join(', ')} left out to fit ${width} characters; --no-truncate shows every column.`
 }
 
 /**
@@ -389,6 +461,40 @@ export function printList(
       'no-truncate': flags['no-truncate'],
     })
   }
+}
+
+/**
+ * A list streamed with --all as a table (streamTable, fitted like printList's):
+ * each item written as it comes once the first block has set the widths. An
+ * empty list prints `layout.empty` on stderr. The number of rows written.
+ */
+export async function printTableStream<T>(
+  items: AsyncIterable<T>,
+  toRow: (item: T) => Row,
+  flags: ListOutputFlags,
+  defaultColumns: readonly string[],
+  layout: TableLayout & {empty?: string} = {},
+): Promise<number> {
+  const width = terminalWidth(flags)
+  const chosen = Boolean(flags.columns) || Boolean(flags.wide)
+  const opts = {
+    header: !flags['no-header'],
+    width,
+    drop: chosen ? [] : (layout.drop ?? []),
+    keep: layout.keep ?? [],
+  }
+  const table = streamTable(listColumns(flags, defaultColumns, layout), opts, (dropped) => {
+    if (dropped.length > 0) writeErr(droppedNote(dropped, width))
+  })
+  let rows: number
+  try {
+    for await (const item of items) table.row(toRow(item))
+  } finally {
+    // Rows held for the widths are written even when the listing fails part way.
+    rows = table.end()
+  }
+  if (rows === 0 && layout.empty) writeErr(layout.empty)
+  return rows
 }
 
 /**

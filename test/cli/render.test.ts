@@ -10,6 +10,7 @@ import {
   project,
   renderTable,
   sortRows,
+  streamTable,
   tableCell,
   toCsv,
   toKeyValue,
@@ -178,5 +179,38 @@ describe('render', () => {
     expect(listColumns({}, ['a', 'b'], layout)).toEqual(['a', 'b'])
     expect(listColumns({wide: true}, ['a', 'b'], layout)).toEqual(['a', 'b', 'w1', 'w2'])
     expect(listColumns({columns: 'x,a'}, ['a', 'b'], layout)).toEqual(['x', 'a'])
+  })
+
+  it('streams a table: widths from the first block, later rows written at once at those widths', () => {
+    const written: string[] = []
+    const out = {line: (t: string) => written.push(t), flush: () => undefined}
+    const layouts: string[][] = []
+    const t = streamTable(['id', 'name'], {block: 2}, (d) => layouts.push(d), out)
+    t.row({id: 1, name: 'ab'})
+    expect(written).toEqual([])
+    t.row({id: 2, name: 'abcd'})
+    expect(written).toEqual(['id  name', '1   ab', '2   abcd'])
+    t.row({id: 333, name: 'x'})
+    // Piped: a wider cell is written whole (nothing is cut), pushing its row right.
+    expect(written.at(-1)).toBe('333  x')
+    expect(t.end()).toBe(3)
+    expect(layouts).toEqual([[]])
+  })
+
+  it("streams a table on a terminal: later cells cut to the first block's widths", () => {
+    const written: string[] = []
+    const out = {line: (t: string) => written.push(t), flush: () => undefined}
+    const t = streamTable(['id', 'note'], {block: 1, width: 20, header: false}, undefined, out)
+    t.row({id: 1, note: 'short'})
+    t.row({id: 2, note: 'a much longer note than the first'})
+    expect(t.end()).toBe(2)
+    expect(written).toEqual(['1  short', '2  a mu…'])
+    // Fewer rows than a block: written at the end.
+    const few: string[] = []
+    const t2 = streamTable(['id'], {block: 10}, undefined, {line: (x: string) => few.push(x), flush: () => undefined})
+    t2.row({id: 7})
+    expect(few).toEqual([])
+    expect(t2.end()).toBe(1)
+    expect(few).toEqual(['id', '7'])
   })
 })

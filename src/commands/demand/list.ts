@@ -1,14 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {
-  DEMAND_LIST_COLUMNS,
-  DEMAND_LIST_LAYOUT,
-  LEGACY_LIST_COLUMNS,
-  LEGACY_LIST_LAYOUT,
-  displayRecord,
-  notFoundLine,
-} from '../../cli/demands.js'
+import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
+import {DEMAND_LIST_LAYOUT, LEGACY_LIST_LAYOUT} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
 import {streamOrCollect, writeErr} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
@@ -68,6 +62,15 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     const render = this.jsonEnabled() && !flags.sort ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
     let more: string | undefined
+    // A filter that matched nothing is told apart from a business with no demands.
+    const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
+    const empty = filtered ? 'No demands match.' : 'No demands.'
+    if (flags.all && render && !flags.sort && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
+      // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
+      const layout = {...DEMAND_LIST_LAYOUT, empty}
+      await render.printTableStream(streamDemands(ctx, input), displayRecord, flags, DEMAND_LIST_COLUMNS, layout)
+      return []
+    }
     if (flags.all) {
       // Stream: with --ndjson print each item as it arrives, unless a sort needs them all first.
       const streaming = flags.ndjson && !flags.sort
@@ -84,9 +87,6 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     }
     if (render) {
       records = render.sortRows(records, flags.sort)
-      // A filter that matched nothing is told apart from a business with no demands.
-      const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
-      const empty = filtered ? 'No demands match.' : 'No demands.'
       if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, empty, DEMAND_LIST_LAYOUT)
     }
     if (more) this.note(more)
