@@ -9,7 +9,7 @@
 import {loadavg} from 'node:os'
 
 import {DEMAND_LIST_COLUMNS, DEMAND_LIST_LAYOUT} from '../src/cli/demands.js'
-import {renderTable, toCsv} from '../src/cli/render.js'
+import {renderTable, streamTable, toCsv} from '../src/cli/render.js'
 import {blockTables, oneTable} from './baseline/cli-table3-table.js'
 import {machine, median, pairedRatios, writeSection} from './lib.js'
 
@@ -37,6 +37,15 @@ function demands(n: number): Record<string, unknown>[] {
   }))
 }
 
+/** The rows through streamTable (what `demand list --all` prints), its lines gathered as stdout would get them. */
+function streamed(rows: readonly Record<string, unknown>[]): string {
+  const parts: string[] = []
+  const table = streamTable(columns, {}, undefined, {line: (t) => parts.push(t), flush: () => undefined})
+  for (const row of rows) table.row(row)
+  table.end()
+  return parts.join('\n')
+}
+
 function time(f: () => unknown): number {
   const t = performance.now()
   f()
@@ -50,23 +59,25 @@ interface Stage {
   csv: number[]
   table: number[]
   fitted: number[]
+  streamed: number[]
 }
 const stages: Stage[] = []
 for (const n of STAGES) {
   const rows = demands(n)
-  const s: Stage = {rows: n, csv: [], table: [], fitted: []}
+  const s: Stage = {rows: n, csv: [], table: [], fitted: [], streamed: []}
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which goes first, so that neither always meets a warmer or a busier machine.
-    const order = r % 2 ? ['table', 'fitted', 'csv'] : ['csv', 'fitted', 'table']
+    const order = r % 2 ? ['table', 'streamed', 'fitted', 'csv'] : ['csv', 'fitted', 'streamed', 'table']
     for (const which of order) {
       if (which === 'csv') s.csv.push(time(() => toCsv(rows, columns)))
       if (which === 'table') s.table.push(time(() => renderTable(rows, columns)))
       if (which === 'fitted') s.fitted.push(time(() => renderTable(rows, columns, {width: 80, drop})))
+      if (which === 'streamed') s.streamed.push(time(() => streamed(rows)))
     }
   }
   stages.push(s)
   console.log(
-    `${n}: csv ${median(s.csv).toFixed(0)} ms, table ${median(s.table).toFixed(0)} ms, fitted ${median(s.fitted).toFixed(0)} ms`,
+    `${n}: csv ${median(s.csv).toFixed(0)} ms, table ${median(s.table).toFixed(0)} ms, fitted ${median(s.fitted).toFixed(0)} ms, streamed ${median(s.streamed).toFixed(0)} ms`,
   )
 }
 
@@ -86,7 +97,8 @@ console.log(`cli-table3 in blocks, 50000: ${blocks.toFixed(0)} ms`)
 const last = stages.at(-1)!
 const ratio = median(last.table) / median(last.csv)
 const fittedRatio = median(last.fitted) / median(last.csv)
-const verdict = ratio <= TARGET && fittedRatio <= TARGET ? 'met' : 'NOT met'
+const streamedRatio = median(last.streamed) / median(last.csv)
+const verdict = Math.max(ratio, fittedRatio, streamedRatio) <= TARGET ? 'met' : 'NOT met'
 const perRow = (ms: number, n: number) => ((ms / n) * 1000).toFixed(2)
 const f0 = (x: number) => x.toFixed(0)
 
@@ -97,11 +109,11 @@ writeSection(
 
 \`npm run bench:table\` (bench/table-render.ts): ${columns.length} columns of demand-like records (the default columns of \`demand list\`), rendered in memory as the table \`demand list\` prints when piped (nothing cut) and fitted to an 80-column terminal (cells cut with …, columns left out), against the same rows as CSV (\`toCsv\`). ${ROUNDS} rounds per stage, the order alternating; medians.
 
-| rows | CSV | table | table, 80 columns | table / CSV | µs a row (table) |
-| ---: | ---: | ---: | ---: | ---: | ---: |
-${stages.map((s) => `| ${s.rows.toLocaleString('en')} | ${f0(median(s.csv))} ms | ${f0(median(s.table))} ms | ${f0(median(s.fitted))} ms | ${pairedRatios(s.table, s.csv)} | ${perRow(median(s.table), s.rows)} |`).join('\n')}
+| rows | CSV | table | table, 80 columns | table, streamed | table / CSV | µs a row (table) |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${stages.map((s) => `| ${s.rows.toLocaleString('en')} | ${f0(median(s.csv))} ms | ${f0(median(s.table))} ms | ${f0(median(s.fitted))} ms | ${f0(median(s.streamed))} ms | ${pairedRatios(s.table, s.csv)} | ${perRow(median(s.table), s.rows)} |`).join('\n')}
 
-Ratio table / CSV at 50,000 rows: **${ratio.toFixed(2)}** piped, **${fittedRatio.toFixed(2)}** fitted (target ≤ ${TARGET}: ${verdict}). The cost a row stays flat from 8,000 to 50,000 rows: linear.
+Ratio table / CSV at 50,000 rows: **${ratio.toFixed(2)}** piped, **${fittedRatio.toFixed(2)}** fitted, **${streamedRatio.toFixed(2)}** streamed (target ≤ ${TARGET}: ${verdict}). The cost a row stays flat from 8,000 to 50,000 rows: linear. "Streamed" is the table of \`demand list --all\` (render.ts streamTable): the widths come from the first 1,000 rows, then each row is written as it comes, so the list is never held (a later, wider cell is cut on a terminal, written whole and out of line in piped output).
 
 Before (one cli-table3 table over every row, bench/baseline/cli-table3-table.ts), same records, median of 3:
 
