@@ -4,6 +4,8 @@
 // CLI reads from process.stdout.columns. The piped runs are child processes
 // with plain pipes, as `mfg ... | less` would give them.
 import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 
@@ -33,8 +35,9 @@ interface Shown {
 }
 
 /** Runs the built CLI on a pseudo-terminal `cols` wide; stdout and stderr both go to it. */
-function onTerminal(argv: string[], env: Record<string, string>, cols: number): Promise<Shown> {
-  const cli = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
+function onTerminal(argv: string[], env: Record<string, string>, cols: number, stderrTo?: string): Promise<Shown> {
+  let cli = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
+  if (stderrTo) cli += ` 2>${quote(stderrTo)}`
   const child = spawn(
     'script',
     ['--quiet', '--return', '--command', `stty cols ${cols} rows 50; exec ${cli}`, '/dev/null'],
@@ -138,6 +141,25 @@ describe('tables on a terminal', () => {
     expect(narrow.raw).toContain('…')
   })
 
+  it('demand list --all streams its table: one header, every demand, fitted on a terminal', async () => {
+    const all = await piped(['demand', 'list', '--all', '--json'], sb.env())
+    const count = (JSON.parse(all.stdout) as unknown[]).length
+    expect(count).toBeGreaterThan(1)
+    const p = await piped(['demand', 'list', '--all'], sb.env())
+    expect(p.code, p.stderr).toBe(0)
+    const lines = p.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^orderNumber\s+_id\s+type\s+status/)
+    expect(lines.filter((l) => l.startsWith('orderNumber'))).toHaveLength(1)
+    expect(lines).toHaveLength(count + 1)
+    expect(lines[1]).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    const t = await onTerminal(['demand', 'list', '--all'], sb.env(), 60)
+    expect(t.code, t.raw).toBe(0)
+    const table = t.lines.filter((l) => !l.startsWith('Column'))
+    expect(table).toHaveLength(count + 1)
+    expect(widest(table)).toBeLessThanOrEqual(60)
+    expect(t.lines.some((l) => / left out to fit 60 characters/.test(l))).toBe(true)
+  })
+
   it('piped output is never cut, whatever the terminal around it', async () => {
     const p = await piped(['mcp', 'tools'], {...sb.env(), COLUMNS: '40'})
     expect(p.code, p.stderr).toBe(0)
@@ -174,6 +196,24 @@ describe('colours', () => {
     for (const env of cases) {
       const t = await onTerminal(list, {...sb.env(), ...env}, 200)
       expect(t.raw, JSON.stringify(env)).toMatch(ANSI)
+    }
+  })
+
+  it('stderr in a file while stdout is a terminal: no escape codes in the file, colour on the terminal', async () => {
+    const missing = ['demand', 'get', '65f0000600000000000000ff']
+    const onTty = await onTerminal(missing, sb.env(), 120)
+    expect(onTty.code).not.toBe(0)
+    expect(onTty.raw).toMatch(/\u001b\[31mError:/)
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-stderr-'))
+    try {
+      const log = join(dir, 'err.txt')
+      const t = await onTerminal(missing, sb.env(), 120, log)
+      expect(t.code).not.toBe(0)
+      const written = readFileSync(log, 'utf8')
+      expect(written).toMatch(/^Error: /)
+      expect(written).not.toMatch(ANSI)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
     }
   })
 
