@@ -177,11 +177,6 @@ export function cutText(text: string, width: number): string {
   return `${out}…`
 }
 
-function padCell(text: string, width: number): string {
-  const missing = width - displayWidth(text)
-  return missing > 0 ? text + ' '.repeat(missing) : text
-}
-
 /**
  * The widths that fit `total` columns: each column gets what it needs up to a
  * common cap, the widest ones are cut to that cap, none below its minimum.
@@ -274,9 +269,13 @@ function tableFormat(
     for (let k = 0; k < keep.length; k++) {
       const w = widths[k] ?? 0
       let text = cells[keep[k] ?? 0] ?? ''
-      if (cut) text = cutText(text, w)
+      let shown = displayWidth(text)
+      if (cut && shown > w) {
+        text = cutText(text, w)
+        shown = displayWidth(text)
+      }
       if (style) text = style(text)
-      out += k === keep.length - 1 ? text : `${padCell(text, w)}${gap}`
+      out += k === keep.length - 1 ? text : `${text}${' '.repeat(Math.max(0, w - shown))}${gap}`
     }
     return out.trimEnd()
   }
