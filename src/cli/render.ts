@@ -101,6 +101,7 @@ const GAP = 2
 /** The narrowest a cut column gets (unless its header or values are narrower). */
 const MIN_CUT = 8
 const ISO_DATETIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
+const LEGACY_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
 const PLAIN = /^[\x20-\x7e]*$/
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
@@ -113,12 +114,21 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
  */
 export function tableCell(value: unknown): string {
   const text = cellText(value)
-  if (PLAIN.test(text)) return text.length >= 16 && text.length <= 35 ? tableDate(text) : text
+  if (PLAIN.test(text)) return text.length >= 10 && text.length <= 35 ? tableDate(text) : text
   return text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-/** An ISO 8601 date-time with a zone in UTC to the second; other text as it is. */
+/**
+ * An ISO 8601 date-time with a zone in UTC to the second; a legacy DD/MM/YYYY
+ * date (legacy products' createdAt, legacy fabricatedDate) as YYYY-MM-DD; other
+ * text as it is.
+ */
 export function tableDate(text: string): string {
+  const dmy = LEGACY_DATE.exec(text)
+  if (dmy) {
+    const [, d, m, y] = dmy
+    return Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? `${y}-${m}-${d}` : text
+  }
   if (!ISO_DATETIME.test(text)) return text
   const ms = Date.parse(text)
   return Number.isNaN(ms) ? text : `${new Date(ms).toISOString().slice(0, 19)}Z`

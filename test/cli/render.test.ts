@@ -93,6 +93,10 @@ describe('render', () => {
     expect(tableCell('2025-01-18')).toBe('2025-01-18')
     expect(tableCell('2025-01-18T09:00:00')).toBe('2025-01-18T09:00:00')
     expect(tableCell(1737190800000)).toBe('1737190800000')
+    // Legacy DD/MM/YYYY dates as ISO 8601 dates; a text that only looks like one stays.
+    expect(tableCell('18/12/2024')).toBe('2024-12-18')
+    expect(tableCell('31/13/2024')).toBe('31/13/2024')
+    expect(tableCell('a 18/12/2024')).toBe('a 18/12/2024')
     // CSV keeps the raw value.
     expect(toCsv([{d: '2025-01-18T09:00:00.000Z'}], ['d'], false)).toBe('2025-01-18T09:00:00.000Z')
   })

@@ -66,6 +66,17 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     const render = await import('../../cli/render.js')
     let posts: PostRecord[]
     let more: string | undefined
+    const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
+      (f) => f !== undefined,
+    )
+    const empty = filtered ? 'No products match.' : 'No products.'
+    if (flags.all && !flags.sort && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
+      // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
+      const toRow = flags.columns ? (p: PostRecord): Record<string, unknown> => ({...p}) : postRow
+      const layout = {...POST_LIST_LAYOUT, empty}
+      await render.printTableStream(streamPosts(ctx, input), toRow, flags, POST_LIST_COLUMNS, layout)
+      return []
+    }
     if (flags.all) {
       const streaming = flags.ndjson && !flags.sort
       const line = streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined
@@ -79,16 +90,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     posts = render.sortRows(posts, flags.sort)
     if (!this.jsonEnabled()) {
       const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
-      const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
-        (f) => f !== undefined,
-      )
-      render.printList(
-        rows,
-        flags,
-        POST_LIST_COLUMNS,
-        filtered ? 'No products match.' : 'No products.',
-        POST_LIST_LAYOUT,
-      )
+      render.printList(rows, flags, POST_LIST_COLUMNS, empty, POST_LIST_LAYOUT)
     }
     if (more) this.note(more)
     return posts
