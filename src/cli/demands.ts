@@ -13,6 +13,13 @@ export const DEMAND_LIST_COLUMNS = [
   'createdAt',
 ] as const
 
+/** The table of `demand list`: what --wide adds, what goes first on a narrow terminal, what is not cut. */
+export const DEMAND_LIST_LAYOUT = {
+  wide: ['paymentStatus', 'uniqueItems', 'shippingAddress.city', 'shippingAddress.country', 'updatedAt'],
+  drop: ['type', 'currency', 'technique', 'createdAt', 'material', 'priceTotal'],
+  keep: ['orderNumber', '_id'],
+} as const
+
 /** Columns of legacy records (`demand list --ids`). */
 export const LEGACY_LIST_COLUMNS = [
   'orderNumber',
@@ -25,6 +32,13 @@ export const LEGACY_LIST_COLUMNS = [
   'currency',
   'createdAt',
 ] as const
+
+/** The table of `demand list --ids`: what --wide adds, what goes first on a narrow terminal, what is not cut. */
+export const LEGACY_LIST_LAYOUT = {
+  wide: ['paymentStatus', 'city', 'country', 'updatedAt'],
+  drop: ['currency', 'technique', 'createdAt', 'quantity', 'material', 'priceToClient'],
+  keep: ['orderNumber', '_id'],
+} as const
 
 /** A record fit for output: the payment token masked like any secret. */
 export function displayRecord(record: DemandRecord): DemandRecord {

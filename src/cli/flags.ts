@@ -6,8 +6,9 @@ import {UsageError} from './errors.js'
  * The output flags every list command shares: `--columns`, `--sort`,
  * `--no-header`, `--csv`, `--ndjson`. `--json` comes from BaseCommand.
  */
-export function listFlags(defaultColumns: readonly string[]) {
+export function listFlags(defaultColumns: readonly string[], wideColumns: readonly string[] = []) {
   return {
+    ...tableFlags(wideColumns),
     columns: Flags.string({
       description: `Comma-separated field paths to show, for example orderNumber,shippingAddress.city [default: ${defaultColumns.join(',')}]`,
       helpGroup: 'OUTPUT',
@@ -30,7 +31,40 @@ export function listFlags(defaultColumns: readonly string[]) {
   }
 }
 
-export interface ListOutputFlags {
+// --- Table fitting (issue 19: --wide, --no-truncate) -------------------------
+
+/**
+ * `--no-truncate` and, for a command with extra columns, `--wide`: a table on a
+ * terminal fits its width (long cells cut with …, the least important columns
+ * left out); piped output is never cut.
+ */
+export function tableFlags(wideColumns: readonly string[] = []) {
+  return {
+    ...(wideColumns.length > 0
+      ? {
+          wide: Flags.boolean({
+            description: `Show more columns: ${wideColumns.join(', ')} (none left out to fit the terminal).`,
+            helpGroup: 'OUTPUT',
+            exclusive: ['columns'],
+          }),
+        }
+      : {}),
+    'no-truncate': Flags.boolean({
+      description: 'Show whole cells and every column on a terminal too (piped output is never cut).',
+      helpGroup: 'OUTPUT',
+    }),
+  }
+}
+
+/** The flags of tableFlags. */
+export interface TableFlags {
+  wide?: boolean
+  'no-truncate'?: boolean
+}
+
+// --- end of table fitting ------------------------------------------------------
+
+export interface ListOutputFlags extends TableFlags {
   columns?: string
   sort?: string
   'no-header'?: boolean

@@ -5,14 +5,28 @@ import {isTty} from './stdio.js'
 export {isTty, streamOrCollect, streamOut, writeErr, writeOut, type LineOut} from './stdio.js'
 
 /**
- * Colours are on only when stdout is a terminal, NO_COLOR is unset and
- * `--no-color` was not given. chalk is the single switch for everything.
+ * The colour level for stdout, chalk's rules plus NO_COLOR: chalk's own
+ * detection (`detected`, from supports-color: FORCE_COLOR=0/1/2/3 sets the
+ * level, FORCE_COLOR=true or empty only enables it, TERM=dumb and a stdout that
+ * is not a terminal turn it off unless FORCE_COLOR says otherwise, `--no-color`
+ * off), then `--no-color` off wherever it stands before `--`, and a non-empty
+ * NO_COLOR off unless FORCE_COLOR is set (FORCE_COLOR is the stronger, as for Node).
  */
+export function colorLevel(argv: readonly string[], env: NodeJS.ProcessEnv, detected: number): 0 | 1 | 2 | 3 {
+  const end = argv.indexOf('--')
+  const noColor = argv.slice(0, end === -1 ? undefined : end).includes('--no-color')
+  if (noColor) return 0
+  if (env.FORCE_COLOR === undefined && env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0
+  return Math.max(0, Math.min(3, Math.trunc(detected))) as 0 | 1 | 2 | 3
+}
+
+/** chalk's level as it detected it when loaded, before configureColor changed it. */
+const DETECTED = chalk.level
+
+/** Sets chalk, the single switch for every colour, by colorLevel; true when colours are on. */
 export function configureColor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
-  const off =
-    argv.includes('--no-color') || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || !isTty(process.stdout)
-  chalk.level = off ? 0 : chalk.level || 1
-  return !off
+  chalk.level = colorLevel(argv, env, DETECTED)
+  return chalk.level > 0
 }
 
 export function colorEnabled(): boolean {

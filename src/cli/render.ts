@@ -1,8 +1,9 @@
+import {stripVTControlCharacters} from 'node:util'
+
 import chalk from 'chalk'
-import Table from 'cli-table3'
 
 import type {ListOutputFlags} from './flags.js'
-import {streamOut, writeErr, writeOut} from './output.js'
+import {isTty, streamOut, writeErr, writeOut, type LineOut} from './output.js'
 
 type Row = Record<string, unknown>
 
@@ -70,34 +71,302 @@ export function project(row: unknown, columns: readonly string[]): Row {
   return out
 }
 
-export function toTable(rows: readonly Row[], columns: readonly string[], header = true): string {
-  const table = new Table({
-    head: header ? columns.map((c) => chalk.bold(c)) : [],
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: '  ',
+/** Columns of a table for one command: which may go when the terminal is narrow, which --wide adds. */
+export interface TableLayout {
+  /** Columns --wide adds after the default ones. */
+  wide?: readonly string[]
+  /** Columns that may be left out to fit the terminal, least important first. */
+  drop?: readonly string[]
+  /** Columns never cut while others can be (ids: a cut id is of no use). */
+  keep?: readonly string[]
+}
+
+export interface TableOptions {
+  header?: boolean
+  /** The terminal's width to fit in; undefined (piped output, --no-truncate) never cuts anything. */
+  width?: number | undefined
+  /** Columns that may be left out to fit `width`, least important first. */
+  drop?: readonly string[]
+  /** Columns cut only when nothing else can be. */
+  keep?: readonly string[]
+}
+
+/** A table's text, and the columns left out to fit the width. */
+export interface RenderedTable {
+  text: string
+  dropped: string[]
+}
+
+const GAP = 2
+/** The narrowest a cut column gets (unless its header or values are narrower). */
+const MIN_CUT = 8
+const ISO_DATETIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
+const LEGACY_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
+const PLAIN = /^[\x20-\x7e]*$/
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
+
+/**
+ * A table cell's text: cellText, a date-time (ISO 8601 with a zone) shown in
+ * UTC to the second (2025-01-18T09:00:00Z) whatever the zone and precision it
+ * came in, and newlines and tabs as one space and other control characters as
+ * \u escapes, so that a cell never breaks its row or sends terminal codes.
+ */
+export function tableCell(value: unknown): string {
+  const text = cellText(value)
+  if (PLAIN.test(text)) return text.length >= 10 && text.length <= 35 ? tableDate(text) : text
+  return text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/**
+ * An ISO 8601 date-time with a zone in UTC to the second; a legacy DD/MM/YYYY
+ * date (legacy products' createdAt, legacy fabricatedDate) as YYYY-MM-DD; other
+ * text as it is.
+ */
+export function tableDate(text: string): string {
+  const dmy = LEGACY_DATE.exec(text)
+  if (dmy) {
+    const [, d, m, y] = dmy
+    return Number(m) >= 1 && Number(m) <= 12 && Number(d) >= 1 && Number(d) <= 31 ? `${y}-${m}-${d}` : text
+  }
+  if (!ISO_DATETIME.test(text)) return text
+  const ms = Date.parse(text)
+  return Number.isNaN(ms) ? text : `${new Date(ms).toISOString().slice(0, 19)}Z`
+}
+
+/** Characters a terminal draws two columns wide (CJK, Hangul, full-width forms, emoji). */
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  )
+}
+
+/** Combining marks, zero-width spaces and joiners, variation selectors: no column of their own. */
+function isZeroWidth(cp: number): boolean {
+  return (
+    (cp >= 0x300 && cp <= 0x36f) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x20d0 && cp <= 0x20ff) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f)
+  )
+}
+
+/** The columns a terminal uses to show `text` (escape sequences take none). */
+export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.length
+  let width = 0
+  for (const ch of stripVTControlCharacters(text)) {
+    const cp = ch.codePointAt(0) ?? 0
+    if (!isZeroWidth(cp)) width += isWide(cp) ? 2 : 1
+  }
+  return width
+}
+
+/** `text` cut to `width` display columns, its last one an ellipsis when anything was cut. */
+export function cutText(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text
+  if (PLAIN.test(text)) return `${text.slice(0, Math.max(0, width - 1))}…`
+  let out = ''
+  let used = 0
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) ?? 0
+    const w = isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1
+    if (used + w > width - 1) break
+    out += ch
+    used += w
+  }
+  return `${out}…`
+}
+
+/**
+ * The widths that fit `total` columns: each column gets what it needs up to a
+ * common cap, the widest ones are cut to that cap, none below its minimum.
+ * Undefined when even the minimums do not fit.
+ */
+function fitWidths(natural: readonly number[], minimum: readonly number[], total: number): number[] | undefined {
+  const budget = total - GAP * (natural.length - 1)
+  const sum = (cap: number) => natural.reduce((s, n, i) => s + Math.min(n, Math.max(minimum[i] ?? 0, cap)), 0)
+  if (sum(0) > budget) return undefined
+  let lo = 0
+  let hi = Math.max(0, ...natural)
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (sum(mid) <= budget) lo = mid
+    else hi = mid - 1
+  }
+  return natural.map((n, i) => Math.min(n, Math.max(minimum[i] ?? 0, lo)))
+}
+
+/**
+ * Column widths for a table in `width` terminal columns: the least important
+ * droppable columns are left out until the others fit with their long cells cut
+ * (to at least MIN_CUT or their header), then, when nothing more may go, every
+ * column is cut as far as needed.
+ */
+function layoutColumns(
+  columns: readonly string[],
+  natural: readonly number[],
+  width: number | undefined,
+  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined},
+): {keep: number[]; widths: number[]} {
+  let keep = columns.map((_, i) => i)
+  if (width === undefined) return {keep, widths: [...natural]}
+  const header = columns.map((c) => displayWidth(c))
+  const whole = new Set(opts.keep ?? [])
+  const minimum = (i: number) =>
+    whole.has(columns[i] ?? '') ? (natural[i] ?? 0) : Math.min(natural[i] ?? 0, Math.max(header[i] ?? 0, MIN_CUT))
+  const drop = opts.drop ?? []
+  const droppable = drop.filter((c) => columns.includes(c))
+  for (;;) {
+    const fit = fitWidths(
+      keep.map((i) => natural[i] ?? 0),
+      keep.map(minimum),
+      width,
+    )
+    if (fit) return {keep, widths: fit}
+    const next = droppable.shift()
+    if (next === undefined || keep.length === 1) break
+    keep = keep.filter((i) => columns[i] !== next)
+  }
+  const ones = keep.map(() => 1)
+  return {
+    keep,
+    widths:
+      fitWidths(
+        keep.map((i) => natural[i] ?? 0),
+        ones,
+        width,
+      ) ?? ones,
+  }
+}
+
+/** Rows as table cells (tableCell), raising `natural` to each column's widest. */
+function tableCells(rows: readonly Row[], columns: readonly string[], natural: number[]): string[][] {
+  const cells: string[][] = new Array<string[]>(rows.length)
+  for (let r = 0; r < rows.length; r++) {
+    const line = new Array<string>(columns.length)
+    for (let c = 0; c < columns.length; c++) {
+      const text = tableCell(getPath(rows[r], columns[c] ?? ''))
+      line[c] = text
+      const w = displayWidth(text)
+      if (w > (natural[c] ?? 0)) natural[c] = w
+    }
+    cells[r] = line
+  }
+  return cells
+}
+
+/** The columns shown and a line's text at the widths chosen for `opts.width` (layoutColumns). */
+function tableFormat(
+  columns: readonly string[],
+  natural: readonly number[],
+  opts: TableOptions,
+): {dropped: string[]; header: string; line(cells: readonly string[]): string} {
+  const {keep, widths} = layoutColumns(columns, natural, opts.width, opts)
+  const cut = opts.width !== undefined
+  const gap = ' '.repeat(GAP)
+  const format = (cells: readonly string[], style?: (s: string) => string): string => {
+    let out = ''
+    for (let k = 0; k < keep.length; k++) {
+      const w = widths[k] ?? 0
+      let text = cells[keep[k] ?? 0] ?? ''
+      let shown = displayWidth(text)
+      if (cut && shown > w) {
+        text = cutText(text, w)
+        shown = displayWidth(text)
+      }
+      if (style) text = style(text)
+      out += k === keep.length - 1 ? text : `${text}${' '.repeat(Math.max(0, w - shown))}${gap}`
+    }
+    return out.trimEnd()
+  }
+  return {
+    dropped: columns.filter((_, i) => !keep.includes(i)),
+    header: format(columns, (t) => chalk.bold(t)),
+    line: (cells) => format(cells),
+  }
+}
+
+/**
+ * A borderless table, columns two spaces apart, in one pass over the rows for
+ * the widths and one to write them (cost linear in the cells; bench/table-render.ts).
+ * With `width` (a terminal's), long cells are cut with an ellipsis and the
+ * `drop` columns left out as needed to fit; without, nothing is ever cut.
+ */
+export function renderTable(rows: readonly Row[], columns: readonly string[], opts: TableOptions = {}): RenderedTable {
+  const header = opts.header ?? true
+  const natural = columns.map((c) => (header ? displayWidth(c) : 0))
+  const cells = tableCells(rows, columns, natural)
+  const format = tableFormat(columns, natural, opts)
+  const lines: string[] = header ? [format.header] : []
+  for (const line of cells) lines.push(format.line(line))
+  return {text: lines.join('\n'), dropped: format.dropped}
+}
+
+/** A table written while its rows still come (streamTable). */
+export interface TableStream {
+  row(row: Row): void
+  /** Writes what is held; the number of rows in all. */
+  end(): number
+}
+
+/**
+ * A table written as its rows come, holding at most `block` rows (1,000 by
+ * default): the widths (and on a terminal the columns left out) are chosen from
+ * the first block, then every later row is written at once at those widths. A
+ * later cell wider than its column is cut on a terminal; in piped output, which
+ * is never cut, it is written whole and pushes the rest of its row right.
+ * `onLayout` hears the columns left out, once, when the widths are chosen.
+ */
+export function streamTable(
+  columns: readonly string[],
+  opts: TableOptions & {block?: number},
+  onLayout: (dropped: string[]) => void = () => undefined,
+  out: LineOut = streamOut(),
+): TableStream {
+  const header = opts.header ?? true
+  const block = opts.block ?? 1000
+  let held: Row[] = []
+  let count = 0
+  let format: ReturnType<typeof tableFormat> | undefined
+  const start = () => {
+    const natural = columns.map((c) => (header ? displayWidth(c) : 0))
+    const cells = tableCells(held, columns, natural)
+    format = tableFormat(columns, natural, opts)
+    onLayout(format.dropped)
+    if (header && held.length > 0) out.line(format.header)
+    for (const line of cells) out.line(format.line(line))
+    held = []
+  }
+  return {
+    row(row) {
+      count++
+      if (format) out.line(format.line(columns.map((c) => tableCell(getPath(row, c)))))
+      else {
+        held.push(row)
+        if (held.length >= block) start()
+      }
     },
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
-  })
-  for (const row of rows) table.push(columns.map((c) => cellText(getPath(row, c))))
-  return table
-    .toString()
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n')
+    end() {
+      if (!format) start()
+      out.flush()
+      return count
+    },
+  }
+}
+
+/** A table with no width to fit (nothing cut); see renderTable. */
+export function toTable(rows: readonly Row[], columns: readonly string[], header = true): string {
+  return renderTable(rows, columns, {header}).text
 }
 
 /** Key/value table for one record: nested objects flattened to dotted paths. */
@@ -120,18 +389,66 @@ export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): 
 }
 
 /**
+ * The columns a list shows: --columns as given, else the command's defaults
+ * (with its wide ones under --wide).
+ */
+export function listColumns(
+  flags: ListOutputFlags,
+  defaultColumns: readonly string[],
+  layout: TableLayout = {},
+): string[] {
+  if (flags.columns) return parseColumns(flags.columns, defaultColumns)
+  return flags.wide ? [...defaultColumns, ...(layout.wide ?? [])] : [...defaultColumns]
+}
+
+/** The width a table must fit: the terminal's when stdout is one and --no-truncate was not given. */
+export function terminalWidth(flags: {'no-truncate'?: boolean | undefined} = {}): number | undefined {
+  if (flags['no-truncate'] || !isTty(process.stdout)) return undefined
+  const columns = process.stdout.columns
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined
+}
+
+/**
+ * Writes a table on stdout, fitted to the terminal (see terminalWidth); the
+ * columns left out to fit are named on stderr. Only columns in `drop` may go:
+ * a list's own columns, never those asked for with --columns or --wide.
+ */
+export function printTable(
+  rows: readonly Row[],
+  columns: readonly string[],
+  opts: TableLayout & {header?: boolean; 'no-truncate'?: boolean | undefined} = {},
+): void {
+  const width = terminalWidth(opts)
+  const table = renderTable(rows, columns, {
+    header: opts.header ?? true,
+    width,
+    drop: opts.drop ?? [],
+    keep: opts.keep ?? [],
+  })
+  writeOut(table.text)
+  if (table.dropped.length > 0) writeErr(droppedNote(table.dropped, width))
+}
+
+function droppedNote(dropped: readonly string[], width: number | undefined): string {
+  return `${dropped.length === 1 ? 'Column' : 'Columns'} ${dropped.join(', ')} left out to fit ${width} characters; --no-truncate shows every column.`
+}
+
+/**
  * Prints rows as the list flags ask: table (default), CSV or NDJSON.
  * `--json` is handled by BaseCommand from the command's returned value.
  * An empty table prints `empty` (such as "No demands.") on stderr, so that an
  * empty answer is told apart from no answer; stdout stays empty.
+ * A table on a terminal fits its width (printTable): `layout.drop` columns go
+ * first, unless the columns were chosen with --columns or --wide.
  */
 export function printList(
   rows: readonly Row[],
   flags: ListOutputFlags,
   defaultColumns: readonly string[],
   empty?: string,
+  layout: TableLayout = {},
 ): void {
-  const columns = parseColumns(flags.columns, defaultColumns)
+  const columns = listColumns(flags, defaultColumns, layout)
   const header = !flags['no-header']
   if (flags.ndjson) {
     const out = streamOut()
@@ -143,7 +460,50 @@ export function printList(
     if (empty) writeErr(empty)
     return
   }
-  writeOut(flags.csv ? toCsv(rows, columns, header) : toTable(rows, columns, header))
+  if (flags.csv) writeOut(toCsv(rows, columns, header))
+  else {
+    const chosen = Boolean(flags.columns) || Boolean(flags.wide)
+    printTable(rows, columns, {
+      header,
+      drop: chosen ? [] : (layout.drop ?? []),
+      keep: layout.keep ?? [],
+      'no-truncate': flags['no-truncate'],
+    })
+  }
+}
+
+/**
+ * A list streamed with --all as a table (streamTable, fitted like printList's):
+ * each item written as it comes once the first block has set the widths. An
+ * empty list prints `layout.empty` on stderr. The number of rows written.
+ */
+export async function printTableStream<T>(
+  items: AsyncIterable<T>,
+  toRow: (item: T) => Row,
+  flags: ListOutputFlags,
+  defaultColumns: readonly string[],
+  layout: TableLayout & {empty?: string} = {},
+): Promise<number> {
+  const width = terminalWidth(flags)
+  const chosen = Boolean(flags.columns) || Boolean(flags.wide)
+  const opts = {
+    header: !flags['no-header'],
+    width,
+    drop: chosen ? [] : (layout.drop ?? []),
+    keep: layout.keep ?? [],
+  }
+  const table = streamTable(listColumns(flags, defaultColumns, layout), opts, (dropped) => {
+    if (dropped.length > 0) writeErr(droppedNote(dropped, width))
+  })
+  let rows: number
+  try {
+    for await (const item of items) table.row(toRow(item))
+  } finally {
+    // Rows held for the widths are written even when the listing fails part way.
+    rows = table.end()
+  }
+  if (rows === 0 && layout.empty) writeErr(layout.empty)
+  return rows
 }
 
 /**

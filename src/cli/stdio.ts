@@ -1,6 +1,7 @@
 // Writing to stdout and stderr, without colour support: what output.ts offers
 // that needs no chalk (and so no node:tty), for the paths that print plain
 // data. output.ts re-exports it.
+import {stripVTControlCharacters} from 'node:util'
 
 /** Whether a stream is an interactive terminal (tests and pipes are not). */
 export function isTty(stream: NodeJS.WriteStream | NodeJS.ReadStream = process.stdout): boolean {
@@ -75,7 +76,18 @@ export async function streamOrCollect<T>(items: AsyncIterable<T>, line?: (item: 
   return kept
 }
 
-/** Notes, progress, summaries and errors go to stderr. */
+/**
+ * Notes, progress, summaries and errors go to stderr. The colour setting follows
+ * stdout (output.ts configureColor), so when stderr alone is a pipe or a file
+ * (`mfg ... 2>log`) its escape codes are taken out here, unless FORCE_COLOR
+ * asks for colour (as chalk reads it: set, and not 0 or false).
+ */
 export function writeErr(text: string): void {
-  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+  const line = text.endsWith('\n') ? text : `${text}\n`
+  process.stderr.write(line.includes('\u001b') && !stderrColor() ? stripVTControlCharacters(line) : line)
+}
+
+function stderrColor(): boolean {
+  const force = process.env.FORCE_COLOR
+  return isTty(process.stderr) || (force !== undefined && force !== '0' && force !== 'false')
 }

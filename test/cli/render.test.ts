@@ -1,6 +1,21 @@
 import {describe, expect, it} from 'vitest'
 
-import {csvField, getPath, parseColumns, project, sortRows, toCsv, toKeyValue, toTable} from '../../src/cli/render.js'
+import {
+  csvField,
+  cutText,
+  displayWidth,
+  getPath,
+  listColumns,
+  parseColumns,
+  project,
+  renderTable,
+  sortRows,
+  streamTable,
+  tableCell,
+  toCsv,
+  toKeyValue,
+  toTable,
+} from '../../src/cli/render.js'
 
 const rows = [
   {orderNumber: 2, customer: {city: 'Lyon'}, priceTotal: 10.5, note: 'a, "quoted" note'},
@@ -68,5 +83,138 @@ describe('render', () => {
     expect(text).toMatch(/^shippingAddress\.city\s+Lyon$/m)
     expect(text).toMatch(/^tracking\s+1 item$/m)
     expect(text).toMatch(/^tags\s+a, b$/m)
+  })
+
+  it('shows date-times in tables in UTC to the second, whatever zone and precision they came in', () => {
+    expect(tableCell('2025-01-18T09:00:00.000Z')).toBe('2025-01-18T09:00:00Z')
+    expect(tableCell('2025-01-18T11:00:00.123+02:00')).toBe('2025-01-18T09:00:00Z')
+    expect(tableCell('2025-01-18T11:00+0200')).toBe('2025-01-18T09:00:00Z')
+    // Not a date-time with a zone: as it is.
+    expect(tableCell('2025-01-18')).toBe('2025-01-18')
+    expect(tableCell('2025-01-18T09:00:00')).toBe('2025-01-18T09:00:00')
+    expect(tableCell(1737190800000)).toBe('1737190800000')
+    // Legacy DD/MM/YYYY dates as ISO 8601 dates; a text that only looks like one stays.
+    expect(tableCell('18/12/2024')).toBe('2024-12-18')
+    expect(tableCell('31/13/2024')).toBe('31/13/2024')
+    expect(tableCell('a 18/12/2024')).toBe('a 18/12/2024')
+    // CSV keeps the raw value.
+    expect(toCsv([{d: '2025-01-18T09:00:00.000Z'}], ['d'], false)).toBe('2025-01-18T09:00:00.000Z')
+  })
+
+  it('keeps each row on one line: newlines and tabs flattened, control characters escaped', () => {
+    expect(tableCell('two\nlines\r\nand\ta tab')).toBe('two lines and a tab')
+    expect(tableCell('\u001b[31mred\u001b[0m')).toBe('\\u001b[31mred\\u001b[0m')
+    const lines = toTable(rows, ['orderNumber', 'note']).split('\n')
+    expect(lines).toHaveLength(4)
+    expect(lines[3]).toMatch(/^1\s+two lines$/)
+  })
+
+  it('counts display width: wide characters as two, escape codes and combining marks as none', () => {
+    expect(displayWidth('abc')).toBe(3)
+    expect(displayWidth('日本語')).toBe(6)
+    expect(displayWidth('\u001b[1mbold\u001b[22m')).toBe(4)
+    expect(displayWidth('e\u0301')).toBe(1)
+    expect(cutText('abcdefghij', 5)).toBe('abcd…')
+    expect(cutText('abc', 5)).toBe('abc')
+    expect(cutText('日本語テキスト', 7)).toBe('日本語…')
+    expect(displayWidth(cutText('日本語テキスト', 7))).toBeLessThanOrEqual(7)
+  })
+
+  it('aligns columns by display width', () => {
+    const lines = toTable(
+      [
+        {a: '日本', b: 'x'},
+        {a: 'ab', b: 'y'},
+      ],
+      ['a', 'b'],
+      false,
+    ).split('\n')
+    expect(lines).toEqual(['日本  x', 'ab    y'])
+  })
+
+  const wideRows = [
+    {id: 'a1', name: 'A short name', description: 'x'.repeat(120), kind: 'reads', extra: 'e'},
+    {id: 'b2', name: 'Another name that is rather long', description: 'y'.repeat(40), kind: 'changes', extra: 'f'},
+  ]
+  const cols = ['id', 'name', 'description', 'kind', 'extra']
+
+  it('never cuts without a width (piped output, --no-truncate)', () => {
+    const {text, dropped} = renderTable(wideRows, cols)
+    expect(dropped).toEqual([])
+    expect(text).toContain('x'.repeat(120))
+    expect(text).not.toContain('…')
+  })
+
+  it('fits a width: long cells cut with an ellipsis, nothing wider than the width', () => {
+    for (const width of [100, 60, 40]) {
+      const {text, dropped} = renderTable(wideRows, cols, {width})
+      expect(dropped).toEqual([])
+      for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(width)
+      expect(text).toContain('…')
+      // Short columns keep their whole cells; the long ones are cut first.
+      expect(text).toMatch(/^b2\s/m)
+      expect(text).toContain('changes')
+    }
+  })
+
+  it('leaves out the least important columns first when cutting is not enough', () => {
+    const {text, dropped} = renderTable(wideRows, cols, {width: 30, drop: ['extra', 'kind', 'description']})
+    expect(dropped).toEqual(['kind', 'extra'])
+    // A little wider: only the least important one goes.
+    expect(renderTable(wideRows, cols, {width: 36, drop: ['extra', 'kind', 'description']}).dropped).toEqual(['extra'])
+    expect(text.split('\n')[0]).toMatch(/^id\s+name\s+descrip/)
+    for (const line of text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30)
+    // Nothing may go: every column is cut as far as needed instead.
+    const squeezed = renderTable(wideRows, cols, {width: 30})
+    expect(squeezed.dropped).toEqual([])
+    for (const line of squeezed.text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30)
+  })
+
+  it('keeps id columns whole while other columns can go', () => {
+    const {text, dropped} = renderTable(wideRows, cols, {width: 50, keep: ['name'], drop: ['extra', 'kind']})
+    expect(dropped).toEqual(['kind', 'extra'])
+    expect(text).toContain('Another name that is rather long')
+    // Without keep, the same width cuts the name like any long cell.
+    expect(renderTable(wideRows, cols, {width: 50, drop: ['extra', 'kind']}).text).not.toContain('rather long')
+  })
+
+  it('picks columns: --columns as given, --wide adds the extra ones', () => {
+    const layout = {wide: ['w1', 'w2'], drop: ['b']}
+    expect(listColumns({}, ['a', 'b'], layout)).toEqual(['a', 'b'])
+    expect(listColumns({wide: true}, ['a', 'b'], layout)).toEqual(['a', 'b', 'w1', 'w2'])
+    expect(listColumns({columns: 'x,a'}, ['a', 'b'], layout)).toEqual(['x', 'a'])
+  })
+
+  it('streams a table: widths from the first block, later rows written at once at those widths', () => {
+    const written: string[] = []
+    const out = {line: (t: string) => written.push(t), flush: () => undefined}
+    const layouts: string[][] = []
+    const t = streamTable(['id', 'name'], {block: 2}, (d) => layouts.push(d), out)
+    t.row({id: 1, name: 'ab'})
+    expect(written).toEqual([])
+    t.row({id: 2, name: 'abcd'})
+    expect(written).toEqual(['id  name', '1   ab', '2   abcd'])
+    t.row({id: 333, name: 'x'})
+    // Piped: a wider cell is written whole (nothing is cut), pushing its row right.
+    expect(written.at(-1)).toBe('333  x')
+    expect(t.end()).toBe(3)
+    expect(layouts).toEqual([[]])
+  })
+
+  it("streams a table on a terminal: later cells cut to the first block's widths", () => {
+    const written: string[] = []
+    const out = {line: (t: string) => written.push(t), flush: () => undefined}
+    const t = streamTable(['id', 'note'], {block: 1, width: 20, header: false}, undefined, out)
+    t.row({id: 1, note: 'short'})
+    t.row({id: 2, note: 'a much longer note than the first'})
+    expect(t.end()).toBe(2)
+    expect(written).toEqual(['1  short', '2  a mu…'])
+    // Fewer rows than a block: written at the end.
+    const few: string[] = []
+    const t2 = streamTable(['id'], {block: 10}, undefined, {line: (x: string) => few.push(x), flush: () => undefined})
+    t2.row({id: 7})
+    expect(few).toEqual([])
+    expect(t2.end()).toBe(1)
+    expect(few).toEqual(['id', '7'])
   })
 })

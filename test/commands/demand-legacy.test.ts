@@ -185,9 +185,9 @@ describe('demand stage and track', () => {
     const table = await run(['demand', 'track', id])
     const rows = table.stdout.trim().split('\n')
     expect(rows[0]).toMatch(/^stage\s+tracking\s+date$/)
-    expect(rows[1]).toMatch(/^quote_sent\s+quote sent\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
+    expect(rows[1]).toMatch(/^quote_sent\s+quote sent\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
     expect(rows[8]).toMatch(/^delivered\s+delivered\s+\d{4}-/)
-    expect(table.stdout).toMatch(/^deliveredAt\s+\d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d\s+\d{13}$/m)
+    expect(table.stdout).toMatch(/^deliveredAt\s+\d{4}-\d\d-\d\dT[\d:]+Z\s+\d{13}$/m)
   })
 
   it('cancels from quote_sent and from special_verified', async () => {

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
+import {DEMAND_LIST_LAYOUT, LEGACY_LIST_LAYOUT} from '../../cli/demands.js'
 import {listFlags, type ListOutputFlags} from '../../cli/flags.js'
 import {streamOrCollect, writeErr} from '../../cli/output.js'
 import {LIST_TYPES, STAGES, type ListType} from '../../schemas/demand.js'
@@ -43,7 +44,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
       helpGroup: 'BY ID (LEGACY)',
       helpValue: 'FILE|-',
     }),
-    ...listFlags(DEMAND_LIST_COLUMNS),
+    ...listFlags(DEMAND_LIST_COLUMNS, DEMAND_LIST_LAYOUT.wide),
   }
 
   async run(): Promise<DemandRecord[] | LegacyDemandRecord[]> {
@@ -61,6 +62,15 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     const render = this.jsonEnabled() && !flags.sort ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
     let more: string | undefined
+    // A filter that matched nothing is told apart from a business with no demands.
+    const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
+    const empty = filtered ? 'No demands match.' : 'No demands.'
+    if (flags.all && render && !flags.sort && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
+      // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
+      const layout = {...DEMAND_LIST_LAYOUT, empty}
+      await render.printTableStream(streamDemands(ctx, input), displayRecord, flags, DEMAND_LIST_COLUMNS, layout)
+      return []
+    }
     if (flags.all) {
       // Stream: with --ndjson print each item as it arrives, unless a sort needs them all first.
       const streaming = flags.ndjson && !flags.sort
@@ -77,10 +87,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     }
     if (render) {
       records = render.sortRows(records, flags.sort)
-      // A filter that matched nothing is told apart from a business with no demands.
-      const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
-      const empty = filtered ? 'No demands match.' : 'No demands.'
-      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, empty)
+      if (!this.jsonEnabled()) render.printList(records, flags, DEMAND_LIST_COLUMNS, empty, DEMAND_LIST_LAYOUT)
     }
     if (more) this.note(more)
     return records
@@ -105,7 +112,7 @@ With --all --ndjson each demand is printed as soon as its page arrives, so long 
     let records = await streamOrCollect(listLegacyByIds({client}, ids, missing), line)
     if (!streaming) {
       records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS, 'No demands.')
+      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS, 'No demands.', LEGACY_LIST_LAYOUT)
     }
     if (missing.length > 0) writeErr(notFoundLine(missing, ids.length))
     return records

@@ -6,7 +6,7 @@ import type {Timeline} from '../../services/demands/stage.js'
 
 export default class DemandTrack extends BaseCommand {
   static override summary = "Show a demand's tracking timeline."
-  static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601 local time. Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in local time. --json gives the dates as epoch milliseconds.`
+  static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601, UTC (as every table shows dates). Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in UTC. --json gives the dates as epoch milliseconds.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json | jq .steps',

@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {writeErr, writeOut} from '../../cli/output.js'
+import {tableFlags} from '../../cli/flags.js'
+import {writeErr} from '../../cli/output.js'
 import type {McpTool} from '../../api/mcp.js'
 
 const COLUMNS = ['name', 'what it does', 'data']
@@ -14,6 +15,7 @@ Uses the active profile's MCP endpoint and API key (the embedded sandbox by defa
     '<%= config.bin %> <%= command.id %> --json | jq \'.[] | select(.name == "estimate_price") | .inputSchema\'',
     '<%= config.bin %> <%= command.id %> --profile production',
   ]
+  static override flags = {...tableFlags()}
 
   async run(): Promise<McpTool[]> {
     const {flags} = await this.parse(McpTools)
@@ -23,8 +25,9 @@ Uses the active profile's MCP endpoint and API key (the embedded sandbox by defa
     if (!this.jsonEnabled()) {
       if (tools.length === 0) writeErr('The endpoint lists no tools.')
       else {
-        const {toTable} = await import('../../cli/render.js')
-        writeOut(toTable(toolRows(tools), COLUMNS))
+        const {printTable} = await import('../../cli/render.js')
+        // On a terminal the long descriptions are cut to fit its width.
+        printTable(toolRows(tools), COLUMNS, {keep: ['name'], 'no-truncate': flags['no-truncate']})
       }
     }
     return tools

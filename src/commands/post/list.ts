@@ -11,6 +11,12 @@ import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
+const POST_LIST_LAYOUT = {
+  wide: ['title', 'type', 'category', 'updatedAt'],
+  drop: ['createdAt', 'models', 'materials', 'price.priceMachine'],
+  keep: ['_id'],
+} as const
 
 const splitList = (s: string | undefined) =>
   s
@@ -40,7 +46,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     page: Flags.integer({description: 'Page to show (1-based).', min: 1, exclusive: ['all']}),
     'page-size': Flags.integer({description: `Products a page (1 to ${POSTS_PAGE_SIZE_MAX}; default 5).`, min: 1}),
     all: Flags.boolean({description: 'Follow every page.'}),
-    ...listFlags(POST_LIST_COLUMNS),
+    ...listFlags(POST_LIST_COLUMNS, POST_LIST_LAYOUT.wide),
   }
 
   async run(): Promise<PostRecord[]> {
@@ -60,6 +66,17 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     const render = await import('../../cli/render.js')
     let posts: PostRecord[]
     let more: string | undefined
+    const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
+      (f) => f !== undefined,
+    )
+    const empty = filtered ? 'No products match.' : 'No products.'
+    if (flags.all && !flags.sort && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
+      // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
+      const toRow = flags.columns ? (p: PostRecord): Record<string, unknown> => ({...p}) : postRow
+      const layout = {...POST_LIST_LAYOUT, empty}
+      await render.printTableStream(streamPosts(ctx, input), toRow, flags, POST_LIST_COLUMNS, layout)
+      return []
+    }
     if (flags.all) {
       const streaming = flags.ndjson && !flags.sort
       const line = streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined
@@ -73,10 +90,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     posts = render.sortRows(posts, flags.sort)
     if (!this.jsonEnabled()) {
       const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
-      const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
-        (f) => f !== undefined,
-      )
-      render.printList(rows, flags, POST_LIST_COLUMNS, filtered ? 'No products match.' : 'No products.')
+      render.printList(rows, flags, POST_LIST_COLUMNS, empty, POST_LIST_LAYOUT)
     }
     if (more) this.note(more)
     return posts

@@ -1,12 +1,15 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {writeErr, writeOut} from '../../cli/output.js'
+import {tableFlags} from '../../cli/flags.js'
+import {writeErr} from '../../cli/output.js'
 import {SERVICES} from '../../schemas/common.js'
 import {listMachines, machineRows, type MachinesResult} from '../../services/price/machines.js'
 import {given} from '../../util/fields.js'
 
 const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'currency', 'startup cost', 'minimum']
+/** The columns that go first on a narrow terminal (the machine and material stay, cut if need be). */
+const DROP = ['minimum', 'startup cost', 'currency', 'service', 'technology']
 
 export default class PriceMachines extends BaseCommand {
   static override summary = "List the business's machines, their materials and prices."
@@ -23,6 +26,7 @@ The interface has no REST catalogue endpoint: the list comes from the MCP endpoi
     service: Flags.string({description: 'Only machines of this service.', options: [...SERVICES]}),
     technology: Flags.string({description: 'Only machines of this technology (FDM, SLA, SLS, CNC, LASER...).'}),
     material: Flags.string({description: 'Only this material (name, any case).'}),
+    ...tableFlags(),
   }
 
   async run(): Promise<MachinesResult> {
@@ -36,8 +40,8 @@ The interface has no REST catalogue endpoint: the list comes from the MCP endpoi
       const rows = machineRows(result)
       if (rows.length === 0) writeErr('No machines match.')
       else {
-        const {toTable} = await import('../../cli/render.js')
-        writeOut(toTable(rows, COLUMNS))
+        const {printTable} = await import('../../cli/render.js')
+        printTable(rows, COLUMNS, {drop: DROP, 'no-truncate': flags['no-truncate']})
       }
     }
     return result

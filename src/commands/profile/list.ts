@@ -6,6 +6,8 @@ import {maskSecret} from '../../schemas/secrets.js'
 import {given} from '../../util/fields.js'
 
 const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
+/** The columns that go first on a narrow terminal, and what is not cut. */
+const LAYOUT = {drop: ['authToken', 'currency', 'apiKey', 'businessId'], keep: ['name']} as const
 
 export interface ProfileRow {
   name: string
@@ -46,6 +48,8 @@ export default class ProfileList extends BaseCommand {
         sorted.map((r) => ({...r, current: r.current ? '*' : ''})),
         flags,
         COLUMNS,
+        undefined,
+        LAYOUT,
       )
     }
     return sorted

@@ -5,6 +5,12 @@ import {listFlags} from '../../cli/flags.js'
 import type {Delivery} from '../../schemas/webhooks.js'
 
 const COLUMNS = ['eventId', 'type', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt'] as const
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
+const LAYOUT = {
+  wide: ['_id', 'updatedAt'],
+  drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts'],
+  keep: ['eventId', '_id'],
+} as const
 
 export default class WebhookDeliveries extends BaseCommand {
   static override summary = 'Show the delivery log of a webhook subscription (sandbox).'
@@ -18,7 +24,7 @@ The log is an extension of the mfg sandbox; against a service without it the com
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {
     limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
-    ...listFlags(COLUMNS),
+    ...listFlags(COLUMNS, LAYOUT.wide),
   }
 
   async run(): Promise<Delivery[]> {
@@ -39,7 +45,7 @@ The log is an extension of the mfg sandbox; against a service without it the com
                 lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : '',
               }
             })
-      render.printList(rows, flags, COLUMNS)
+      render.printList(rows, flags, COLUMNS, undefined, LAYOUT)
       if (deliveries.length === 0) this.note(`No deliveries to webhook ${args.id} yet.`)
     }
     return deliveries
