@@ -21,7 +21,7 @@ function partLine(p: QuotedPart, currency: string | null): string {
     p.currentUnitPrice === undefined ? '' : ` (now ${money(p.currentUnitPrice)} each; total ${signed(p.difference)})`
   return [
     head,
-    `      ${measured(p.measured)}`,
+    `      ${measured(p.measured)}${p.slicedBy ? `  (print time from ${p.slicedBy})` : ''}`,
     `      ${[p.technology, p.material].filter(Boolean).join(' ')}  × ${p.quantity}  unit ${money(p.unitPrice)}  total ${money(p.total)} ${currency ?? ''}${was}`,
   ].join('\n')
 }

@@ -9,6 +9,7 @@ import type {ListDemandsInput} from '../services/demands/list.js'
 import type {QuoteOptions, QuoteOutcome} from '../services/quote/types.js'
 import {UsageError} from './errors.js'
 import {numberOf, yesFlag} from './flags.js'
+import {SlicerNotFoundError, findPrusaSlicer} from '../services/price/slicer.js'
 import {canPrompt} from './prompt.js'
 
 /**
@@ -51,6 +52,12 @@ export const quoteFlags = {
   }),
   material: Flags.string({...PRICE, description: 'Material to price every part in, instead of what each part says.'}),
   thickness: Flags.string({...PRICE, description: 'Sheet thickness in mm for DXF parts whose demand says none.'}),
+  slicer: Flags.string({
+    ...PRICE,
+    options: ['prusa'],
+    description:
+      'Slice FDM parts with PrusaSlicer for print hours, filament and layers instead of the built-in estimate (prusa-slicer on PATH, or MFG_PRUSA_SLICER).',
+  }),
   'max-unit-price': Flags.string({...GUARD, description: 'Skip a demand with a part whose unit price is above this.'}),
   'min-total': Flags.string({...GUARD, description: "Skip a demand whose parts' total is below this."}),
   'max-total': Flags.string({...GUARD, description: "Skip a demand whose parts' total is above this."}),
@@ -79,6 +86,7 @@ export interface QuoteFlags {
   technology?: string
   material?: string
   thickness?: string
+  slicer?: string
   'max-unit-price'?: string
   'min-total'?: string
   'max-total'?: string
@@ -154,6 +162,12 @@ export function quoteOptionsOf(
     ...pick('onlyFormats', flags['only-format'] === undefined ? undefined : formatsOf(flags['only-format'])),
   }
   const thickness = positive(flags.thickness, '--thickness')
+  let slicer: {binary: string} | undefined
+  if (flags.slicer !== undefined) {
+    const binary = findPrusaSlicer()
+    if (!binary) throw new SlicerNotFoundError()
+    slicer = {binary}
+  }
   return {
     apply,
     send: flags.send,
@@ -164,6 +178,7 @@ export function quoteOptionsOf(
     ...pick('technology', flags.technology),
     ...pick('material', flags.material),
     ...pick('thickness', thickness),
+    ...pick('slicer', slicer),
     ...pick('allowPartial', flags['allow-partial'] || undefined),
     ...pick('force', flags.force || undefined),
   }

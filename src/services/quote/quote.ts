@@ -6,6 +6,7 @@ import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {DownloadError} from '../files/download.js'
 import {estimatePart, type EstimateInput, type OptionChoice} from '../price/estimate.js'
+import {sliceWithPrusa} from '../price/slicer.js'
 import {quoteDigest, readDigest, writeDigest} from './digest.js'
 import {fetchPart} from './files.js'
 import {PartError, estimateFields, figuresOf, formatOf, measureQuotePart} from './measure-part.js'
@@ -54,6 +55,11 @@ function pricingOf(item: Item, record: DemandRecord, options: QuoteOptions): Est
   return input
 }
 
+/** A part the slicer can speak for: 3D printing on FDM, or with neither said (the estimation's default). */
+function isFdm(pricing: EstimateInput): boolean {
+  return (pricing.service ?? '3D_PRINTING') === '3D_PRINTING' && (pricing.technology ?? 'FDM').toUpperCase() === 'FDM'
+}
+
 /** Why one part could not be quoted, when the reason is the part's (its file, its material), not the service's health. */
 function partReason(error: unknown): string | undefined {
   if (error instanceof PartError || error instanceof InputError || error instanceof DownloadError) return error.message
@@ -89,6 +95,16 @@ async function quotePart(
     part.format = measured.format
     part.measured = figuresOf(measured)
     const fields = estimateFields(measured, fileName)
+    if (options.slicer && fields.part && isFdm(pricing)) {
+      fields.slicer = await sliceWithPrusa({
+        file: file.path,
+        binary: options.slicer.binary,
+        layerHeight: 0.3,
+        firstLayerHeight: 0.35,
+        density: fields.part.measurement.slicingData.density,
+      })
+      part.slicedBy = `PrusaSlicer ${fields.slicer.version ?? ''}`.trim()
+    }
     const price = await estimatePart(ctx, {...pricing, ...fields})
     const startup = Math.max(0, round2(price.price - price.unitPrice * price.quantity))
     Object.assign(part, {

@@ -28,6 +28,8 @@ export interface QuoteOptions {
   material?: string
   /** Sheet thickness (mm) of DXF flat patterns whose demand does not say it. */
   thickness?: number
+  /** PrusaSlicer's command line: FDM parts are sliced with it for print hours, filament and layers. */
+  slicer?: {binary: string}
   guards?: QuoteGuards
   /** Write the parts that priced even when another part could not be read or priced. */
   allowPartial?: boolean
@@ -90,6 +92,8 @@ export interface QuotedPart {
   difference?: number | null
   /** Why this part could not be quoted. */
   error?: string
+  /** The slicer whose print hours priced the part (`--slicer prusa`), with its version. */
+  slicedBy?: string
 }
 
 /**
