@@ -29,6 +29,8 @@ const EXTERNAL = [
   'fastify',
   '@fastify/multipart',
   '@oclif/plugin-autocomplete',
+  // jq compiled to WebAssembly (1.3 MB), loaded only by --jq.
+  'jq-wasm',
   // Optional development-time requires inside @oclif/core.
   'typescript',
   'ts-node',

@@ -1,14 +1,21 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import chalk from 'chalk'
 
 import {ApiError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
-import {EXIT_INTERRUPTED, describeError} from './errors.js'
-import {configureColor, isTty, writeErr, writeJson} from './output.js'
+import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
+import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
+import {onStdoutClosed} from './stdio.js'
+import {checkPaths, select, splitPaths, takeJsonFields, type FieldSource} from './select.js'
 
 /** Of a failed answer's body, `--debug` shows at most this much. */
 const DEBUG_BODY_LIMIT = 64 * 1024
+
+/** oclif's parsed flags and arguments (its FlagOutput and ArgOutput, which it does not export). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Parsed = Record<string, any>
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
 
@@ -55,7 +62,25 @@ export abstract class BaseCommand extends Command {
       description: 'Disable colours (also off with NO_COLOR or when stdout is not a terminal).',
       helpGroup: 'GLOBAL',
     }),
+    jq: Flags.string({
+      description:
+        'Filter the JSON output with a jq expression (implies --json; strings print raw, like gh). With --all, it runs on each streamed record.',
+      helpGroup: 'GLOBAL',
+      helpValue: 'EXPR',
+    }),
   }
+
+  /**
+   * What the command's JSON records hold, for `--json FIELDS`, `--columns` and
+   * `--sort`: a read schema or a list of names, loaded only when one of those is
+   * given. A command without it takes a bare `--json` only.
+   */
+  static outputFields?: (argv: readonly string[]) => FieldSource | Promise<FieldSource>
+
+  /** The fields `--json FIELDS` (or `--columns` with `--json`) asked for. */
+  private selectedFields?: string[]
+  /** `--jq EXPR`. */
+  private jqExpr?: string
 
   /** Commands that manage signals themselves (a server) turn this off. */
   protected handlesInterrupt = true
@@ -73,6 +98,116 @@ export abstract class BaseCommand extends Command {
     await super.init()
     configureColor(this.argv)
     if (this.handlesInterrupt) process.once('SIGINT', this.onInterrupt)
+    onStdoutClosed()
+    await this.takeJsonArgs()
+  }
+
+  private get outputSource(): (() => FieldSource | Promise<FieldSource>) | undefined {
+    const source = (this.ctor as typeof BaseCommand).outputFields
+    return source && (() => source(this.argv))
+  }
+
+  /**
+   * oclif's `--json` is a switch: `--json a,b` and `--json=a,b` are taken out of
+   * the arguments here (the fields kept for output), and `--jq` turns `--json` on.
+   */
+  private async takeJsonArgs(): Promise<void> {
+    if (!this.ctor.enableJsonFlag) return
+    const end = this.argv.indexOf('--')
+    const before = end === -1 ? this.argv : this.argv.slice(0, end)
+    const mayHaveFields = before.some((a, i) => a.startsWith('--json=') || (a === '--json' && i < before.length - 1))
+    if (mayHaveFields) {
+      const source = this.outputSource
+      const {topFields} = await import('./select.js')
+      const names = source ? topFields(await source()) : undefined
+      const hasArgs = Object.keys(this.ctor.args ?? {}).length > 0
+      const taken = takeJsonFields(this.argv, names, hasArgs)
+      this.argv = taken.argv
+      this.selectedFields = taken.fields
+    }
+    const wantsJq = before.some((a) => a === '--jq' || a.startsWith('--jq='))
+    if (wantsJq && !this.argv.includes('--json'))
+      this.argv =
+        end === -1 ? [...this.argv, '--json'] : [...this.argv.slice(0, end), '--json', ...this.argv.slice(end)]
+    if (this.jsonEnabled()) this.wrapRun()
+  }
+
+  /**
+   * oclif's parse, then the checks of what the output flags name: each path of
+   * `--json FIELDS`, `--columns` and `--sort` against the command's fields, and
+   * the `--jq` expression compiled, before anything is sent.
+   */
+  protected override async parse<F extends Parsed, B extends Parsed, A extends Parsed>(
+    options?: Input<F, B, A>,
+    argv?: string[],
+  ): Promise<ParserOutput<F, B, A>> {
+    const out = await super.parse(options, argv)
+    const flags = out.flags as Record<string, unknown>
+    await this.checkOutputFlags(flags)
+    return out
+  }
+
+  private async checkOutputFlags(flags: Record<string, unknown>): Promise<void> {
+    const columns = typeof flags.columns === 'string' ? splitPaths(flags.columns) : undefined
+    if (this.jsonEnabled() && columns && columns.length > 0) this.selectedFields ??= columns
+    const sort = typeof flags.sort === 'string' ? flags.sort.replace(/^-/, '') : undefined
+    const named: [string, string[] | undefined][] = [
+      ['--json', this.selectedFields],
+      ['--columns', columns],
+      ['--sort', sort ? [sort] : undefined],
+    ]
+    if (named.some(([, paths]) => paths !== undefined)) {
+      const source = this.outputSource
+      if (!source && this.selectedFields)
+        throw new UsageError(`${this.id ?? 'this command'} takes --json without a field list; use --jq to pick fields.`)
+      if (source) {
+        const fields = await source()
+        for (const [flag, paths] of named) if (paths) checkPaths(fields, paths, flag)
+      }
+    }
+    if (typeof flags.jq === 'string') {
+      if (!this.ctor.enableJsonFlag)
+        throw new UsageError(`--jq needs JSON output, which ${this.id ?? 'this command'} does not print.`)
+      const {checkJq} = await import('./jq.js')
+      await checkJq(flags.jq)
+      this.jqExpr = flags.jq
+    }
+  }
+
+  /**
+   * Under --json the command's result is printed here rather than by oclif, which
+   * prints it synchronously and so could not run --jq: with the fields asked for
+   * (`--json FIELDS`, `--columns`), through the jq expression when given.
+   */
+  private wrapRun(): void {
+    const run = this.run.bind(this)
+    this.run = async () => {
+      const result = await run()
+      if (result === undefined || !this.jsonEnabled()) return result
+      await this.printSelected(result)
+      return undefined
+    }
+  }
+
+  private async printSelected(result: unknown): Promise<void> {
+    const value = select(result, this.selectedFields)
+    if (this.jqExpr === undefined) return writeJson(value)
+    const {runJq} = await import('./jq.js')
+    const out = await runJq(value, this.jqExpr)
+    if (out !== '') writeOut(out)
+  }
+
+  /**
+   * For a list streamed under `--json --all` (NDJSON): each record as its line,
+   * the selected fields only, through `--jq` when given (an empty string when jq
+   * printed nothing for it).
+   */
+  protected jsonLine(): (item: unknown) => string | Promise<string> {
+    const fields = this.selectedFields
+    const expr = this.jqExpr
+    if (expr === undefined) return (item) => JSON.stringify(select(item, fields))
+    const jq = import('./jq.js')
+    return async (item) => (await jq).runJq(select(item, fields), expr, false)
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */
@@ -99,6 +234,14 @@ export abstract class BaseCommand extends Command {
   /** Whether stderr notes (summaries, hints) should be written: not under --json. */
   protected note(text: string): void {
     if (!this.jsonEnabled()) writeErr(text)
+  }
+
+  /**
+   * A note about how the result was obtained that the user must see (a sort that
+   * fetched every page): plain on stderr, or `{"notice": ...}` under --json.
+   */
+  protected notice(text: string): void {
+    writeErr(this.jsonEnabled() ? JSON.stringify({notice: text}) : text)
   }
 
   /**

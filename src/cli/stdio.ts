@@ -56,21 +56,61 @@ export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineO
   }
 }
 
+let closed: AbortController | undefined
+
+/**
+ * Watches stdout for its reader going away (EPIPE: `mfg ... | head -1` after
+ * head has exited). From then on the returned signal is aborted: listings stop
+ * fetching and writing at once, and the command ends with exit code 0, as
+ * `yes | head -1` does. Without this watch, Node would throw the write error.
+ */
+export function onStdoutClosed(stream: NodeJS.WriteStream = process.stdout): AbortSignal {
+  if (closed) return closed.signal
+  const controller = new AbortController()
+  closed = controller
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err
+    if (!controller.signal.aborted) controller.abort(err)
+    process.exitCode = 0
+  })
+  return controller.signal
+}
+
+/** Whether stdout's reader has gone (see onStdoutClosed). */
+export function stdoutGone(): boolean {
+  return closed?.signal.aborted ?? false
+}
+
 /**
  * A listing's items, streamed or kept: with `line`, each item is written as the
  * line it gives as soon as it comes (streamOut) and nothing is kept, so memory
  * stays flat however long the list; without, the items are collected and returned.
+ * A line that is empty (jq printed nothing for the item) is left out. When
+ * stdout's reader goes away, the listing stops there: the request in flight is
+ * aborted through `signal` (give the same one to the listing) and no error is raised.
  */
-export async function streamOrCollect<T>(items: AsyncIterable<T>, line?: (item: T) => string): Promise<T[]> {
+export async function streamOrCollect<T>(
+  items: AsyncIterable<T>,
+  line?: (item: T) => string | Promise<string>,
+  signal: AbortSignal = onStdoutClosed(),
+): Promise<T[]> {
   const kept: T[] = []
   const out = streamOut()
   try {
     for await (const item of items) {
-      if (line) out.line(line(item))
-      else kept.push(item)
+      if (signal.aborted) break
+      if (!line) {
+        kept.push(item)
+        continue
+      }
+      const text = line(item)
+      const done = typeof text === 'string' ? text : await text
+      if (done !== '') out.line(done)
     }
+  } catch (err) {
+    if (!signal.aborted) throw err
   } finally {
-    out.flush()
+    if (!signal.aborted) out.flush()
   }
   return kept
 }
