@@ -7,7 +7,7 @@ import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
 import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
 import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
-import {onStdoutClosed} from './stdio.js'
+import {onStdoutClosed, type BatchTransform} from './stdio.js'
 import {checkPaths, select, splitPaths, takeJsonFields, type FieldSource} from './select.js'
 
 /** Of a failed answer's body, `--debug` shows at most this much. */
@@ -192,22 +192,25 @@ export abstract class BaseCommand extends Command {
   private async printSelected(result: unknown): Promise<void> {
     const value = select(result, this.selectedFields)
     if (this.jqExpr === undefined) return writeJson(value)
-    const {runJq} = await import('./jq.js')
-    const out = await runJq(value, this.jqExpr)
+    const {loadJq, runJq} = await import('./jq.js')
+    const out = runJq(await loadJq(), value, this.jqExpr)
     if (out !== '') writeOut(out)
   }
 
   /**
-   * For a list streamed under `--json --all` (NDJSON): each record as its line,
-   * the selected fields only, through `--jq` when given (an empty string when jq
-   * printed nothing for it).
+   * For a list streamed under `--json --all` (NDJSON): each record as its line
+   * with the selected fields only, and with `--jq` a transform that runs the
+   * expression over each batch of lines (jq reads them as a stream of values,
+   * one run per batch rather than per record).
    */
-  protected jsonLine(): (item: unknown) => string | Promise<string> {
+  protected async jsonStream(): Promise<{line: (item: unknown) => string; transform?: BatchTransform}> {
     const fields = this.selectedFields
+    const line = (item: unknown) => JSON.stringify(select(item, fields))
     const expr = this.jqExpr
-    if (expr === undefined) return (item) => JSON.stringify(select(item, fields))
-    const jq = import('./jq.js')
-    return async (item) => (await jq).runJq(select(item, fields), expr, false)
+    if (expr === undefined) return {line}
+    const {loadJq, runJq} = await import('./jq.js')
+    const jq = await loadJq()
+    return {line, transform: (lines) => runJq(jq, lines, expr, false)}
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */

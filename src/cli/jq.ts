@@ -1,28 +1,32 @@
+import type {Jq} from 'jq-wasm'
+
 import {UsageError} from './errors.js'
 import {isTty} from './stdio.js'
 
 /**
- * `--jq EXPR`: a jq expression run over a command's JSON result through jq-wasm
- * (jq itself, compiled to WebAssembly; docs/dependencies.md says why this one).
- * This module is imported only when the flag is given, and it imports jq-wasm
- * (1.3 MB of WebAssembly) only then.
+ * `--jq EXPR`: a jq expression run over a command's JSON output through
+ * jq-wasm (jq 1.8 itself, compiled to WebAssembly; docs/dependencies.md says why
+ * this package). This module is imported only when the flag is given, and it
+ * loads jq (1 MB of WebAssembly) only then.
  */
 
-type JqModule = typeof import('jq-wasm')
+let loaded: Promise<Jq> | undefined
 
-let loaded: Promise<JqModule> | undefined
-const jq = (): Promise<JqModule> => (loaded ??= import('jq-wasm'))
+/** jq, loaded once; after that every run is synchronous. */
+export function loadJq(): Promise<Jq> {
+  loaded ??= import('jq-wasm').then((m) => m.loadJq())
+  return loaded
+}
 
-/** jq's own message, without its `jq: error:` prefixes and trailing count line; `shift` lines taken off its line numbers. */
-function jqMessage(err: unknown, shift = 0): string {
-  const text = err instanceof Error ? err.message : String(err)
-  return text
+/** jq's own message without its `jq: error:` prefixes and its count line; `shift` lines taken off its line numbers. */
+function jqMessage(stderr: string, shift = 0): string {
+  return stderr
     .split('\n')
     .filter((l) => l.trim() !== '' && !/^jq: \d+ compile errors?$/.test(l))
     .map((l) =>
       l
         .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
-        .replace(/, line (\d+):$/, (_m, n: string) => `, line ${Number(n) - shift}:`)
+        .replace(/, line (\d+)(, column \d+)?:$/, (_m, n: string, col = '') => `, line ${Number(n) - shift}${col}:`)
         .trimEnd(),
     )
     .join('\n')
@@ -33,27 +37,23 @@ function jqMessage(err: unknown, shift = 0): string {
  * jq cannot read): a usage error with jq's message when it does not compile.
  */
 export async function checkJq(expr: string): Promise<void> {
-  const {raw} = await jq()
-  try {
-    // The expression on lines of its own, so that jq quotes the user's text; one line is taken off its numbers.
-    await raw('null', `if false then (\n${expr}\n) else empty end`, ['-n'])
-  } catch (err) {
-    throw new UsageError(`--jq: ${jqMessage(err, 1)}`)
-  }
+  const jq = await loadJq()
+  // The expression on lines of its own, so that jq quotes the user's text; one line is taken off its numbers.
+  const r = jq.raw(null, `if false then (\n${expr}\n) else empty end`, ['-n'])
+  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr, 1)}`)
 }
 
+/** jq's flags for output as gh prints it: strings raw, other values indented on a terminal, one line each when piped. */
+const outputFlags = (pretty: boolean) => (pretty ? ['-r'] : ['-r', '-c'])
+
 /**
- * The output of `expr` over `value`, as gh prints it: strings raw, other values
- * as JSON (indented on a terminal, one line each when piped), one result a line.
- * A failure while running (a type error, `error(...)`) is a usage error too: the
+ * Runs `expr` over `input`: one JSON value, or JSON text of several values one a
+ * line (each is run through `expr`, as jq does with its standard input). A
+ * failure while running (a type error, `error(...)`) is a usage error too: the
  * expression does not fit the data.
  */
-export async function runJq(value: unknown, expr: string, pretty = isTty(process.stdout)): Promise<string> {
-  const {raw} = await jq()
-  try {
-    const out = await raw(JSON.stringify(value), expr, pretty ? ['-r'] : ['-r', '-c'])
-    return out
-  } catch (err) {
-    throw new UsageError(`--jq: ${jqMessage(err)}`)
-  }
+export function runJq(jq: Jq, input: unknown, expr: string, pretty = isTty(process.stdout)): string {
+  const r = jq.raw(typeof input === 'string' ? input : JSON.stringify(input), expr, outputFlags(pretty))
+  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr)}`)
+  return r.stdout
 }

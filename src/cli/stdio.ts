@@ -32,29 +32,54 @@ const FLUSH_AT = 64 * 1024
  * The very first line is written at once: the time to it is what the next
  * command of a pipeline waits for.
  */
-export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineOut {
+export function streamOut(stream: NodeJS.WritableStream = process.stdout, transform?: BatchTransform): LineOut {
   let pending = ''
   let scheduled: NodeJS.Immediate | undefined
   let first = true
+  let failed: unknown
   const flush = () => {
     if (scheduled) clearImmediate(scheduled)
     scheduled = undefined
+    if (failed !== undefined) throw failed
     if (pending === '') return
     const text = pending
     pending = ''
-    stream.write(text)
+    let out = text
+    if (transform) {
+      try {
+        out = transform(text)
+      } catch (err) {
+        failed = err
+        throw err
+      }
+      if (out === '') return
+      if (!out.endsWith('\n')) out += '\n'
+    }
+    stream.write(out)
+  }
+  // A batch flushed on its own turn of the event loop keeps a transform's error for the next call.
+  const later = () => {
+    try {
+      flush()
+    } catch {
+      // kept in `failed`
+    }
   }
   return {
     line(text) {
+      if (failed !== undefined) throw failed
       pending += text.endsWith('\n') ? text : `${text}\n`
       if (first || pending.length >= FLUSH_AT) {
         first = false
         flush()
-      } else scheduled ??= setImmediate(flush)
+      } else scheduled ??= setImmediate(later)
     },
     flush,
   }
 }
+
+/** Turns a batch of lines into what is written (`--jq` over NDJSON); an empty answer writes nothing. */
+export type BatchTransform = (lines: string) => string
 
 let closed: AbortController | undefined
 
@@ -85,17 +110,18 @@ export function stdoutGone(): boolean {
  * A listing's items, streamed or kept: with `line`, each item is written as the
  * line it gives as soon as it comes (streamOut) and nothing is kept, so memory
  * stays flat however long the list; without, the items are collected and returned.
- * A line that is empty (jq printed nothing for the item) is left out. When
+ * `transform` rewrites each batch of lines before it is written. When
  * stdout's reader goes away, the listing stops there: the request in flight is
  * aborted through `signal` (give the same one to the listing) and no error is raised.
  */
 export async function streamOrCollect<T>(
   items: AsyncIterable<T>,
-  line?: (item: T) => string | Promise<string>,
+  line?: (item: T) => string,
   signal: AbortSignal = onStdoutClosed(),
+  transform?: BatchTransform,
 ): Promise<T[]> {
   const kept: T[] = []
-  const out = streamOut()
+  const out = streamOut(process.stdout, transform)
   try {
     for await (const item of items) {
       if (signal.aborted) break
@@ -103,9 +129,7 @@ export async function streamOrCollect<T>(
         kept.push(item)
         continue
       }
-      const text = line(item)
-      const done = typeof text === 'string' ? text : await text
-      if (done !== '') out.line(done)
+      out.line(line(item))
     }
   } catch (err) {
     if (!signal.aborted) throw err

@@ -5,7 +5,7 @@ import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} f
 import {UsageError} from '../../cli/errors.js'
 import {listFlags, pagingFlags, parseSort, type ListOutputFlags} from '../../cli/flags.js'
 import {streamOrCollect, writeErr} from '../../cli/output.js'
-import {onStdoutClosed} from '../../cli/stdio.js'
+import {onStdoutClosed, type BatchTransform} from '../../cli/stdio.js'
 import {LIST_TYPES, STAGES, V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
 import {
   DEMAND_SERVICE_SORTS,
@@ -101,8 +101,8 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
         this.notice(`Sorting by ${sort.field}: the service sorts only by createdAt, so every page is fetched first.`)
       // Stream: print each item as it arrives, unless a sort needs them all first.
       const streaming = flags.all && !clientSort && (flags.ndjson || this.jsonEnabled())
-      const line = streaming ? this.lineFor(flags, render) : undefined
-      records = (await streamOrCollect(streamDemands(ctx, input), line, signal)).map(displayRecord)
+      const {line, transform} = streaming ? await this.lineFor(flags, render) : {}
+      records = (await streamOrCollect(streamDemands(ctx, input), line, signal, transform)).map(displayRecord)
       if (streaming || signal.aborted) return undefined
     }
     if (clientSort && render) {
@@ -119,15 +119,15 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
   }
 
   /** One streamed demand's line: JSON (fields and --jq applied) or NDJSON with --columns. */
-  private lineFor(
+  private async lineFor(
     flags: ListOutputFlags,
     render: typeof import('../../cli/render.js') | undefined,
-  ): (r: DemandRecord) => string | Promise<string> {
+  ): Promise<{line: (r: DemandRecord) => string; transform?: BatchTransform}> {
     if (this.jsonEnabled() || !render) {
-      const json = this.jsonLine()
-      return (r) => json(displayRecord(r))
+      const {line, transform} = await this.jsonStream()
+      return {line: (r) => line(displayRecord(r)), ...(transform ? {transform} : {})}
     }
-    return (r) => render.ndjsonLine(displayRecord(r), flags, DEMAND_LIST_COLUMNS)
+    return {line: (r) => render.ndjsonLine(displayRecord(r), flags, DEMAND_LIST_COLUMNS)}
   }
 
   /** The legacy flow: stored ids in, records out in the same order, missing ids on stderr. */
