@@ -122,6 +122,7 @@ export async function streamOrCollect<T>(
 ): Promise<T[]> {
   const kept: T[] = []
   const out = streamOut(process.stdout, transform)
+  streaming = out
   try {
     for await (const item of items) {
       if (signal.aborted) break
@@ -134,9 +135,23 @@ export async function streamOrCollect<T>(
   } catch (err) {
     if (!signal.aborted) throw err
   } finally {
+    streaming = undefined
     if (!signal.aborted) out.flush()
   }
   return kept
+}
+
+/** The lines of the listing being streamed, if any. */
+let streaming: LineOut | undefined
+
+/**
+ * Writes out the lines a streamed listing holds and waits one turn of the event
+ * loop, in which a write to a reader that has gone reports EPIPE (see
+ * onStdoutClosed): a listing awaits this before asking for its next page.
+ */
+export async function settleStdout(): Promise<void> {
+  streaming?.flush()
+  await new Promise((done) => setImmediate(done))
 }
 
 /** Notes, progress, summaries and errors go to stderr. */

@@ -5,7 +5,7 @@ import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} f
 import {UsageError} from '../../cli/errors.js'
 import {listFlags, pagingFlags, parseSort, type ListOutputFlags} from '../../cli/flags.js'
 import {streamOrCollect, writeErr} from '../../cli/output.js'
-import {onStdoutClosed, type BatchTransform} from '../../cli/stdio.js'
+import {onStdoutClosed, settleStdout, type BatchTransform} from '../../cli/stdio.js'
 import {LIST_TYPES, STAGES, V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
 import {
   DEMAND_SERVICE_SORTS,
@@ -83,6 +83,7 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
       limit: clientSort ? undefined : flags.limit,
       sort: serviceSort,
       signal,
+      beforePage: settleStdout,
     })
     const onePage =
       !flags.all &&

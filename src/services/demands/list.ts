@@ -24,6 +24,8 @@ export interface ListDemandsInput {
   sort?: DemandServiceSort
   /** Stops the listing (and the request in flight) when aborted. */
   signal?: AbortSignal
+  /** Awaited before each further page (see PaginateOptions.beforePage). */
+  beforePage?: () => Promise<void>
 }
 
 /** One page; a paging field is absent when the service sent no usable value for it. */
@@ -73,6 +75,6 @@ export function streamDemands(ctx: ServiceContext, input: ListDemandsInput): Asy
     ctx.businessId,
     input.type,
     {...query(input), pageSize: input.pageSize ?? V1_PAGE_SIZE_MAX, ...defined({page: input.page})},
-    {...defined({limit: input.limit}), ...(input.signal ? {signal: input.signal} : {})},
+    defined({limit: input.limit, signal: input.signal, beforePage: input.beforePage}),
   )
 }
