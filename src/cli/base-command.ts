@@ -159,7 +159,7 @@ export abstract class BaseCommand extends Command {
     if (named.some(([, paths]) => paths !== undefined)) {
       const source = this.outputSource
       if (!source && this.selectedFields)
-        throw new UsageError(`${this.id ?? 'this command'} takes --json without a field list; use --jq to pick fields.`)
+        throw new UsageError(`${this.commandName()} takes --json without a field list; use --jq to pick fields.`)
       if (source) {
         const fields = await source()
         for (const [flag, paths] of named) if (paths) checkPaths(fields, paths, flag)
@@ -167,7 +167,7 @@ export abstract class BaseCommand extends Command {
     }
     if (typeof flags.jq === 'string') {
       if (!this.ctor.enableJsonFlag)
-        throw new UsageError(`--jq needs JSON output, which ${this.id ?? 'this command'} does not print.`)
+        throw new UsageError(`--jq needs JSON output, which ${this.commandName()} does not print.`)
       const {checkJq} = await import('./jq.js')
       await checkJq(flags.jq)
       this.jqExpr = flags.jq

@@ -119,7 +119,7 @@ export function checkPaths(source: FieldSource, paths: readonly string[], flag: 
     const below = fieldPaths(source).filter((p) => p.startsWith(`${top}.`))
     const valid = below.length > 0 && topFields(source).includes(top) ? below : topFields(source)
     throw new UsageError(
-      `${flag}: unknown field ${JSON.stringify(path)} (${problem}). Valid fields: ${valid.join(', ')}. Nested fields by dotted path, list items by index (quoteModel.0.fileName).`,
+      `${flag}: unknown field ${JSON.stringify(path)} (${problem}). Valid fields: ${valid.join(', ')}. Nested fields by dotted path (a.b), list items by index (a.0.b).`,
     )
   }
 }
