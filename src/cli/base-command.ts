@@ -174,6 +174,11 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /** `mfg demand list`, as the user typed it. */
+  private commandName(): string {
+    return `${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')}`.trim()
+  }
+
   /**
    * Under --json the command's result is printed here rather than by oclif, which
    * prints it synchronously and so could not run --jq: with the fields asked for
