@@ -169,7 +169,9 @@ describe('--jq', () => {
     const r = await mfg(['demand', 'list', '--jq', '.[] |||'])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
-    expect(JSON.parse(r.stderr).error.message).toMatch(/^--jq: syntax error.*line 1, column \d+:\n\s*\.\[\] \|\|\|\n\s*\^$/s)
+    expect(JSON.parse(r.stderr).error.message).toMatch(
+      /^--jq: syntax error.*line 1, column \d+:\n\s*\.\[\] \|\|\|\n\s*\^$/s,
+    )
     expect(listRequests).toBe(before)
   })
 })

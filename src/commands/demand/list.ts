@@ -1,17 +1,17 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, displayRecord, notFoundLine} from '../../cli/demands.js'
-import {UsageError} from '../../cli/errors.js'
-import {listFlags, pagingFlags, parseSort, type ListOutputFlags} from '../../cli/flags.js'
-import {streamOrCollect, writeErr} from '../../cli/output.js'
-import {onStdoutClosed, settleStdout, type BatchTransform} from '../../cli/stdio.js'
+import {demandLines, listByIds} from '../../cli/demand-list.js'
+import {DEMAND_LIST_COLUMNS, displayRecord} from '../../cli/demands.js'
+import {listFlags, pagingFlags} from '../../cli/flags.js'
+import {fetchAllNotice, planSort} from '../../cli/list-sort.js'
+import {streamOrCollect} from '../../cli/output.js'
+import {onStdoutClosed, settleStdout} from '../../cli/stdio.js'
 import {LIST_TYPES, STAGES, V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
 import {
   DEMAND_SERVICE_SORTS,
   listDemandPage,
   streamDemands,
-  type DemandServiceSort,
   type ListDemandsInput,
 } from '../../services/demands/list.js'
 import {given} from '../../util/fields.js'
@@ -62,16 +62,11 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
 
   async run(): Promise<DemandRecord[] | LegacyDemandRecord[] | undefined> {
     const {flags} = await this.parse(DemandList)
-    if (flags.ids !== undefined || flags['ids-file'] !== undefined) return this.byIds(flags)
-    const sort = parseSort(flags.sort)
-    const spec = sort && `${sort.desc ? '-' : ''}${sort.field}`
-    const serviceSort = DEMAND_SERVICE_SORTS.find((s) => s === spec) as DemandServiceSort | undefined
-    const clientSort = sort !== undefined && serviceSort === undefined
-    if (clientSort && flags.page !== undefined) {
-      throw new UsageError(
-        `--sort ${flags.sort} cannot be used with --page: the service sorts only by createdAt, so the CLI sorts the whole list itself. Leave out --page (every page is then fetched and sorted), or use --all.`,
-      )
+    if (flags.ids !== undefined || flags['ids-file'] !== undefined) {
+      const {client} = await this.context(flags).session()
+      return listByIds(flags, client, this.jsonEnabled())
     }
+    const sort = planSort(flags.sort, DEMAND_SERVICE_SORTS, flags.page, 'createdAt')
     const ctx = await this.context(flags).service()
     const signal = onStdoutClosed()
     const input: ListDemandsInput = given({
@@ -80,17 +75,17 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
       archived: flags.archived || undefined,
       page: flags.page,
       pageSize: flags['page-size'],
-      limit: clientSort ? undefined : flags.limit,
-      sort: serviceSort,
+      limit: sort.client ? undefined : flags.limit,
+      sort: sort.service,
       signal,
       beforePage: settleStdout,
     })
     const onePage =
       !flags.all &&
-      !clientSort &&
+      !sort.client &&
       (flags.limit === undefined || flags.limit <= (flags['page-size'] ?? V1_PAGE_SIZE_MAX))
     // The table renderer is only loaded when a table, CSV, NDJSON or a client-side sort is asked for.
-    const render = this.jsonEnabled() && !clientSort ? undefined : await import('../../cli/render.js')
+    const render = this.jsonEnabled() && !sort.client ? undefined : await import('../../cli/render.js')
     let records: DemandRecord[]
     let more: string | undefined
     if (onePage) {
@@ -98,15 +93,15 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
       records = page.records.map(displayRecord)
       more = render?.morePagesNote(page, 'demands')
     } else {
-      if (clientSort && !flags.all)
-        this.notice(`Sorting by ${sort.field}: the service sorts only by createdAt, so every page is fetched first.`)
+      if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, 'createdAt'))
       // Stream: print each item as it arrives, unless a sort needs them all first.
-      const streaming = flags.all && !clientSort && (flags.ndjson || this.jsonEnabled())
-      const {line, transform} = streaming ? await this.lineFor(flags, render) : {}
+      const streaming = flags.all && !sort.client && (flags.ndjson || this.jsonEnabled())
+      const json = streaming && this.jsonEnabled() ? await this.jsonStream() : undefined
+      const {line, transform} = streaming ? demandLines(flags, render, json) : {}
       records = (await streamOrCollect(streamDemands(ctx, input), line, signal, transform)).map(displayRecord)
       if (streaming || signal.aborted) return undefined
     }
-    if (clientSort && render) {
+    if (sort.client && render) {
       records = render.sortRows(records, flags.sort)
       if (flags.limit !== undefined) records = records.slice(0, flags.limit)
     }
@@ -116,44 +111,6 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
       render.printList(records, flags, DEMAND_LIST_COLUMNS, filtered ? 'No demands match.' : 'No demands.')
     }
     if (more) this.note(more)
-    return records
-  }
-
-  /** One streamed demand's line: JSON (fields and --jq applied) or NDJSON with --columns. */
-  private async lineFor(
-    flags: ListOutputFlags,
-    render: typeof import('../../cli/render.js') | undefined,
-  ): Promise<{line: (r: DemandRecord) => string; transform?: BatchTransform}> {
-    if (this.jsonEnabled() || !render) {
-      const {line, transform} = await this.jsonStream()
-      return {line: (r) => line(displayRecord(r)), ...(transform ? {transform} : {})}
-    }
-    return {line: (r) => render.ndjsonLine(displayRecord(r), flags, DEMAND_LIST_COLUMNS)}
-  }
-
-  /** The legacy flow: stored ids in, records out in the same order, missing ids on stderr. */
-  private async byIds(
-    flags: ListOutputFlags & {ids?: string; 'ids-file'?: string; profile?: string; verbose?: boolean},
-  ): Promise<LegacyDemandRecord[]> {
-    const {listLegacyByIds, splitIds} = await import('../../services/demands/legacy.js')
-    let text = flags.ids ?? ''
-    if (flags['ids-file'] !== undefined) {
-      const {readTextInput} = await import('../../cli/input.js')
-      text = (await readTextInput(flags['ids-file'], '--ids-file')).text
-    }
-    const ids = splitIds(text)
-    const {client} = await this.context(flags).session()
-    const render = await import('../../cli/render.js')
-    // The ids are all read before anything is sorted: the sort covers the whole result.
-    const streaming = flags.ndjson && !flags.sort
-    const missing: string[] = []
-    const line = streaming ? (r: LegacyDemandRecord) => render.ndjsonLine(r, flags, LEGACY_LIST_COLUMNS) : undefined
-    let records = await streamOrCollect(listLegacyByIds({client}, ids, missing), line)
-    if (!streaming) {
-      records = render.sortRows(records, flags.sort)
-      if (!this.jsonEnabled()) render.printList(records, flags, LEGACY_LIST_COLUMNS, 'No demands.')
-    }
-    if (missing.length > 0) writeErr(notFoundLine(missing, ids.length))
     return records
   }
 }

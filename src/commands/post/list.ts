@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {UsageError} from '../../cli/errors.js'
-import {listFlags, pagingFlags, parseSort} from '../../cli/flags.js'
+import {listFlags, pagingFlags} from '../../cli/flags.js'
+import {fetchAllNotice, planSort} from '../../cli/list-sort.js'
 import {postRow} from '../../cli/posts.js'
 import {streamOrCollect} from '../../cli/output.js'
 import {onStdoutClosed} from '../../cli/stdio.js'
@@ -52,14 +52,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
 
   async run(): Promise<PostRecord[] | undefined> {
     const {flags} = await this.parse(PostList)
-    const sort = parseSort(flags.sort)
-    const serviceSort = sort ? POST_SERVICE_SORTS[`${sort.desc ? '-' : ''}${sort.field}`] : undefined
-    const clientSort = sort !== undefined && serviceSort === undefined
-    if (clientSort && flags.page !== undefined) {
-      throw new UsageError(
-        `--sort ${flags.sort} cannot be used with --page: the service sorts only by createdAt, views and likes, so the CLI sorts the whole list itself. Leave out --page (every page is then fetched and sorted), or use --all.`,
-      )
-    }
+    const sort = planSort(flags.sort, POST_SERVICE_SORTS, flags.page, 'createdAt, views and likes')
     const ctx = await this.context(flags).service()
     const signal = onStdoutClosed()
     const input: ListPostsInput = given({
@@ -69,15 +62,15 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       free: flags.free,
       tags: flags.tags ? splitList(flags.tags) : undefined,
       formats: flags.formats ? splitList(flags.formats) : undefined,
-      sortBy: (serviceSort ?? flags['sort-by']) as PostSort | undefined,
+      sortBy: (sort.service ?? flags['sort-by']) as PostSort | undefined,
       currentPage: flags.page,
       pageSize: flags['page-size'],
-      limit: clientSort ? undefined : flags.limit,
+      limit: sort.client ? undefined : flags.limit,
       signal,
     })
     const onePage =
       !flags.all &&
-      !clientSort &&
+      !sort.client &&
       (flags.limit === undefined || flags.limit <= (flags['page-size'] ?? POSTS_PAGE_SIZE_MAX))
     const render = await import('../../cli/render.js')
     let posts: PostRecord[]
@@ -87,18 +80,15 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       posts = page.posts
       more = render.morePagesNote({...page, page: page.currentPage}, 'products')
     } else {
-      if (clientSort && !flags.all)
-        this.notice(
-          `Sorting by ${sort.field}: the service sorts only by createdAt, views and likes, so every page is fetched first.`,
-        )
-      const streaming = flags.all && !clientSort && (flags.ndjson || this.jsonEnabled())
+      if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, 'createdAt, views and likes'))
+      const streaming = flags.all && !sort.client && (flags.ndjson || this.jsonEnabled())
       const json = streaming && this.jsonEnabled() ? await this.jsonStream() : undefined
       const line =
         json?.line ?? (streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined)
       posts = await streamOrCollect(streamPosts(ctx, input), line, signal, json?.transform)
       if (streaming || signal.aborted) return undefined
     }
-    if (clientSort) {
+    if (sort.client) {
       posts = render.sortRows(posts, flags.sort)
       if (flags.limit !== undefined) posts = posts.slice(0, flags.limit)
     }

@@ -5,9 +5,9 @@ import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 
-/** The orders the v1 list can sort in itself (contract: `sort`). */
-export const DEMAND_SERVICE_SORTS = ['createdAt', '-createdAt'] as const
-export type DemandServiceSort = (typeof DEMAND_SERVICE_SORTS)[number]
+/** The orders the v1 list can sort in itself (contract: `sort`), by `--sort` spec. */
+export const DEMAND_SERVICE_SORTS = {createdAt: 'createdAt', '-createdAt': '-createdAt'} as const
+export type DemandServiceSort = (typeof DEMAND_SERVICE_SORTS)[keyof typeof DEMAND_SERVICE_SORTS]
 
 export interface ListDemandsInput {
   type: ListType
