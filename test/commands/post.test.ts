@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
+import {json, jsonLines, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
 
 interface Post {
@@ -25,7 +25,7 @@ const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, en
 const all = async (...filters: string[]) => {
   const r = await run(['post', 'list', '--all', '--json', ...filters])
   expect(r.exitCode, r.stderr).toBe(0)
-  return json<Post[]>(r)
+  return jsonLines<Post>(r)
 }
 
 beforeAll(async () => {
