@@ -96,7 +96,6 @@ export function onStdoutClosed(stream: NodeJS.WriteStream = process.stdout): Abo
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err
     if (!controller.signal.aborted) controller.abort(err)
-    process.exitCode = 0
   })
   return controller.signal
 }
