@@ -60,10 +60,10 @@ function screen(raw: string): string[] {
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!
     if (c === '\u001b') {
-      const m = /^\u001b\[[0-9;?]*([A-Za-z])/.exec(raw.slice(i))
+      const m = /^\[[0-9;?]*([A-Za-z])/.exec(raw.slice(i + 1))
       if (m) {
         if (m[1] === 'K') line = line.slice(0, col)
-        i += m[0].length - 1
+        i += m[0].length
       }
     } else if (c === '\r') col = 0
     else if (c === '\n') {
