@@ -77,6 +77,9 @@ export abstract class BaseCommand extends Command {
    */
   static outputFields?: (argv: readonly string[]) => FieldSource | Promise<FieldSource>
 
+  /** False for commands that print a stream of JSON lines themselves (a server, a listener): --jq is refused there. */
+  static jqOutput = true
+
   /** The fields `--json FIELDS` (or `--columns` with `--json`) asked for. */
   private selectedFields?: string[]
   /** `--jq EXPR`. */
@@ -166,8 +169,10 @@ export abstract class BaseCommand extends Command {
       }
     }
     if (typeof flags.jq === 'string') {
-      if (!this.ctor.enableJsonFlag)
-        throw new UsageError(`--jq needs JSON output, which ${this.commandName()} does not print.`)
+      if (!this.ctor.enableJsonFlag || !(this.ctor as typeof BaseCommand).jqOutput)
+        throw new UsageError(
+          `--jq does not apply to ${this.commandName()}: it prints its output as it comes; pipe it to jq instead.`,
+        )
       const {checkJq} = await import('./jq.js')
       await checkJq(flags.jq)
       this.jqExpr = flags.jq

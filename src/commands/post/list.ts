@@ -24,7 +24,7 @@ export default class PostList extends BaseCommand {
   static override summary = "List the business's products (legacy posts)."
   static override description = `Shows one page of products (5 by default, newest first), or every page with --all. Every filter of the service is a flag: --category, --service, --type, --free/--no-free, --tags and --formats (comma-separated; a product matches any of them).
 
---sort createdAt, -createdAt, -views and -likes are done by the service (its sortBy, also given as --sort-by). Any other field is sorted by the CLI over the whole list: every page is fetched first (said on stderr), and --limit then keeps the first products of the sorted list.
+--sort createdAt, -createdAt, -views and -likes are done by the service (its sortBy; --sort-by createdAtDec and the like still work). Any other field is sorted by the CLI over the whole list: every page is fetched first (said on stderr), and --limit then keeps the first products of the sorted list.
 
 The table shows the materials and models as counts; --json, --ndjson and --columns give the full records. With --all --json (or --ndjson) each product is one JSON line, printed as its page arrives.`
   static override examples = [
@@ -42,9 +42,11 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     tags: Flags.string({description: 'Comma-separated tags; a product matches any.'}),
     formats: Flags.string({description: 'Comma-separated file formats such as stl,step; a product matches any.'}),
     'sort-by': Flags.string({
-      description: "The service's order (default createdAtDec); --sort names the same orders by field.",
+      description:
+        "The service's order by its own name; the older spelling of --sort createdAt, -createdAt, -views, -likes.",
       options: [...POST_SORTS],
       exclusive: ['sort'],
+      hidden: true,
     }),
     ...pagingFlags('products', POSTS_PAGE_SIZE_MAX, 5),
     ...listFlags(POST_LIST_COLUMNS),
