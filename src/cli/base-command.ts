@@ -8,7 +8,8 @@ import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './co
 import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
 import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
 import {onStdoutClosed, type BatchTransform} from './stdio.js'
-import {checkPaths, select, splitPaths, takeJsonFields, type FieldSource} from './select.js'
+import type {FieldSource} from './field-paths.js'
+import {select, splitPaths, takeJsonFields} from './select.js'
 
 /** Of a failed answer's body, `--debug` shows at most this much. */
 const DEBUG_BODY_LIMIT = 64 * 1024
@@ -121,7 +122,7 @@ export abstract class BaseCommand extends Command {
     const mayHaveFields = before.some((a, i) => a.startsWith('--json=') || (a === '--json' && i < before.length - 1))
     if (mayHaveFields) {
       const source = this.outputSource
-      const {topFields} = await import('./select.js')
+      const {topFields} = await import('./field-paths.js')
       const names = source ? topFields(await source()) : undefined
       const hasArgs = Object.keys(this.ctor.args ?? {}).length > 0
       const taken = takeJsonFields(this.argv, names, hasArgs)
@@ -164,7 +165,7 @@ export abstract class BaseCommand extends Command {
       if (!source && this.selectedFields)
         throw new UsageError(`${this.commandName()} takes --json without a field list; use --jq to pick fields.`)
       if (source) {
-        const fields = await source()
+        const [fields, {checkPaths}] = await Promise.all([source(), import('./field-paths.js')])
         for (const [flag, paths] of named) if (paths) checkPaths(fields, paths, flag)
       }
     }
