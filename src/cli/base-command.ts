@@ -7,7 +7,7 @@ import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
 import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
 import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
-import {onStdoutClosed, type BatchTransform} from './stdio.js'
+import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
 import type {FieldSource} from './field-paths.js'
 import {select, splitPaths, takeJsonFields} from './select.js'
 
@@ -222,6 +222,14 @@ export abstract class BaseCommand extends Command {
     const {loadJq, runJq} = await import('./jq.js')
     const jq = await loadJq()
     return {line, transform: (lines) => runJq(jq, lines, expr, false)}
+  }
+
+  /** `--all --json` of a list that had to be gathered first (a client-side sort): NDJSON all the same. */
+  protected async printJsonLines(items: readonly unknown[]): Promise<void> {
+    const {line, transform} = await this.jsonStream()
+    const out = streamOut(process.stdout, transform)
+    for (const item of items) out.line(line(item))
+    out.flush()
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */

@@ -206,6 +206,17 @@ describe('honest --sort', () => {
     expect([...got].sort((a, b) => b - a)).toEqual(got)
   })
 
+  it('--all --json with a client-side sort is NDJSON too, sorted over every page', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--json', 'priceTotal', '--sort', 'priceTotal'])
+    expect(r.code, r.stderr).toBe(0)
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as {priceTotal: number}).priceTotal)
+    expect(got.length).toBeGreaterThanOrEqual(DEMANDS)
+    expect([...got].sort((a, b) => a - b)).toEqual(got)
+  })
+
   it('createdAt is sorted by the service: one page, no notice', async () => {
     const before = listRequests
     const r = await mfg(['demand', 'list', '--sort', 'createdAt', '--limit', '3', '--json', 'orderNumber'])

@@ -104,6 +104,7 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
     if (sort.client && render) {
       records = render.sortRows(records, flags.sort)
       if (flags.limit !== undefined) records = records.slice(0, flags.limit)
+      if (flags.all && this.jsonEnabled()) return void (await this.printJsonLines(records))
     }
     if (render && !this.jsonEnabled()) {
       // A filter that matched nothing is told apart from a business with no demands.

@@ -93,6 +93,7 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
     if (sort.client) {
       posts = render.sortRows(posts, flags.sort)
       if (flags.limit !== undefined) posts = posts.slice(0, flags.limit)
+      if (flags.all && this.jsonEnabled()) return void (await this.printJsonLines(posts))
     }
     if (!this.jsonEnabled()) {
       const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
