@@ -119,12 +119,14 @@ export abstract class BaseCommand extends Command {
     if (!this.ctor.enableJsonFlag) return
     const end = this.argv.indexOf('--')
     const before = end === -1 ? this.argv : this.argv.slice(0, end)
-    const mayHaveFields = before.some((a, i) => a.startsWith('--json=') || (a === '--json' && i < before.length - 1))
+    const mayHaveFields = before.some(
+      (a, i) => a.startsWith('--json=') || (a === '--json' && before[i + 1]?.startsWith('-') === false),
+    )
     if (mayHaveFields) {
-      const source = this.outputSource
-      const {topFields} = await import('./field-paths.js')
-      const names = source ? topFields(await source()) : undefined
+      // With positional arguments, a word after --json is a field list only when it names known fields.
       const hasArgs = Object.keys(this.ctor.args ?? {}).length > 0
+      const source = hasArgs ? this.outputSource : undefined
+      const names = source ? (await import('./field-paths.js')).topFields(await source()) : undefined
       const taken = takeJsonFields(this.argv, names, hasArgs)
       this.argv = taken.argv
       this.selectedFields = taken.fields
