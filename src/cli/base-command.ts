@@ -132,6 +132,11 @@ export abstract class BaseCommand extends Command {
       this.selectedFields = taken.fields
     }
     const wantsJq = before.some((a) => a === '--jq' || a.startsWith('--jq='))
+    const other = before.find((a) => a === '--ndjson' || a === '--csv')
+    if (wantsJq && other)
+      throw new UsageError(
+        `--jq filters JSON output and cannot be combined with ${other}; leave ${other} out (with --all, --jq runs on each record of the stream).`,
+      )
     if (wantsJq && !this.argv.includes('--json'))
       this.argv =
         end === -1 ? [...this.argv, '--json'] : [...this.argv.slice(0, end), '--json', ...this.argv.slice(end)]

@@ -176,6 +176,15 @@ describe('--jq', () => {
   })
 })
 
+describe('--jq with another format', () => {
+  it('is refused, naming the flag to leave out', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--ndjson', '--jq', '.orderNumber'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('leave --ndjson out')
+  })
+})
+
 describe('--all', () => {
   it('--json --all prints one record a line, every page', async () => {
     const r = await mfg(['demand', 'list', '--all', '--json', 'orderNumber'])
