@@ -20,6 +20,12 @@ export interface PaginateOptions<T> {
   /** The most pages to follow before failing (default MAX_PAGES). */
   maxPages?: number
   signal?: AbortSignal
+  /**
+   * Awaited before each page after the first: the caller writes out what it
+   * holds, so that a reader that has gone (aborting `signal`) is known before
+   * another page is asked for.
+   */
+  beforePage?: () => Promise<void>
 }
 
 /**
@@ -61,6 +67,8 @@ export async function* paginateV1<T>(
     previous = body.data[0]
     page++
     checkPageCap(page - (Number(firstPage ?? 1) || 1), path, opts.maxPages)
+    await opts.beforePage?.()
+    if (opts.signal?.aborted) return
   }
 }
 

@@ -1,14 +1,22 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import chalk from 'chalk'
 
 import {ApiError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
-import {EXIT_INTERRUPTED, describeError} from './errors.js'
-import {configureColor, isTty, writeErr, writeJson} from './output.js'
+import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
+import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
+import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
+import type {FieldSource} from './field-paths.js'
+import {select, splitPaths, takeJsonFields} from './select.js'
 
 /** Of a failed answer's body, `--debug` shows at most this much. */
 const DEBUG_BODY_LIMIT = 64 * 1024
+
+/** oclif's parsed flags and arguments (its FlagOutput and ArgOutput, which it does not export). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Parsed = Record<string, any>
 
 export type GlobalFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>
 
@@ -55,7 +63,28 @@ export abstract class BaseCommand extends Command {
       description: 'Disable colours (also off with NO_COLOR or when stdout is not a terminal).',
       helpGroup: 'GLOBAL',
     }),
+    jq: Flags.string({
+      description:
+        'Filter the JSON output with a jq expression (implies --json; strings print raw, like gh). With --all, it runs on each streamed record.',
+      helpGroup: 'GLOBAL',
+      helpValue: 'EXPR',
+    }),
   }
+
+  /**
+   * What the command's JSON records hold, for `--json FIELDS`, `--columns` and
+   * `--sort`: a read schema or a list of names, loaded only when one of those is
+   * given. A command without it takes a bare `--json` only.
+   */
+  static outputFields?: (argv: readonly string[]) => FieldSource | Promise<FieldSource>
+
+  /** False for commands that print a stream of JSON lines themselves (a server, a listener): --jq is refused there. */
+  static jqOutput = true
+
+  /** The fields `--json FIELDS` (or `--columns` with `--json`) asked for. */
+  private selectedFields?: string[]
+  /** `--jq EXPR`. */
+  private jqExpr?: string
 
   /** Commands that manage signals themselves (a server) turn this off. */
   protected handlesInterrupt = true
@@ -73,6 +102,141 @@ export abstract class BaseCommand extends Command {
     await super.init()
     configureColor(this.argv)
     if (this.handlesInterrupt) process.once('SIGINT', this.onInterrupt)
+    onStdoutClosed()
+    await this.takeJsonArgs()
+  }
+
+  private get outputSource(): (() => FieldSource | Promise<FieldSource>) | undefined {
+    const source = (this.ctor as typeof BaseCommand).outputFields
+    return source && (() => source(this.argv))
+  }
+
+  /**
+   * oclif's `--json` is a switch: `--json a,b` and `--json=a,b` are taken out of
+   * the arguments here (the fields kept for output), and `--jq` turns `--json` on.
+   */
+  private async takeJsonArgs(): Promise<void> {
+    if (!this.ctor.enableJsonFlag) return
+    const end = this.argv.indexOf('--')
+    const before = end === -1 ? this.argv : this.argv.slice(0, end)
+    const mayHaveFields = before.some(
+      (a, i) => a.startsWith('--json=') || (a === '--json' && before[i + 1]?.startsWith('-') === false),
+    )
+    if (mayHaveFields) {
+      // With positional arguments, a word after --json is a field list only when it names known fields.
+      const hasArgs = Object.keys(this.ctor.args ?? {}).length > 0
+      const source = hasArgs ? this.outputSource : undefined
+      const names = source ? (await import('./field-paths.js')).topFields(await source()) : undefined
+      const taken = takeJsonFields(this.argv, names, hasArgs)
+      this.argv = taken.argv
+      this.selectedFields = taken.fields
+    }
+    const wantsJq = before.some((a) => a === '--jq' || a.startsWith('--jq='))
+    const other = before.find((a) => a === '--ndjson' || a === '--csv')
+    if (wantsJq && other)
+      throw new UsageError(
+        `--jq filters JSON output and cannot be combined with ${other}; leave ${other} out (with --all, --jq runs on each record of the stream).`,
+      )
+    if (wantsJq && !this.argv.includes('--json'))
+      this.argv =
+        end === -1 ? [...this.argv, '--json'] : [...this.argv.slice(0, end), '--json', ...this.argv.slice(end)]
+    if (this.jsonEnabled()) this.wrapRun()
+  }
+
+  /**
+   * oclif's parse, then the checks of what the output flags name: each path of
+   * `--json FIELDS`, `--columns` and `--sort` against the command's fields, and
+   * the `--jq` expression compiled, before anything is sent.
+   */
+  protected override async parse<F extends Parsed, B extends Parsed, A extends Parsed>(
+    options?: Input<F, B, A>,
+    argv?: string[],
+  ): Promise<ParserOutput<F, B, A>> {
+    const out = await super.parse(options, argv)
+    const flags = out.flags as Record<string, unknown>
+    await this.checkOutputFlags(flags)
+    return out
+  }
+
+  private async checkOutputFlags(flags: Record<string, unknown>): Promise<void> {
+    const columns = typeof flags.columns === 'string' ? splitPaths(flags.columns) : undefined
+    if (this.jsonEnabled() && columns && columns.length > 0) this.selectedFields ??= columns
+    const sort = typeof flags.sort === 'string' ? flags.sort.replace(/^-/, '') : undefined
+    const named: [string, string[] | undefined][] = [
+      ['--json', this.selectedFields],
+      ['--columns', columns],
+      ['--sort', sort ? [sort] : undefined],
+    ]
+    if (named.some(([, paths]) => paths !== undefined)) {
+      const source = this.outputSource
+      if (!source && this.selectedFields)
+        throw new UsageError(`${this.commandName()} takes --json without a field list; use --jq to pick fields.`)
+      if (source) {
+        const [fields, {checkPaths}] = await Promise.all([source(), import('./field-paths.js')])
+        for (const [flag, paths] of named) if (paths) checkPaths(fields, paths, flag)
+      }
+    }
+    if (typeof flags.jq === 'string') {
+      if (!this.ctor.enableJsonFlag || !(this.ctor as typeof BaseCommand).jqOutput)
+        throw new UsageError(
+          `--jq does not apply to ${this.commandName()}: it prints its output as it comes; pipe it to jq instead.`,
+        )
+      const {checkJq} = await import('./jq.js')
+      await checkJq(flags.jq)
+      this.jqExpr = flags.jq
+    }
+  }
+
+  /** `mfg demand list`, as the user typed it. */
+  private commandName(): string {
+    return `${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')}`.trim()
+  }
+
+  /**
+   * Under --json the command's result is printed here rather than by oclif, which
+   * prints it synchronously and so could not run --jq: with the fields asked for
+   * (`--json FIELDS`, `--columns`), through the jq expression when given.
+   */
+  private wrapRun(): void {
+    const run = this.run.bind(this)
+    this.run = async () => {
+      const result = await run()
+      if (result === undefined || !this.jsonEnabled()) return result
+      await this.printSelected(result)
+      return undefined
+    }
+  }
+
+  private async printSelected(result: unknown): Promise<void> {
+    const value = select(result, this.selectedFields)
+    if (this.jqExpr === undefined) return writeJson(value)
+    const {loadJq, runJq} = await import('./jq.js')
+    const out = runJq(await loadJq(), value, this.jqExpr)
+    if (out !== '') writeOut(out)
+  }
+
+  /**
+   * For a list streamed under `--json --all` (NDJSON): each record as its line
+   * with the selected fields only, and with `--jq` a transform that runs the
+   * expression over each batch of lines (jq reads them as a stream of values,
+   * one run per batch rather than per record).
+   */
+  protected async jsonStream(): Promise<{line: (item: unknown) => string; transform?: BatchTransform}> {
+    const fields = this.selectedFields
+    const line = (item: unknown) => JSON.stringify(select(item, fields))
+    const expr = this.jqExpr
+    if (expr === undefined) return {line}
+    const {loadJq, runJq} = await import('./jq.js')
+    const jq = await loadJq()
+    return {line, transform: (lines) => runJq(jq, lines, expr, false)}
+  }
+
+  /** `--all --json` of a list that had to be gathered first (a client-side sort): NDJSON all the same. */
+  protected async printJsonLines(items: readonly unknown[]): Promise<void> {
+    const {line, transform} = await this.jsonStream()
+    const out = streamOut(process.stdout, transform)
+    for (const item of items) out.line(line(item))
+    out.flush()
   }
 
   /** The lazily built profile/client/business context for the parsed global flags. */
@@ -99,6 +263,14 @@ export abstract class BaseCommand extends Command {
   /** Whether stderr notes (summaries, hints) should be written: not under --json. */
   protected note(text: string): void {
     if (!this.jsonEnabled()) writeErr(text)
+  }
+
+  /**
+   * A note about how the result was obtained that the user must see (a sort that
+   * fetched every page): plain on stderr, or `{"notice": ...}` under --json.
+   */
+  protected notice(text: string): void {
+    writeErr(this.jsonEnabled() ? JSON.stringify({notice: text}) : text)
   }
 
   /**

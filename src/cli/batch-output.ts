@@ -50,12 +50,14 @@ export async function runBatchCommand(
         if (!collect) output.add(outcome)
       },
       onProgress: (p) => {
-        output.flush()
+        // Result lines and the bar share a terminal: the bar is erased for them and drawn again (progress.ts).
+        if (output.forStdout) bar.around(() => output.flush())
+        else output.flush()
         bar.update(p)
       },
     })
-    output.flush()
     bar.done()
+    output.flush()
     for (const n of summaryNotes(result, opts.shard, stop.received() !== undefined)) opts.note(n)
     if (result.interrupted) process.exitCode = stop.exitCode()
     else if (result.failed > 0) process.exitCode = 1
@@ -92,6 +94,11 @@ export class RowOutput {
 
   add(outcome: RowOutcome): void {
     this.lines += `${JSON.stringify(outcome)}\n`
+  }
+
+  /** Whether lines wait to be written to stdout (not to an --out file). */
+  get forStdout(): boolean {
+    return this.lines !== '' && this.fd === undefined
   }
 
   flush(): void {

@@ -56,6 +56,38 @@ export function tableFlags(wideColumns: readonly string[] = []) {
   }
 }
 
+/**
+ * The paging flags every paged list command shares, one spelling for all:
+ * `--limit` (the most items in all), `--page-size` (items a request), `--page`
+ * (the page to show or to start from) and `--all` (every page; with `--json`
+ * or `--ndjson`, one record a line as the pages arrive).
+ */
+export function pagingFlags(noun: string, maxPageSize: number, defaultPageSize: number) {
+  return {
+    limit: Flags.integer({
+      description: `The most ${noun} to show; more than a page follows the next pages.`,
+      min: 1,
+      helpGroup: 'PAGING',
+    }),
+    'page-size': Flags.integer({
+      description: `${noun.charAt(0).toUpperCase()}${noun.slice(1)} a request (1 to ${maxPageSize}; default ${defaultPageSize}, ${maxPageSize} with --all).`,
+      min: 1,
+      max: maxPageSize,
+      helpGroup: 'PAGING',
+    }),
+    page: Flags.integer({
+      description: 'Page to show (1-based), or with --limit where to start.',
+      min: 1,
+      exclusive: ['all'],
+      helpGroup: 'PAGING',
+    }),
+    all: Flags.boolean({
+      description: 'Follow every page. With --json or --ndjson, one record a line (NDJSON) as the pages arrive.',
+      helpGroup: 'PAGING',
+    }),
+  }
+}
+
 /** The flags of tableFlags. */
 export interface TableFlags {
   wide?: boolean
@@ -63,6 +95,13 @@ export interface TableFlags {
 }
 
 // --- end of table fitting ------------------------------------------------------
+
+/** `--sort FIELD` or `--sort -FIELD`, read. */
+export function parseSort(spec: string | undefined): {field: string; desc: boolean} | undefined {
+  if (spec === undefined || spec.trim() === '') return undefined
+  const text = spec.trim()
+  return text.startsWith('-') ? {field: text.slice(1), desc: true} : {field: text, desc: false}
+}
 
 export interface ListOutputFlags extends TableFlags {
   columns?: string

@@ -1,8 +1,29 @@
 import {Flags} from '@oclif/core'
 
+import {SERVICES} from '../schemas/common.js'
+import {POST_CATEGORIES, POST_TYPES} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
 import {parseMaterial, type PostFields} from '../services/posts/write.js'
 import type {PostRecord} from '../schemas/read/types.js'
+
+/** `post list`'s filters: every filter of the service's list call. */
+export function postFilterFlags() {
+  return {
+    category: Flags.string({description: 'Only this category.', options: [...POST_CATEGORIES]}),
+    service: Flags.string({description: 'Only this service.', options: [...SERVICES]}),
+    type: Flags.string({description: 'Only this post type (products are PRODUCT).', options: [...POST_TYPES]}),
+    free: Flags.boolean({description: 'Only free products (--no-free: only paid ones).', allowNo: true}),
+    tags: Flags.string({description: 'Comma-separated tags; a product matches any.'}),
+    formats: Flags.string({description: 'Comma-separated file formats such as stl,step; a product matches any.'}),
+  }
+}
+
+/** A comma-separated flag as its trimmed, non-empty items. */
+export const splitList = (s: string | undefined) =>
+  s
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
 
 /** Flags shared by `post create` and `post update` for the product's fields (service and category are per command). */
 export function postFieldFlags() {

@@ -10,6 +10,8 @@ export class ProgressBar {
   private readonly started = performance.now()
   private last = 0
   private drawn = false
+  /** The bar as last drawn, to draw again after lines written above it. */
+  private text = ''
   /** Rows already done when counting started (from a journal), left out of the rate. */
   private baseline: number | undefined
 
@@ -35,9 +37,26 @@ export class ProgressBar {
     const filled = Math.round((p.done / p.total) * width)
     const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`
     const failed = p.failed > 0 ? `  ${p.failed} failed` : ''
-    this.stream.write(
-      `\r[${bar}] ${p.done}/${p.total} rows  ${rate > 0 ? Math.round(rate) : '-'} rows/s  ETA ${eta}${failed}\u001B[K`,
-    )
+    this.text = `[${bar}] ${p.done}/${p.total} rows  ${rate > 0 ? Math.round(rate) : '-'} rows/s  ETA ${eta}${failed}`
+    this.stream.write(`\r${this.text}\u001B[K`)
+    this.drawn = true
+  }
+
+  /**
+   * Writes lines to stdout without tearing the bar: on a terminal stdout and
+   * stderr are the same screen, and a line written after the bar would start
+   * in the middle of it. So the bar is erased, `write` runs (whole lines), and
+   * the bar is drawn again below them.
+   */
+  around(write: () => void, out: NodeJS.WriteStream = process.stdout): void {
+    if (!this.drawn || !(out as {isTTY?: boolean}).isTTY) {
+      write()
+      return
+    }
+    this.stream.write('\r\u001B[K')
+    this.drawn = false
+    write()
+    this.stream.write(`${this.text}\u001B[K`)
     this.drawn = true
   }
 

@@ -127,7 +127,6 @@ export function listInputOf(flags: QuoteFlags): ListDemandsInput {
     ...(flags.status ? {status: fresh ? 'quote_sent' : flags.status} : {}),
     ...(flags.archived ? {archived: true} : {}),
     ...(flags.limit === undefined ? {} : {limit: flags.limit}),
-    all: true,
   }
 }
 

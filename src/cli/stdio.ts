@@ -33,47 +33,125 @@ const FLUSH_AT = 64 * 1024
  * The very first line is written at once: the time to it is what the next
  * command of a pipeline waits for.
  */
-export function streamOut(stream: NodeJS.WritableStream = process.stdout): LineOut {
+export function streamOut(stream: NodeJS.WritableStream = process.stdout, transform?: BatchTransform): LineOut {
   let pending = ''
   let scheduled: NodeJS.Immediate | undefined
   let first = true
+  let failed: unknown
   const flush = () => {
     if (scheduled) clearImmediate(scheduled)
     scheduled = undefined
+    if (failed !== undefined) throw failed
     if (pending === '') return
     const text = pending
     pending = ''
-    stream.write(text)
+    let out = text
+    if (transform) {
+      try {
+        out = transform(text)
+      } catch (err) {
+        failed = err
+        throw err
+      }
+      if (out === '') return
+      if (!out.endsWith('\n')) out += '\n'
+    }
+    stream.write(out)
+  }
+  // A batch flushed on its own turn of the event loop keeps a transform's error for the next call.
+  const later = () => {
+    try {
+      flush()
+    } catch {
+      // kept in `failed`
+    }
   }
   return {
     line(text) {
+      if (failed !== undefined) throw failed
       pending += text.endsWith('\n') ? text : `${text}\n`
       if (first || pending.length >= FLUSH_AT) {
         first = false
         flush()
-      } else scheduled ??= setImmediate(flush)
+      } else scheduled ??= setImmediate(later)
     },
     flush,
   }
+}
+
+/** Turns a batch of lines into what is written (`--jq` over NDJSON); an empty answer writes nothing. */
+export type BatchTransform = (lines: string) => string
+
+let closed: AbortController | undefined
+
+/**
+ * Watches stdout for its reader going away (EPIPE: `mfg ... | head -1` after
+ * head has exited). From then on the returned signal is aborted: listings stop
+ * fetching and writing at once, and the command ends with exit code 0, as
+ * `yes | head -1` does. Without this watch, Node would throw the write error.
+ */
+export function onStdoutClosed(stream: NodeJS.WriteStream = process.stdout): AbortSignal {
+  if (closed) return closed.signal
+  const controller = new AbortController()
+  closed = controller
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err
+    if (!controller.signal.aborted) controller.abort(err)
+  })
+  return controller.signal
+}
+
+/** Whether stdout's reader has gone (see onStdoutClosed). */
+export function stdoutGone(): boolean {
+  return closed?.signal.aborted ?? false
 }
 
 /**
  * A listing's items, streamed or kept: with `line`, each item is written as the
  * line it gives as soon as it comes (streamOut) and nothing is kept, so memory
  * stays flat however long the list; without, the items are collected and returned.
+ * `transform` rewrites each batch of lines before it is written. When
+ * stdout's reader goes away, the listing stops there: the request in flight is
+ * aborted through `signal` (give the same one to the listing) and no error is raised.
  */
-export async function streamOrCollect<T>(items: AsyncIterable<T>, line?: (item: T) => string): Promise<T[]> {
+export async function streamOrCollect<T>(
+  items: AsyncIterable<T>,
+  line?: (item: T) => string,
+  signal: AbortSignal = onStdoutClosed(),
+  transform?: BatchTransform,
+): Promise<T[]> {
   const kept: T[] = []
-  const out = streamOut()
+  const out = streamOut(process.stdout, transform)
+  streaming = out
   try {
     for await (const item of items) {
-      if (line) out.line(line(item))
-      else kept.push(item)
+      if (signal.aborted) break
+      if (!line) {
+        kept.push(item)
+        continue
+      }
+      out.line(line(item))
     }
+  } catch (err) {
+    if (!signal.aborted) throw err
   } finally {
-    out.flush()
+    streaming = undefined
+    if (!signal.aborted) out.flush()
   }
   return kept
+}
+
+/** The lines of the listing being streamed, if any. */
+let streaming: LineOut | undefined
+
+/**
+ * Writes out the lines a streamed listing holds and waits one turn of the event
+ * loop, in which a write to a reader that has gone reports EPIPE (see
+ * onStdoutClosed): a listing awaits this before asking for its next page.
+ */
+export async function settleStdout(): Promise<void> {
+  streaming?.flush()
+  await new Promise((done) => setImmediate(done))
 }
 
 /**

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json as parseJson, runCli, type CliResult} from '../helpers/cli.js'
+import {json as parseJson, jsonLines, runCli, type CliResult} from '../helpers/cli.js'
 import {json, startServer, type Recorded, type TestServer} from './server.js'
 
 const KEY = 'pk_business_tolerantRead42'
@@ -183,7 +183,7 @@ describe('demand list and get against a lax service', () => {
 
   it('--all stops on a short page when the service sends no paging fields', async () => {
     const before = requestsTo('/api/public/v1/demand/biz/all').length
-    const records = parseJson<unknown[]>(await run(['demand', 'list', '--all', '--json']))
+    const records = jsonLines(await run(['demand', 'list', '--all', '--json']))
     expect(records).toHaveLength(2)
     expect(requestsTo('/api/public/v1/demand/biz/all').length - before).toBe(1)
   })
@@ -191,7 +191,7 @@ describe('demand list and get against a lax service', () => {
   it('--all stops when a service that ignores the page number answers the same page again', async () => {
     const r = await run(['demand', 'list', '--all', '--json'], 'same')
     expect(r.exitCode).toBe(0)
-    const records = parseJson<{_id: string}[]>(r)
+    const records = jsonLines<{_id: string}>(r)
     expect(records).toHaveLength(100)
     expect(new Set(records.map((d) => d._id)).size).toBe(100)
     expect(requestsTo('/api/public/v1/demand/same/all')).toHaveLength(2)

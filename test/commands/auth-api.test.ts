@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {json, runCli, secretsOf, useCliSandbox} from '../helpers/cli.js'
+import {json, jsonLines, runCli, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
 const {sb, outputs, run} = useCliSandbox()
 
@@ -86,7 +86,7 @@ describe('mfg api', () => {
   })
 
   it('follows pages with --paginate into one array', async () => {
-    const all = json<unknown[]>(await run(['demand', 'list', '--all', '--json']))
+    const all = jsonLines(await run(['demand', 'list', '--all', '--json']))
     const r = await run(['api', 'GET', '/api/public/v1/demand/{businessId}/all', '--paginate'])
     expect(r.exitCode, r.stderr).toBe(0)
     expect(json<unknown[]>(r)).toHaveLength(all.length)

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import {json, secretsOf, useCliSandbox} from '../helpers/cli.js'
+import {json, jsonLines, secretsOf, useCliSandbox} from '../helpers/cli.js'
 
 interface Demand {
   _id: string
@@ -30,7 +30,7 @@ const {sb, outputs, run} = useCliSandbox()
 const count = async () => {
   const r = await run(['demand', 'list', '--all', '--json'])
   expect(r.exitCode, r.stderr).toBe(0)
-  return json<Demand[]>(r).length
+  return jsonLines<Demand>(r).length
 }
 const file = (name: string, content: string) => {
   const path = join(sb.home, name)
@@ -237,7 +237,7 @@ describe('mfg demand list', () => {
     expect(numbers.length).toBe(await count())
   })
 
-  it('streams NDJSON with --all, and --json is one array', async () => {
+  it('streams NDJSON with --all (--ndjson, or --json); one page with --json is one array', async () => {
     const total = await count()
     const nd = await run(['demand', 'list', '--all', '--ndjson', '--columns', 'orderNumber,status'])
     const lines = nd.stdout
@@ -249,15 +249,18 @@ describe('mfg demand list', () => {
     const page = await run(['demand', 'list', '--limit', '5', '--page', '2', '--json'])
     expect(json<Demand[]>(page)).toHaveLength(5)
     const limited = await run(['demand', 'list', '--all', '--limit', '130', '--json'])
-    expect(json<Demand[]>(limited)).toHaveLength(130)
+    expect(jsonLines<Demand>(limited)).toHaveLength(130)
+    // --limit past one page follows the pages without --all, as one array.
+    const over = await run(['demand', 'list', '--limit', '130', '--json'])
+    expect(json<Demand[]>(over)).toHaveLength(130)
   })
 
   it('filters by type and status, and rejects an unknown status (exit 2)', async () => {
     const r = await run(['demand', 'list', '--all', '--status', 'delivered', '--json'])
-    const rows = json<Demand[]>(r)
+    const rows = jsonLines<Demand>(r)
     expect(rows.length).toBeGreaterThan(0)
     expect(rows.every((d) => d.demandStatusInfo?.status === 'delivered')).toBe(true)
-    const orders = json<Demand[]>(await run(['demand', 'list', '--type', 'orders', '--all', '--json']))
+    const orders = jsonLines<Demand>(await run(['demand', 'list', '--type', 'orders', '--all', '--json']))
     expect(orders.every((d) => d.jobDetails?.takenAs === 'ORDER')).toBe(true)
     const bad = await run(['demand', 'list', '--status', 'shipped'])
     expect(bad.exitCode).toBe(2)

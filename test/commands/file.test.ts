@@ -10,7 +10,7 @@ import {createClient, type ApiClient} from '../../src/api/http.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {downloadFile} from '../../src/services/files/download.js'
 import {demandFileLink} from '../../src/services/files/link.js'
-import {cliEnv, json, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {cliEnv, json, jsonLines, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import {meshPath} from '../helpers/meshes.js'
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const b = sandbox.businesses[0]!
   client = createClient({baseUrl: sandbox.url, apiKey: b.apiKey, authToken: b.authToken})
   const list = await run(['demand', 'list', '--all', '--json'])
-  SEEDED = json<{_id: string; draftId?: string}[]>(list).find((d) => d.draftId === 'seed-quote-sent')!._id
+  SEEDED = jsonLines<{_id: string; draftId?: string}>(list).find((d) => d.draftId === 'seed-quote-sent')!._id
 })
 afterAll(async () => {
   client.close?.()

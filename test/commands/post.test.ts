@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
+import {json, jsonLines, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
 
 interface Post {
@@ -25,7 +25,7 @@ const run = (argv: string[], opts: RunOptions = {}) => runCli(argv, {...opts, en
 const all = async (...filters: string[]) => {
   const r = await run(['post', 'list', '--all', '--json', ...filters])
   expect(r.exitCode, r.stderr).toBe(0)
-  return json<Post[]>(r)
+  return jsonLines<Post>(r)
 }
 
 beforeAll(async () => {
@@ -85,6 +85,27 @@ describe('mfg post list', () => {
     expect(counts).toEqual([...counts].sort((a, b) => b - a))
     const oldest = await all('--sort-by', 'createdAtInc')
     expect(oldest.map((p) => p._id)).toEqual([...every.map((p) => p._id)].reverse())
+    // --sort names the service's orders by field (the old --sort-by spelling stays, hidden).
+    expect(await all('--sort', '-views')).toEqual(views)
+    expect(await all('--sort', 'createdAt')).toEqual(oldest)
+    // Any other field: every page fetched and sorted by the CLI, said on stderr.
+    const byTitle = await run([
+      'post',
+      'list',
+      '--sort',
+      'title',
+      '--page-size',
+      '5',
+      '--limit',
+      '3',
+      '--columns',
+      'title',
+      '--csv',
+    ])
+    expect(byTitle.exitCode, byTitle.stderr).toBe(0)
+    expect(byTitle.stderr).toMatch(/every page is fetched/)
+    const titles = every.map((p) => p.title ?? '').sort((a, b) => a.localeCompare(b, undefined, {numeric: true}))
+    expect(byTitle.stdout.trim().split(/\r?\n/).slice(1)).toEqual(titles.slice(0, 3))
 
     const bad = await run(['post', 'list', '--service', 'WELDING'])
     expect(bad.exitCode).toBe(2)

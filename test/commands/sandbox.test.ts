@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {json, runCli} from '../helpers/cli.js'
+import {json, jsonLines, runCli} from '../helpers/cli.js'
 
 const home = mkdtempSync(join(tmpdir(), 'mfg-reset-'))
 afterAll(() => rmSync(home, {recursive: true, force: true}))
@@ -14,7 +14,7 @@ describe('mfg sandbox reset', () => {
     const env = {MFG_HOME: home}
     const created = await runCli(['demand', 'create', '--technique', 'PCB', '--material', 'FR4', '--json'], {env})
     expect(created.exitCode, created.stderr).toBe(0)
-    const before = json<unknown[]>(await runCli(['demand', 'list', '--all', '--json'], {env})).length
+    const before = jsonLines(await runCli(['demand', 'list', '--all', '--json'], {env})).length
 
     const refused = await runCli(['sandbox', 'reset'], {env})
     expect(refused.exitCode).toBe(2)
@@ -23,7 +23,7 @@ describe('mfg sandbox reset', () => {
     const reset = await runCli(['sandbox', 'reset', '--yes', '--json'], {env})
     expect(reset.exitCode, reset.stderr).toBe(0)
     expect(json(reset)).toMatchObject({reset: true, dataDir: join(home, 'sandbox')})
-    const after = json<unknown[]>(await runCli(['demand', 'list', '--all', '--json'], {env})).length
+    const after = jsonLines(await runCli(['demand', 'list', '--all', '--json'], {env})).length
     expect(after).toBe(before - 1)
   })
 })

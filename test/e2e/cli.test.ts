@@ -36,6 +36,13 @@ function mfgAsync(
   return new Promise((done) => child.on('close', (code) => done({stdout, stderr, code})))
 }
 
+/** `--all --json` output: one record a line. */
+const ndjson = (text: string): unknown[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as unknown)
+
 /** Runs a shell line (so pipes to jq work) with the CLI on PATH as `mfg`. */
 function sh(line: string, env: NodeJS.ProcessEnv) {
   const r = spawnSync('sh', ['-c', line], {
@@ -122,14 +129,14 @@ describe('mfg as a user runs it', () => {
     expect(statSync(config).mode & 0o777).toBe(0o600)
     expect(readFileSync(config, 'utf8')).not.toContain('Your key')
 
-    const before = sh('mfg demand list --all --json | jq length', env)
+    const before = sh('mfg demand list --all --json | jq -s length', env)
     expect(before.code, before.stderr).toBe(0)
     const file = join(env.MFG_HOME!, 'hundred.json')
     writeFileSync(file, quotes(100))
     const created = sh(`mfg demand create --file ${file} --json | jq '.results | length'`, env)
     expect(created.code, created.stderr).toBe(0)
     expect(Number(created.stdout.trim())).toBe(100)
-    const after = sh('mfg demand list --all --json | jq length', env)
+    const after = sh('mfg demand list --all --json | jq -s length', env)
     expect(Number(after.stdout.trim())).toBe(Number(before.stdout.trim()) + 100)
 
     const everything = [add, before, created, after].map((r) => r.stdout + r.stderr).join('\n')
@@ -168,7 +175,7 @@ describe('mfg as a user runs it', () => {
   it('an unknown technique exits 2 naming the field and creates nothing', () => {
     const demo = served.businesses[0]!
     const env = {...baseEnv(home), MFG_BASE_URL: served.url, MFG_API_KEY: demo.apiKey, MFG_BUSINESS_ID: demo.id}
-    const before = sh('mfg demand list --all --json | jq length', env).stdout.trim()
+    const before = sh('mfg demand list --all --json | jq -s length', env).stdout.trim()
     const file = join(home, 'bad.json')
     writeFileSync(
       file,
@@ -180,24 +187,26 @@ describe('mfg as a user runs it', () => {
     expect(run.stderr).toMatch(/row 2|1\.technique/)
     expect(run.stderr).toMatch(/CNC_MACHINING/)
     expect(run.stderr).not.toMatch(/\n\s+at /)
-    expect(sh('mfg demand list --all --json | jq length', env).stdout.trim()).toBe(before)
+    expect(sh('mfg demand list --all --json | jq -s length', env).stdout.trim()).toBe(before)
   })
 
   it('with no profile, the embedded sandbox keeps state between commands', () => {
     const env = baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-local-')))
-    const first = sh('mfg demand list --all --json | jq length', env)
+    const first = sh('mfg demand list --all --json | jq -s length', env)
     expect(first.code, first.stderr).toBe(0)
     const created = sh('mfg demand create --file examples/quotes.json --json | jq ".results | length"', env)
     expect(created.code, created.stderr).toBe(0)
     const n = Number(created.stdout.trim())
     expect(n).toBeGreaterThan(0)
-    const second = sh('mfg demand list --all --json | jq length', env)
+    const second = sh('mfg demand list --all --json | jq -s length', env)
     expect(Number(second.stdout.trim())).toBe(Number(first.stdout.trim()) + n)
     // The same file again resumes from the journal, though the embedded sandbox listens on a new port.
     const again = sh('mfg demand create --file examples/quotes.json', env)
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/already created by an earlier run; 0 request/)
-    expect(Number(sh('mfg demand list --all --json | jq length', env).stdout.trim())).toBe(Number(second.stdout.trim()))
+    expect(Number(sh('mfg demand list --all --json | jq -s length', env).stdout.trim())).toBe(
+      Number(second.stdout.trim()),
+    )
     const db = join(env.MFG_HOME!, 'sandbox', 'sandbox.db')
     expect(statSync(db).mode & 0o777).toBe(0o600)
   })
@@ -211,7 +220,7 @@ describe('CLIs sharing one embedded home', () => {
       baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-ref-'))),
     )
     expect(reference.code, reference.stderr).toBe(0)
-    const seeded = (JSON.parse(reference.stdout) as unknown[]).length
+    const seeded = ndjson(reference.stdout).length
     expect(seeded).toBeGreaterThan(0)
 
     const home = mkdtempSync(join(tmpdir(), 'mfg-e2e-shared-'))
@@ -234,13 +243,13 @@ describe('CLIs sharing one embedded home', () => {
     }
     // A list run alongside the writers sees the seed and some of the writes, never a half-seeded database.
     for (const r of results.filter((_, i) => i % 2 === 1)) {
-      const n = (JSON.parse(r.stdout) as unknown[]).length
+      const n = ndjson(r.stdout).length
       expect(n).toBeGreaterThanOrEqual(seeded)
       expect(n).toBeLessThanOrEqual(seeded + WRITERS)
     }
     const after = await mfgAsync(['demand', 'list', '--all', '--json'], env)
     expect(after.code, after.stderr).toBe(0)
-    const demands = JSON.parse(after.stdout) as {draftId?: string}[]
+    const demands = ndjson(after.stdout) as {draftId?: string}[]
     expect(demands).toHaveLength(seeded + WRITERS)
     const written = demands.map((d) => d.draftId).filter((id) => id?.startsWith('shared-home-'))
     expect(written.sort()).toEqual(Array.from({length: WRITERS}, (_, k) => `shared-home-${2 * k}`).sort())

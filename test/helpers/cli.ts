@@ -129,6 +129,16 @@ export function json<T = unknown>(r: CliResult): T {
   }
 }
 
+/** Parses a run's stdout as NDJSON (`--all --json`, `--ndjson`): one value a line. */
+export function jsonLines<T = unknown>(r: CliResult): T[] {
+  const lines = r.stdout.split('\n').filter((l) => l.trim() !== '')
+  try {
+    return lines.map((l) => JSON.parse(l) as T)
+  } catch {
+    throw new Error(`stdout is not NDJSON (exit ${r.exitCode}).\nstdout: ${r.stdout}\nstderr: ${r.stderr}`)
+  }
+}
+
 export interface CliSandbox {
   url: string
   businesses: {id: string; name: string; apiKey: string; authToken: string; webhookAccess: boolean}[]

@@ -94,7 +94,7 @@ describe('the CLI against sandbox serve --quirks all', () => {
   it('lists, creates from a file (one row and three), reads back and reruns, with no duplicate', async () => {
     const listed = await mfg(['demand', 'list', '--all', '--json'], env)
     expect(listed.code, listed.stderr).toBe(0)
-    expect(JSON.parse(listed.stdout)).toHaveLength(SEEDED)
+    expect(listed.stdout.trim().split('\n')).toHaveLength(SEEDED)
 
     const one = join(home, 'one.json')
     writeFileSync(one, JSON.stringify([row(0)]))
@@ -119,7 +119,10 @@ describe('the CLI against sandbox serve --quirks all', () => {
       expect(JSON.parse(rerun.stdout)).toMatchObject({created: 0, resumed: n, failed: 0})
     }
 
-    const everything = JSON.parse((await mfg(['demand', 'list', '--all', '--json'], env)).stdout)
+    const everything = (await mfg(['demand', 'list', '--all', '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(everything).toHaveLength(SEEDED + 4)
     const newest = everything[0]
     const got = await mfg(['demand', 'get', newest._id, '--json'], env)

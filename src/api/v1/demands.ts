@@ -123,7 +123,7 @@ export function iterateDemands(
   businessId: string,
   type: ListType,
   q: ListDemandsQuery = {},
-  opts: {limit?: number; signal?: AbortSignal} = {},
+  opts: {limit?: number; signal?: AbortSignal; beforePage?: () => Promise<void>} = {},
 ): AsyncIterable<DemandRecord> {
   const path = listPath(businessId, type)
   const {pageSize, ...query} = listQuery(q, path)
@@ -131,6 +131,7 @@ export function iterateDemands(
     ...(typeof pageSize === 'number' ? {pageSize} : {}),
     ...(opts.limit === undefined ? {} : {limit: opts.limit}),
     ...(opts.signal ? {signal: opts.signal} : {}),
+    ...(opts.beforePage ? {beforePage: opts.beforePage} : {}),
     parsePage: (body) => parseResponse(DemandPageRead, body, 'GET', path, undefined, client),
   })
 }

@@ -13,8 +13,13 @@ export default class DemandGet extends BaseCommand {
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json | jq .tracking',
+    '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json orderNumber,status,shippingAddress.city',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --legacy',
   ]
+  static override outputFields = async (argv: readonly string[]) => {
+    const {DemandRecordRead, LegacyDemandRecordRead} = await import('../../schemas/read/demand.js')
+    return argv.includes('--legacy') ? LegacyDemandRecordRead : DemandRecordRead
+  }
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {
     legacy: Flags.boolean({description: 'Read through the legacy v2 call, in the legacy record shape.'}),

@@ -4,8 +4,11 @@ import {writeErr} from '../../cli/output.js'
 import type {McpTool} from '../../api/mcp.js'
 
 const COLUMNS = ['name', 'what it does', 'data']
+/** The fields of a tool as MCP lists it, for --json FIELDS. */
+const TOOL_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', '_meta'] as const
 
 export default class McpTools extends BaseCommand {
+  static override outputFields = () => TOOL_FIELDS
   static override summary = "List the tools of the service's MCP endpoint."
   static override description = `One row per tool: its name, what it does (the first sentence of its description) and whether it only reads data or changes it (a tool marked destructive, or not marked read-only, changes data; \`mcp call\` asks before calling one). --json prints the full list as the endpoint sent it: descriptions, input and output schemas, annotations.
 

@@ -1,12 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {listFlags} from '../../cli/flags.js'
-import {postRow} from '../../cli/posts.js'
+import {listFlags, pagingFlags} from '../../cli/flags.js'
+import {fetchAllNotice, planSort} from '../../cli/list-sort.js'
+import {postFilterFlags, postRow, splitList} from '../../cli/posts.js'
 import {streamOrCollect} from '../../cli/output.js'
-import {SERVICES} from '../../schemas/common.js'
-import {POST_CATEGORIES, POST_SORTS, POST_TYPES, POSTS_PAGE_SIZE_MAX, type PostSort} from '../../schemas/posts.js'
-import {listPostPage, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
+import {onStdoutClosed} from '../../cli/stdio.js'
+import {POST_SORTS, POSTS_PAGE_SIZE_MAX, type PostSort} from '../../schemas/posts.js'
+import {listPostPage, POST_SERVICE_SORTS, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
 import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
@@ -18,40 +19,38 @@ const POST_LIST_LAYOUT = {
   keep: ['_id'],
 } as const
 
-const splitList = (s: string | undefined) =>
-  s
-    ?.split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-
 export default class PostList extends BaseCommand {
   static override summary = "List the business's products (legacy posts)."
-  static override description = `Shows one page of products (5 by default, newest first), or every page with --all. Every filter of the service is a flag: --category, --service, --type, --free/--no-free, --tags and --formats (comma-separated; a product matches any of them), and --sort-by.
+  static override description = `Shows one page of products (5 by default, newest first), or every page with --all. Every filter of the service is a flag: --category, --service, --type, --free/--no-free, --tags and --formats (comma-separated; a product matches any of them).
 
-The table shows the materials and models as counts; --json, --ndjson and --columns give the full records.`
+--sort createdAt, -createdAt, -views and -likes are done by the service (its sortBy; --sort-by createdAtDec and the like still work). Any other field is sorted by the CLI over the whole list: every page is fetched first (said on stderr), and --limit then keeps the first products of the sorted list.
+
+The table shows the materials and models as counts; --json, --ndjson and --columns give the full records. With --all --json (or --ndjson) each product is one JSON line, printed as its page arrives.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --free --sort-by viewsDec',
+    '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --free --sort -views',
     '<%= config.bin %> <%= command.id %> --tags enclosure,raspberry --formats stl --all --json',
     '<%= config.bin %> <%= command.id %> --page 2 --page-size 20 --columns _id,title,price.priceMachine',
   ]
+  static override outputFields = async () => (await import('../../schemas/read/posts.js')).PostRecordRead
   static override flags = {
-    category: Flags.string({description: 'Only this category.', options: [...POST_CATEGORIES]}),
-    service: Flags.string({description: 'Only this service.', options: [...SERVICES]}),
-    type: Flags.string({description: 'Only this post type (products are PRODUCT).', options: [...POST_TYPES]}),
-    free: Flags.boolean({description: 'Only free products (--no-free: only paid ones).', allowNo: true}),
-    tags: Flags.string({description: 'Comma-separated tags; a product matches any.'}),
-    formats: Flags.string({description: 'Comma-separated file formats such as stl,step; a product matches any.'}),
-    'sort-by': Flags.string({description: 'Order (default createdAtDec).', options: [...POST_SORTS]}),
-    page: Flags.integer({description: 'Page to show (1-based).', min: 1, exclusive: ['all']}),
-    'page-size': Flags.integer({description: `Products a page (1 to ${POSTS_PAGE_SIZE_MAX}; default 5).`, min: 1}),
-    all: Flags.boolean({description: 'Follow every page.'}),
+    ...postFilterFlags(),
+    'sort-by': Flags.string({
+      description:
+        "The service's order by its own name; the older spelling of --sort createdAt, -createdAt, -views, -likes.",
+      options: [...POST_SORTS],
+      exclusive: ['sort'],
+      hidden: true,
+    }),
+    ...pagingFlags('products', POSTS_PAGE_SIZE_MAX, 5),
     ...listFlags(POST_LIST_COLUMNS, POST_LIST_LAYOUT.wide),
   }
 
-  async run(): Promise<PostRecord[]> {
+  async run(): Promise<PostRecord[] | undefined> {
     const {flags} = await this.parse(PostList)
+    const sort = planSort(flags.sort, POST_SERVICE_SORTS, flags.page, 'createdAt, views and likes')
     const ctx = await this.context(flags).service()
+    const signal = onStdoutClosed()
     const input: ListPostsInput = given({
       category: flags.category,
       service: flags.service,
@@ -59,10 +58,16 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       free: flags.free,
       tags: flags.tags ? splitList(flags.tags) : undefined,
       formats: flags.formats ? splitList(flags.formats) : undefined,
-      sortBy: flags['sort-by'] as PostSort | undefined,
+      sortBy: (sort.service ?? flags['sort-by']) as PostSort | undefined,
       currentPage: flags.page,
       pageSize: flags['page-size'],
+      limit: sort.client ? undefined : flags.limit,
+      signal,
     })
+    const onePage =
+      !flags.all &&
+      !sort.client &&
+      (flags.limit === undefined || flags.limit <= (flags['page-size'] ?? POSTS_PAGE_SIZE_MAX))
     const render = await import('../../cli/render.js')
     let posts: PostRecord[]
     let more: string | undefined
@@ -70,24 +75,32 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       (f) => f !== undefined,
     )
     const empty = filtered ? 'No products match.' : 'No products.'
-    if (flags.all && !flags.sort && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
+    if (flags.all && !sort.client && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
       // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
       const toRow = flags.columns ? (p: PostRecord): Record<string, unknown> => ({...p}) : postRow
-      const layout = {...POST_LIST_LAYOUT, empty}
-      await render.printTableStream(streamPosts(ctx, input), toRow, flags, POST_LIST_COLUMNS, layout)
-      return []
+      return void (await render.printTableStream(streamPosts(ctx, input), toRow, flags, POST_LIST_COLUMNS, {
+        ...POST_LIST_LAYOUT,
+        empty,
+      }))
     }
-    if (flags.all) {
-      const streaming = flags.ndjson && !flags.sort
-      const line = streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined
-      posts = await streamOrCollect(streamPosts(ctx, input), line)
-      if (streaming) return posts
-    } else {
+    if (onePage) {
       const page = await listPostPage(ctx, input)
       posts = page.posts
       more = render.morePagesNote({...page, page: page.currentPage}, 'products')
+    } else {
+      if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, 'createdAt, views and likes'))
+      const streaming = flags.all && !sort.client && (flags.ndjson || this.jsonEnabled())
+      const json = streaming && this.jsonEnabled() ? await this.jsonStream() : undefined
+      const line =
+        json?.line ?? (streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined)
+      posts = await streamOrCollect(streamPosts(ctx, input), line, signal, json?.transform)
+      if (streaming || signal.aborted) return undefined
     }
-    posts = render.sortRows(posts, flags.sort)
+    if (sort.client) {
+      posts = render.sortRows(posts, flags.sort)
+      if (flags.limit !== undefined) posts = posts.slice(0, flags.limit)
+      if (flags.all && this.jsonEnabled()) return void (await this.printJsonLines(posts))
+    }
     if (!this.jsonEnabled()) {
       const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
       render.printList(rows, flags, POST_LIST_COLUMNS, empty, POST_LIST_LAYOUT)

@@ -12,6 +12,8 @@ const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'curre
 const DROP = ['minimum', 'startup cost', 'currency', 'service', 'technology']
 
 export default class PriceMachines extends BaseCommand {
+  /** The machines as the service lists them: `--json machines.0.name` and the like. */
+  static override outputFields = () => ['currency', 'machines'] as const
   static override summary = "List the business's machines, their materials and prices."
   static override description = `One row per material on each machine: the material's price and unit (per kg or per litre), the currency, the startup cost charged once per order (the machine's plus the material's) and the part minimum. --json prints the full list: every machine with its materials nested, as the service sent them.
 

@@ -24,6 +24,7 @@ export default class ProfileList extends BaseCommand {
   static override description = `Shows every stored profile plus the embedded sandbox profile "local", with the current one marked *. Keys and tokens are masked (last 4 characters), also with --json.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override flags = {...listFlags(COLUMNS)}
+  static override outputFields = () => COLUMNS
 
   async run(): Promise<ProfileRow[]> {
     const {flags} = await this.parse(ProfileList)

@@ -15,6 +15,8 @@ export interface ShownProfile extends Profile {
 }
 
 export default class ProfileShow extends BaseCommand {
+  static override outputFields = () =>
+    ['name', 'baseUrl', 'apiKey', 'authToken', 'businessId', 'currency', 'embedded', 'current', 'overrides'] as const
   static override summary = 'Show one profile (default: the active one), secrets masked.'
   static override description = `Without NAME, shows the profile commands would use now, after --profile, MFG_PROFILE and the MFG_* overrides. Keys and tokens are masked everywhere, including --json.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> shop --json']

@@ -8,6 +8,7 @@ import {mfgPaths} from '../../profiles/paths.js'
 import {QUIRK_NAMES} from '../../schemas/quirks.js'
 
 export default class SandboxServe extends BaseCommand {
+  static override jqOutput = false
   static override summary = 'Run the local implementation of the service until interrupted.'
   static override description = `Starts the sandbox (the same service the embedded "local" profile uses) on --host and --port and keeps it running until SIGINT or SIGTERM, then closes it cleanly and exits 0.
 

@@ -21,6 +21,7 @@ The log is an extension of the mfg sandbox; against a service without it the com
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')"`,
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --limit 10 --json`,
   ]
+  static override outputFields = async () => (await import('../../schemas/webhooks.js')).Delivery
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {
     limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
@@ -32,7 +33,12 @@ The log is an extension of the mfg sandbox; against a service without it the com
     const ctx = await this.context(flags).service()
     const {listDeliveries} = await import('../../services/webhooks/subscriptions.js')
     const render = await import('../../cli/render.js')
-    const deliveries = render.sortRows(await listDeliveries(ctx, args.id, flags.limit), flags.sort)
+    const found = await listDeliveries(ctx, args.id, flags.limit)
+    const deliveries = render.sortRows(found, flags.sort)
+    // The log keeps the newest deliveries up to --limit: a sort of a full answer covers only those.
+    const limit = flags.limit ?? 100
+    if (flags.sort && found.length >= limit)
+      this.notice(`Sorted the ${limit} newest deliveries only; older ones may exist (raise --limit, at most 500).`)
     if (!this.jsonEnabled()) {
       const rows =
         flags.ndjson || flags.columns

@@ -13,6 +13,7 @@ export default class WebhookList extends BaseCommand {
     "Shows the business's subscriptions, oldest first. Secrets are always masked, --json included."
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override flags = {...listFlags(COLUMNS, LAYOUT.wide)}
+  static override outputFields = async () => (await import('../../schemas/read/webhooks.js')).WebhookRecordRead
 
   async run(): Promise<ShownWebhook[]> {
     const {flags} = await this.parse(WebhookList)

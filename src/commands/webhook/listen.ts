@@ -6,6 +6,7 @@ import {writeErr, writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
 
 export default class WebhookListen extends BaseCommand {
+  static override jqOutput = false
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
   static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly.
 

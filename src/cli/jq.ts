@@ -1,0 +1,59 @@
+import type {Jq} from 'jq-wasm'
+
+import {UsageError} from './errors.js'
+import {isTty} from './stdio.js'
+
+/**
+ * `--jq EXPR`: a jq expression run over a command's JSON output through
+ * jq-wasm (jq 1.8 itself, compiled to WebAssembly; docs/dependencies.md says why
+ * this package). This module is imported only when the flag is given, and it
+ * loads jq (1 MB of WebAssembly) only then.
+ */
+
+let loaded: Promise<Jq> | undefined
+
+/** jq, loaded once; after that every run is synchronous. */
+export function loadJq(): Promise<Jq> {
+  loaded ??= import('jq-wasm').then((m) => m.loadJq())
+  return loaded
+}
+
+/** jq's own message without its `jq: error:` prefixes and its count line; `shift` lines taken off its line numbers. */
+function jqMessage(stderr: string, shift = 0): string {
+  return stderr
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^jq: \d+ compile errors?$/.test(l))
+    .map((l) =>
+      l
+        .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+        .replace(/, line (\d+)(, column \d+)?:$/, (_m, n: string, col = '') => `, line ${Number(n) - shift}${col}:`)
+        .trimEnd(),
+    )
+    .join('\n')
+}
+
+/**
+ * Compiles `expr` without running it (so nothing is fetched for an expression
+ * jq cannot read): a usage error with jq's message when it does not compile.
+ */
+export async function checkJq(expr: string): Promise<void> {
+  const jq = await loadJq()
+  // The expression on lines of its own, so that jq quotes the user's text; one line is taken off its numbers.
+  const r = jq.raw(null, `if false then (\n${expr}\n) else empty end`, ['-n'])
+  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr, 1)}`)
+}
+
+/** jq's flags for output as gh prints it: strings raw, other values indented on a terminal, one line each when piped. */
+const outputFlags = (pretty: boolean) => (pretty ? ['-r'] : ['-r', '-c'])
+
+/**
+ * Runs `expr` over `input`: one JSON value, or JSON text of several values one a
+ * line (each is run through `expr`, as jq does with its standard input). A
+ * failure while running (a type error, `error(...)`) is a usage error too: the
+ * expression does not fit the data.
+ */
+export function runJq(jq: Jq, input: unknown, expr: string, pretty = isTty(process.stdout)): string {
+  const r = jq.raw(typeof input === 'string' ? input : JSON.stringify(input), expr, outputFlags(pretty))
+  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr)}`)
+  return r.stdout
+}

@@ -1,0 +1,107 @@
+// One stream per purpose on a real pseudo-terminal: `demand create` draws its
+// progress bar on stderr while its result lines go to stdout, and on a terminal
+// both land on the same screen. The built CLI runs under util-linux `script`
+// (a pty as its stdin, stdout and stderr, as test/commands/prompt-pty.test.ts
+// does); the transcript is played back as a terminal would show it (carriage
+// returns and erase-line honoured), and every result line must stand on a line
+// of its own, whole, with no piece of the bar in it.
+import {spawn} from 'node:child_process'
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join, resolve} from 'node:path'
+
+import {afterAll, beforeAll, expect, it} from 'vitest'
+
+import {startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const ROWS = 300
+
+let sb: CliSandbox
+let slow: http.Server
+let slowUrl: string
+
+/** A proxy that holds each create for 250 ms, so that the bar is drawn between chunks. */
+function slowProxy(target: string): Promise<http.Server> {
+  const to = new URL(target)
+  const server = http.createServer((req, res) => {
+    const forward = () => {
+      const up = http.request(
+        {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
+        (a) => {
+          res.writeHead(a.statusCode ?? 502, a.headers)
+          a.pipe(res)
+        },
+      )
+      up.on('error', () => res.destroy())
+      req.pipe(up)
+    }
+    if (req.method === 'POST') setTimeout(forward, 250)
+    else forward()
+  })
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
+}
+
+beforeAll(async () => {
+  sb = await startCliSandbox()
+  slow = await slowProxy(sb.url)
+  slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  await new Promise((ok) => slow.close(ok))
+  await sb.close()
+})
+
+/** What a terminal shows for `raw`: `\r` returns to the line's start, ESC[K erases to its end, other escapes drop out. */
+function screen(raw: string): string[] {
+  const lines: string[] = []
+  let line: string[] = []
+  let col = 0
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!
+    if (c === '\u001b') {
+      const m = /^\[[0-9;?]*([A-Za-z])/.exec(raw.slice(i + 1))
+      if (m) {
+        if (m[1] === 'K') line = line.slice(0, col)
+        i += m[0].length
+      }
+    } else if (c === '\r') col = 0
+    else if (c === '\n') {
+      lines.push(line.join(''))
+      line = []
+      col = 0
+    } else {
+      line[col++] = c
+    }
+  }
+  if (line.length > 0) lines.push(line.join(''))
+  return lines
+}
+
+it('result lines and the progress bar never share a line of the terminal', async () => {
+  const env: NodeJS.ProcessEnv = {...process.env, ...sb.env(), MFG_BASE_URL: slowUrl, TERM: 'xterm', COLUMNS: '120'}
+  delete env.CI
+  delete env.NODE_ENV
+  const args = [process.execPath, join(root, 'bin/run.js'), 'demand', 'create', '--file', 'examples/big.ndjson']
+  const command = [...args, '--concurrency', '1'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  let raw = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (c: string) => (raw += c))
+  const code = await new Promise<number | null>((ok) => child.on('close', ok))
+  expect(code, raw).toBe(0)
+  // The bar was drawn (more than once) while the rows went out.
+  expect(raw.match(/\r\[[#-]+\] \d+\/300 rows/g)?.length ?? 0, raw).toBeGreaterThan(1)
+  const shown = screen(raw)
+  const results = shown.filter((l) => l.includes('"row"'))
+  expect(results).toHaveLength(ROWS)
+  for (const l of results) {
+    expect(l, `a result line as the terminal shows it:\n${l}`).toMatch(/^\{"row":\d+,/)
+    expect(() => JSON.parse(l) as unknown).not.toThrow()
+  }
+  expect(shown.some((l) => /\] \d+\/300 rows.*"row"/.test(l))).toBe(false)
+})

@@ -1,0 +1,274 @@
+// Issue 19's output rules, run as a user runs the built CLI: field selection
+// (--json FIELDS, --columns checked), --jq, honest --sort over more than one page,
+// --json --all as NDJSON, and a listing that stops when its reader goes away.
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import type {RunningSandbox} from '../../src/sandbox/index.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const bin = join(root, 'bin/run.js')
+/** More than two full pages of 100, so that --all and a sort cross pages. */
+const DEMANDS = 1234
+
+let sandbox: RunningSandbox
+let proxy: http.Server
+let proxyUrl: string
+/** v1 list requests that reached the sandbox through the counting proxy. */
+let listRequests = 0
+let home: string
+
+/** A proxy in front of the sandbox that counts the list pages asked for. */
+function countingProxy(target: string): Promise<http.Server> {
+  const to = new URL(target)
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && /^\/api\/public\/v1\/demand\/[^/]+\/all/.test(req.url ?? '')) listRequests++
+    const up = http.request(
+      {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      },
+    )
+    up.on('error', () => res.destroy())
+    req.pipe(up)
+  })
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
+}
+
+function env(): NodeJS.ProcessEnv {
+  const demo = sandbox.businesses[0]!
+  // Without vitest's NODE_ENV=test, under which oclif would register tsx to read TypeScript sources.
+  const {NODE_ENV: _test, ...rest} = process.env
+  return {
+    ...rest,
+    MFG_HOME: home,
+    MFG_PROFILE: undefined,
+    MFG_AUTH_TOKEN: undefined,
+    MFG_BASE_URL: proxyUrl,
+    MFG_API_KEY: demo.apiKey,
+    MFG_BUSINESS_ID: demo.id,
+    NO_COLOR: '1',
+    CI: 'true',
+  }
+}
+
+/** Runs the built CLI without blocking: the sandbox and the proxy answer from this process. */
+function mfg(args: string[]): Promise<{stdout: string; stderr: string; code: number | null}> {
+  const child = spawn(process.execPath, [bin, ...args], {cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  return new Promise((done) => child.on('close', (code) => done({stdout, stderr, code})))
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'mfg-select-'))
+  sandbox = await startTestSandbox()
+  const demo = sandbox.businesses[0]!
+  for (let i = 0; i < DEMANDS; i += 100) {
+    const items = Array.from({length: Math.min(100, DEMANDS - i)}, (_, k) => ({
+      technique: '3D_PRINTING',
+      material: 'PETG',
+      // Prices that do not follow the order of creation.
+      quantity: 1 + (((i + k) * 7919) % 97),
+      email: `b${i + k}@example.com`,
+      quoteModel: [{fileName: `p${i + k}.stl`, service: '3D_PRINTING', quantity: 1 + (((i + k) * 31) % 13)}],
+    }))
+    const res = await fetch(`${sandbox.url}/api/public/v1/demand/create-quotes/${demo.id}`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json', authorization: `Bearer ${demo.apiKey}`},
+      body: JSON.stringify(items),
+    })
+    expect(res.status).toBe(201)
+  }
+  proxy = await countingProxy(sandbox.url)
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+}, 120_000)
+
+afterAll(async () => {
+  await new Promise((ok) => proxy?.close(ok))
+  await sandbox?.close()
+  rmSync(home, {recursive: true, force: true})
+})
+
+describe('field selection', () => {
+  it('--json FIELDS keeps only those fields, nested by dotted path, in either order of the flags', async () => {
+    const a = await mfg([
+      'demand',
+      'list',
+      '--json',
+      'orderNumber,shippingAddress.city,quoteModel.0.fileName',
+      '--limit',
+      '2',
+    ])
+    expect(a.code).toBe(0)
+    const rows = JSON.parse(a.stdout) as Record<string, unknown>[]
+    expect(rows).toHaveLength(2)
+    expect(Object.keys(rows[0]!)).toEqual(['orderNumber', 'shippingAddress.city', 'quoteModel.0.fileName'])
+    expect(rows[0]!['quoteModel.0.fileName']).toMatch(/^p\d+\.stl$/)
+    const b = await mfg(['demand', 'list', '--limit', '2', '--json=orderNumber'])
+    expect(JSON.parse(b.stdout)).toEqual(rows.map((r) => ({orderNumber: r.orderNumber})))
+    // --columns with --json selects the same way.
+    const c = await mfg(['demand', 'list', '--limit', '2', '--json', '--columns', 'orderNumber'])
+    expect(c.stdout).toBe(b.stdout)
+  })
+
+  it('a bare --json keeps the whole records, also before another flag', async () => {
+    const r = await mfg(['demand', 'list', '--json', '--limit', '1'])
+    expect(r.code).toBe(0)
+    const [row] = JSON.parse(r.stdout) as Record<string, unknown>[]
+    expect(row).toHaveProperty('_id')
+    expect(row).toHaveProperty('quoteModel')
+  })
+
+  it('an unknown field is a usage error naming the valid ones, before anything is fetched', async () => {
+    const before = listRequests
+    const r = await mfg(['demand', 'list', '--columns', 'orderNumber,bogus'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('--columns: unknown field "bogus"')
+    expect(r.stderr).toContain('orderNumber')
+    const nested = await mfg(['demand', 'list', '--json', 'shippingAddress.town'])
+    expect(nested.code).toBe(2)
+    expect(nested.stderr).toContain('shippingAddress.city')
+    const index = await mfg(['demand', 'list', '--json', 'quoteModel.fileName'])
+    expect(index.code).toBe(2)
+    expect(index.stderr).toContain('quoteModel is a list')
+    const sort = await mfg(['demand', 'list', '--sort', '-nope'])
+    expect(sort.code).toBe(2)
+    expect(sort.stderr).toContain('--sort: unknown field "nope"')
+    expect(listRequests).toBe(before)
+  })
+})
+
+describe('--jq', () => {
+  it('filters the output; strings print raw', async () => {
+    const r = await mfg(['demand', 'list', '--limit', '3', '--jq', '.[].quoteModel[0].fileName'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim().split('\n')).toHaveLength(3)
+    expect(r.stdout).toMatch(/^p\d+\.stl\n/)
+  })
+
+  it('runs on each record of a streamed --all', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--jq', 'select(.orderNumber <= 3) | .orderNumber'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim().split('\n').map(Number).sort()).toEqual([1, 2, 3])
+  })
+
+  it('an expression jq cannot compile is a usage error with jq’s message, nothing fetched', async () => {
+    const before = listRequests
+    const r = await mfg(['demand', 'list', '--jq', '.[] |||'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr).error.message).toMatch(
+      /^--jq: syntax error.*line 1, column \d+:\n\s*\.\[\] \|\|\|\n\s*\^$/s,
+    )
+    expect(listRequests).toBe(before)
+  })
+})
+
+describe('--jq with another format', () => {
+  it('is refused, naming the flag to leave out', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--ndjson', '--jq', '.orderNumber'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('leave --ndjson out')
+  })
+})
+
+describe('--all', () => {
+  it('--json --all prints one record a line, every page', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--json', 'orderNumber'])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines.length).toBeGreaterThanOrEqual(DEMANDS)
+    expect(JSON.parse(lines[0]!)).toEqual({orderNumber: expect.any(Number)})
+  })
+})
+
+describe('honest --sort', () => {
+  const numbers = (stdout: string) => (JSON.parse(stdout) as {priceTotal: number}[]).map((r) => r.priceTotal)
+
+  it('a field the service cannot sort by fetches every page, says so, and sorts the whole list', async () => {
+    const all = (await mfg(['demand', 'list', '--all', '--json', 'priceTotal'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as {priceTotal: number}).priceTotal)
+    const top = Math.max(...all)
+    const before = listRequests
+    const r = await mfg(['demand', 'list', '--sort', '-priceTotal', '--limit', '5', '--json', 'priceTotal'])
+    expect(r.code).toBe(0)
+    expect(listRequests - before).toBeGreaterThan(2)
+    expect(JSON.parse(r.stderr)).toEqual({notice: expect.stringContaining('every page is fetched')})
+    const got = numbers(r.stdout)
+    expect(got).toHaveLength(5)
+    expect(got[0]).toBe(top)
+    expect([...got].sort((a, b) => b - a)).toEqual(got)
+  })
+
+  it('--all --json with a client-side sort is NDJSON too, sorted over every page', async () => {
+    const r = await mfg(['demand', 'list', '--all', '--json', 'priceTotal', '--sort', 'priceTotal'])
+    expect(r.code, r.stderr).toBe(0)
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as {priceTotal: number}).priceTotal)
+    expect(got.length).toBeGreaterThanOrEqual(DEMANDS)
+    expect([...got].sort((a, b) => a - b)).toEqual(got)
+  })
+
+  it('createdAt is sorted by the service: one page, no notice', async () => {
+    const before = listRequests
+    const r = await mfg(['demand', 'list', '--sort', 'createdAt', '--limit', '3', '--json', 'orderNumber'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(listRequests - before).toBe(1)
+    expect((JSON.parse(r.stdout) as {orderNumber: number}[]).map((x) => x.orderNumber)).toEqual([1, 2, 3])
+  })
+
+  it('--page with a client-side sort is refused, naming --all', async () => {
+    const r = await mfg(['demand', 'list', '--sort', 'priceTotal', '--page', '2'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--all')
+  })
+})
+
+describe('a reader that goes away', () => {
+  it('stops the listing: at most one more page, exit 0, nothing on stderr', async () => {
+    const child = spawn(process.execPath, [bin, 'demand', 'list', '--all', '--json', '--page-size', '10'], {
+      cwd: root,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+    const start = listRequests
+    // Like `| head -1`: read the first line, then close the pipe.
+    const atClose = await new Promise<number>((ok) => {
+      let text = ''
+      child.stdout.on('data', (c: Buffer) => {
+        text += c.toString('utf8')
+        if (text.includes('\n') && !child.stdout.destroyed) {
+          // Counted once the pipe's end is really closed: from then on a write fails with EPIPE.
+          child.stdout.once('close', () => ok(listRequests - start))
+          child.stdout.destroy()
+        }
+      })
+    })
+    const code = await new Promise<number | null>((ok) => child.on('close', ok))
+    expect(code).toBe(0)
+    expect(stderr).toBe('')
+    // 124 pages of 10 in all: the listing stopped right after the reader left.
+    expect(listRequests - start).toBeLessThanOrEqual(atClose + 1)
+    expect(listRequests - start).toBeLessThan(10)
+  })
+})
