@@ -121,7 +121,7 @@ describe('demand list and get against a lax service', () => {
     expect(r.stdout).not.toMatch(/\bnull\b/)
     const lines = r.stdout.trim().split('\n')
     expect(lines).toHaveLength(3)
-    expect(lines[1]).toMatch(/^41\s+d1\s+NORMAL\s+Quote Sent\s+LASER_SINTERING\s+EUR\s+2025-01-03T10:00:00\+01:00$/)
+    expect(lines[1]).toMatch(/^41\s+d1\s+NORMAL\s+Quote Sent\s+LASER_SINTERING\s+EUR\s+2025-01-03T09:00:00Z$/)
     // No paging fields: no "Page 1 of ..." hint.
     expect(r.stderr).not.toContain('Page ')
   })

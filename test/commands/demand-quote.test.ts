@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {QuoteOutcome} from '../../src/services/quote/types.js'
-import {json, secretsOf, useCliSandbox, type CliResult} from '../helpers/cli.js'
+import {json, jsonLines, secretsOf, useCliSandbox, type CliResult} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
 
 const {sb, outputs, run} = useCliSandbox()
@@ -84,7 +84,7 @@ beforeAll(async () => {
   const idOf = (d: string) => results.find((r) => r.draftId === d)!.id
   Object.assign(ids, {stl: idOf('quote-stl'), mixed: idOf('quote-mixed'), open: idOf('quote-open')})
   const list = await run(['demand', 'list', '--all', '--json'])
-  seeded = json<{_id: string; draftId?: string}[]>(list).find((d) => d.draftId === 'seed-quote-sent')!._id
+  seeded = jsonLines<{_id: string; draftId?: string}>(list).find((d) => d.draftId === 'seed-quote-sent')!._id
 })
 
 afterAll(() => {

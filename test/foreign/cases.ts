@@ -66,6 +66,8 @@ export interface CommandSpec {
   requests: number
   /** Text a successful run prints on stdout (ids, file names, the price). */
   shows(ctx: CaseContext, stats: ServerStats): string[]
+  /** With --json it prints one JSON text a line (NDJSON), as `--all --json` does. */
+  jsonLines?: boolean
 }
 
 const first = (xs: string[]): string[] => xs.slice(0, 1)
@@ -83,6 +85,7 @@ export const COMMANDS: CommandSpec[] = [
     id: 'demand list --all',
     reach: ['demand-list'],
     argv: () => ['demand', 'list', '--all'],
+    jsonLines: true,
     retrySafe: true,
     requests: 1,
     shows: ({server}) => first(server.seed.demandIds),
@@ -1008,6 +1011,14 @@ function isErrorJson(line: string): boolean {
 }
 
 /** Whether stdout is one JSON value. */
+/** Every non-empty line is one JSON text (NDJSON). */
+function parsesAsJsonLines(stdout: string): boolean {
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .every((l) => parsesAsJson(l))
+}
+
 function parsesAsJson(stdout: string): boolean {
   try {
     JSON.parse(stdout)
@@ -1081,12 +1092,13 @@ export function judge(
   add('clean', 'failed', !junk, () => `prints ${JSON.stringify(junk![0])}: ${excerpt(out, junk!.index)}`)
   if (c.mode === 'json') {
     // Data as JSON on stdout; on failure the documented {"error": {...}} line on stderr (or a batch's result rows).
+    const parses = c.command.jsonLines ? parsesAsJsonLines : parsesAsJson
     const ok =
       run.exit === 0
-        ? parsesAsJson(run.stdout)
+        ? parses(run.stdout)
         : run.stdout.trim() === ''
           ? run.stderr.split('\n').some(isErrorJson)
-          : parsesAsJson(run.stdout)
+          : parses(run.stdout)
     add('json', 'failed', ok, () =>
       run.exit === 0 || run.stdout.trim() !== ''
         ? `--json stdout is not JSON: ${JSON.stringify(run.stdout.slice(0, 80))}`
