@@ -11,6 +11,7 @@ export const DEFAULT_LIMITS: Required<ReadLimits> = {
   maxRatio: 25,
   maxBrepBytes: 64 * 1024 * 1024,
   maxEntities: 500_000,
+  maxSeconds: 20,
 }
 
 /** The caller's limits over the defaults; each must be a positive number. */
