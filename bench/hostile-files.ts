@@ -168,7 +168,26 @@ async function main(): Promise<void> {
         bomb,
       ]),
     )
-    rows.push(await runs('10 MB DXF of lines, `mfg price measure`', [process.execPath, cli, 'price', 'measure', dxf]))
+    rows.push(
+      await runs('10 MB DXF of 220 000 lines, `mfg price measure` (refused: --max-entities 100000)', [
+        process.execPath,
+        cli,
+        'price',
+        'measure',
+        dxf,
+      ]),
+    )
+    rows.push(
+      await runs('the same DXF with `--max-entities 1000000` (read)', [
+        process.execPath,
+        cli,
+        'price',
+        'measure',
+        dxf,
+        '--max-entities',
+        '1000000',
+      ]),
+    )
     const base = rows[0]!
     const table = rows
       .map(

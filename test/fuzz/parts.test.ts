@@ -30,7 +30,8 @@ async function measuresOrMeshError(bytes: Uint8Array, name: string): Promise<voi
     if (m.kind === 'solid') expect(m.measurement.triangles).toBeGreaterThan(0)
     else expect(Number.isFinite(m.sheet.areaMm2) && Number.isFinite(m.sheet.cutLengthMm)).toBe(true)
   } catch (error) {
-    if (!(error instanceof MeshError)) throw new Error(`expected MeshError, got ${(error as Error)?.stack}`)
+    if (!(error instanceof MeshError))
+      throw new Error(`expected MeshError, got ${(error as Error)?.stack}`, {cause: error})
     expect(error.message.startsWith(`${name}: `)).toBe(true)
     expect(error.message).not.toMatch(/cannot read the file: /)
   }
