@@ -25,6 +25,7 @@ export interface MeasureFlags {
   'max-ratio'?: number
   'max-entities'?: number
   'max-brep-bytes'?: number
+  'max-seconds'?: number
 }
 
 /** Measures the file as the flags ask: a solid, or a DXF flat pattern. */
@@ -34,6 +35,7 @@ export function measureWithFlags(file: string, flags: MeasureFlags): Promise<Par
     ...(flags['max-ratio'] !== undefined ? {maxRatio: flags['max-ratio']} : {}),
     ...(flags['max-entities'] !== undefined ? {maxEntities: flags['max-entities']} : {}),
     ...(flags['max-brep-bytes'] !== undefined ? {maxBrepBytes: flags['max-brep-bytes']} : {}),
+    ...(flags['max-seconds'] !== undefined ? {maxSeconds: flags['max-seconds']} : {}),
   }
   return measureAnyFile({
     file,

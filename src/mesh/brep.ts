@@ -1,5 +1,3 @@
-import type {Occt} from 'occt-import-js'
-
 import {MeshError} from './errors.js'
 import {overLimit} from './limits.js'
 import type {Mesh, MeshObject, ReadLimits} from './types.js'
@@ -20,12 +18,115 @@ export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
   return undefined
 }
 
-let occtPromise: Promise<Occt> | undefined
+// OpenCascade runs in a worker thread: a hostile file can make it loop or grow for a
+// long time, and a WebAssembly call cannot be interrupted from its own thread. The
+// worker is started on the first STEP or IGES file, kept for the next ones (unref'd
+// while idle, so it never keeps the process alive), and ended when a file takes longer
+// than the limit. Its source is below, in our words, run with `eval` so that the build
+// needs no extra entry point; occt-import-js is required by the path resolved here.
+const WORKER_SOURCE = `
+const {parentPort, workerData} = require('node:worker_threads')
+const ready = require(workerData.occtPath)({print() {}, printErr() {}})
+parentPort.on('message', async ({id, format, bytes, params, maxTriangles}) => {
+  try {
+    const occt = await ready
+    const r = format === 'step' ? occt.ReadStepFile(bytes, params) : occt.ReadIgesFile(bytes, params)
+    if (!r || !r.success) return parentPort.postMessage({id, success: false})
+    let triangles = 0
+    for (const m of r.meshes) triangles += Math.floor(((m.index && m.index.array.length) || 0) / 3)
+    if (triangles > maxTriangles) return parentPort.postMessage({id, success: true, triangles, meshes: []})
+    const meshes = r.meshes.map((m) => ({
+      name: m.name,
+      position: Float64Array.from(m.attributes.position.array),
+      index: Uint32Array.from((m.index && m.index.array) || []),
+    }))
+    parentPort.postMessage({id, success: true, triangles, meshes}, meshes.flatMap((m) => [m.position.buffer, m.index.buffer]))
+  } catch (e) {
+    parentPort.postMessage({id, error: String((e && e.message) || e)})
+  }
+})
+`
 
-/** The OpenCascade module, instantiated once; its own console output is dropped (stdout is data only). */
-function occt(): Promise<Occt> {
-  occtPromise ??= import('occt-import-js').then((m) => m.default({print: () => {}, printErr: () => {}}))
-  return occtPromise
+interface WorkerAnswer {
+  id: number
+  success?: boolean
+  triangles?: number
+  meshes?: {name?: string; position: Float64Array; index: Uint32Array}[]
+  error?: string
+}
+
+interface Pending {
+  worker: import('node:worker_threads').Worker
+  resolve: (a: WorkerAnswer) => void
+  reject: (e: Error) => void
+}
+
+let worker: import('node:worker_threads').Worker | undefined
+const pending = new Map<number, Pending>()
+let nextId = 1
+
+async function occtWorker(): Promise<import('node:worker_threads').Worker> {
+  if (worker) return worker
+  const [{Worker}, {createRequire}] = await Promise.all([import('node:worker_threads'), import('node:module')])
+  const occtPath = createRequire(import.meta.url).resolve('occt-import-js')
+  const w = new Worker(WORKER_SOURCE, {eval: true, workerData: {occtPath}, stdout: true, stderr: true})
+  const fail = (why: string) => {
+    if (worker === w) worker = undefined
+    for (const [id, p] of pending)
+      if (p.worker === w) {
+        pending.delete(id)
+        p.reject(new MeshError(why))
+      }
+  }
+  w.on('message', (a: WorkerAnswer) => {
+    const p = pending.get(a.id)
+    pending.delete(a.id)
+    if (![...pending.values()].some((q) => q.worker === w)) w.unref()
+    p?.resolve(a)
+  })
+  w.on('error', (e) => fail(`OpenCascade stopped: ${e.message}`))
+  w.on('exit', () => fail('OpenCascade stopped before it finished the file'))
+  w.unref()
+  worker = w
+  return w
+}
+
+/** Ends the OpenCascade worker (a test or a long-running caller may; the next file starts a new one). */
+export async function stopBrepWorker(): Promise<void> {
+  const w = worker
+  worker = undefined
+  if (w) await w.terminate()
+}
+
+async function tessellate(
+  bytes: Uint8Array,
+  format: BrepFormat,
+  limits: Required<ReadLimits>,
+  label: string,
+): Promise<WorkerAnswer> {
+  const w = await occtWorker()
+  const id = nextId++
+  w.ref()
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await new Promise<WorkerAnswer>((resolve, reject) => {
+      pending.set(id, {worker: w, resolve, reject})
+      timer = setTimeout(() => {
+        pending.delete(id)
+        reject(
+          overLimit(
+            `${label} file takes OpenCascade more than ${limits.maxSeconds} s to read and tessellate`,
+            '--max-seconds',
+          ),
+        )
+        if (worker === w) worker = undefined
+        void w.terminate()
+      }, limits.maxSeconds * 1000)
+      w.postMessage({id, format, bytes, params: TESSELLATION, maxTriangles: limits.maxTriangles})
+    })
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** How finely curved faces are cut into triangles: 0.05% of the mean bounding-box size, 0.25 rad. */
@@ -44,18 +145,10 @@ export async function readBrep(bytes: Uint8Array, format: BrepFormat, limits: Re
       `${label} file is ${bytes.length} bytes; this reader takes at most ${limits.maxBrepBytes}`,
       '--max-brep-bytes',
     )
-  const module = await occt()
-  let result
-  try {
-    result = format === 'step' ? module.ReadStepFile(bytes, TESSELLATION) : module.ReadIgesFile(bytes, TESSELLATION)
-  } catch (err) {
-    // A WebAssembly abort leaves the module unusable: the next file loads a fresh one.
-    occtPromise = undefined
-    throw new MeshError(`${label} file could not be read by OpenCascade: ${(err as Error).message}`)
-  }
-  if (!result.success) throw new MeshError(`${label} file could not be read (OpenCascade found no valid data in it)`)
-  let total = 0
-  for (const m of result.meshes) total += Math.floor((m.index?.array.length ?? 0) / 3)
+  const answer = await tessellate(bytes, format, limits, label)
+  if (answer.error !== undefined) throw new MeshError(`${label} file could not be read by OpenCascade: ${answer.error}`)
+  if (!answer.success) throw new MeshError(`${label} file could not be read (OpenCascade found no valid data in it)`)
+  const total = answer.triangles ?? 0
   if (total === 0)
     throw new MeshError(`${label} file holds no solid or surface to measure (no faces after tessellation)`)
   if (total > limits.maxTriangles)
@@ -63,11 +156,11 @@ export async function readBrep(bytes: Uint8Array, format: BrepFormat, limits: Re
       `${label} file tessellates to ${total} triangles; this reader takes at most ${limits.maxTriangles}`,
       '--max-triangles',
     )
-  return weldMeshes(result.meshes, format, label, total)
+  return weldMeshes(answer.meshes ?? [], format, label, total)
 }
 
 function weldMeshes(
-  meshes: {name?: string; attributes: {position: {array: ArrayLike<number>}}; index?: {array: ArrayLike<number>}}[],
+  meshes: {name?: string; position: Float64Array; index: Uint32Array}[],
   format: BrepFormat,
   label: string,
   total: number,
@@ -76,8 +169,8 @@ function weldMeshes(
   const out = new IndexBuffer(total * 3)
   const objects: MeshObject[] = []
   meshes.forEach((m, n) => {
-    const p = m.attributes.position.array
-    const index = m.index?.array ?? []
+    const p = m.position
+    const index = m.index
     const vertices = Math.floor(p.length / 3)
     const map = new Uint32Array(vertices)
     for (let i = 0; i < vertices; i++)

@@ -56,16 +56,55 @@ export function isBendEntity(layer: string | undefined, lineType: string | undef
   return /bend/i.test(layer ?? '') || /dash|hidden/i.test(lineType ?? '')
 }
 
-/** Entities in the file: group-code-0 lines, counted before parsing so that a huge file is refused cheaply. */
-function countEntities(text: string): number {
-  let n = 0
-  for (let i = text.indexOf('\n0'); i !== -1; i = text.indexOf('\n0', i + 2)) {
-    let j = i + 2
-    while (text.charCodeAt(j) === 32) j++
-    if (text.charCodeAt(j) === 13) j++
-    if (text.charCodeAt(j) === 10) n++
+/**
+ * Walks the group-code pairs once before dxf-parser sees them, and hands it only the
+ * BLOCKS and ENTITIES sections (the only ones measured): its table readers loop for ever
+ * on some malformed tables, and it trusts counts and sequences that a hostile file can
+ * break. Here the entities are counted (refused over the limit), each LWPOLYLINE's vertex
+ * count (group code 90) is checked against the lines left, each POLYLINE must run through
+ * VERTEX entities to a SEQEND, and $INSUNITS is read from the HEADER.
+ */
+function precheck(text: string, maxEntities: number): {insunits: number; kept: string} {
+  const lines = text.split(/\r\n|\r|\n/)
+  const kept: string[] = []
+  let entities = 0
+  let type = ''
+  let section = ''
+  let inPolyline = false
+  let insunits = 0
+  const fail = (i: number, what: string): never => {
+    throw new MeshError(`DXF line ${i + 1}: ${what}`)
   }
-  return n
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const code = lines[i]!.trim()
+    const value = lines[i + 1]!.trim()
+    if (code === '0') {
+      if (value === 'SECTION') section = lines[i + 3]?.trim() ?? ''
+      if (inPolyline && value !== 'VERTEX' && value !== 'SEQEND')
+        fail(i, `a POLYLINE is followed by ${value.slice(0, 20)}, not by its VERTEX entities and SEQEND`)
+      if (value === 'SEQEND') inPolyline = false
+      if (value === 'POLYLINE') inPolyline = true
+      type = value
+      if (++entities > maxEntities)
+        throw overLimit(`DXF file holds more than ${maxEntities} entities`, '--max-entities')
+    } else if (code === '90' && type === 'LWPOLYLINE') {
+      const n = Number(value)
+      const room = (lines.length - i) / 4
+      if (!Number.isInteger(n) || n < 0 || n > room)
+        fail(
+          i,
+          `an LWPOLYLINE declares ${value.slice(0, 20)} vertices; the file has room for at most ${Math.floor(room)}`,
+        )
+    } else if (code === '9' && value === '$INSUNITS' && section === 'HEADER') {
+      insunits = Number(lines[i + 3]?.trim())
+      if (!Number.isInteger(insunits)) fail(i + 2, '$INSUNITS is not a whole number')
+    }
+    if (section === 'BLOCKS' || section === 'ENTITIES') kept.push(lines[i]!, lines[i + 1]!)
+    if (code === '0' && value === 'ENDSEC') section = ''
+  }
+  if (inPolyline) throw new MeshError('DXF file ends inside a POLYLINE (no SEQEND)')
+  kept.push('0', 'EOF', '')
+  return {insunits, kept: kept.join('\n')}
 }
 
 function segLength(s: Segment): number {
@@ -109,10 +148,15 @@ function segPoints(s: Segment, out: number[]): void {
   }
 }
 
+/** The counter-clockwise sweep from a0 to a1 in (0, 2π]; equal angles are a full turn. */
+function sweepOf(a0: number, a1: number): number {
+  const turn = 2 * Math.PI
+  const sweep = (((a1 - a0) % turn) + turn) % turn
+  return sweep < 1e-12 ? turn : sweep
+}
+
 function arcSegment(cx: number, cy: number, r: number, a0: number, a1: number): Segment {
-  let sweep = a1 - a0
-  while (sweep <= 0) sweep += 2 * Math.PI
-  while (sweep > 2 * Math.PI) sweep -= 2 * Math.PI
+  const sweep = sweepOf(a0, a1)
   return {
     x1: cx + r * Math.cos(a0),
     y1: cy + r * Math.sin(a0),
@@ -193,8 +237,7 @@ interface EllipseLike {
 function ellipseSegments(e: EllipseLike): Segment[] {
   const {center: c, majorAxisEndPoint: m, axisRatio} = e
   const s = e.startAngle ?? 0
-  let t = e.endAngle ?? 2 * Math.PI
-  while (t <= s) t += 2 * Math.PI
+  const t = s + sweepOf(s, e.endAngle ?? s)
   const steps = Math.max(8, Math.ceil(((t - s) / (2 * Math.PI)) * CURVE_STEPS * 4))
   const pts = []
   for (let i = 0; i <= steps; i++) {
@@ -251,48 +294,89 @@ interface Piece {
 
 type Vertex = IPoint & {bulge?: number}
 
+/** A MeshError for an entity field that is missing or not a number. */
+function badField(e: IEntity, field: string): MeshError {
+  return new MeshError(`DXF ${e.type} entity on layer ${JSON.stringify(e.layer ?? '0')} has a missing or bad ${field}`)
+}
+
+function numberOf(e: IEntity, field: string, fallback?: number): number {
+  const v = (e as unknown as Record<string, unknown>)[field] ?? fallback
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw badField(e, field)
+  return v
+}
+
+function pointOf(e: IEntity, p: unknown, field: string): IPoint {
+  const q = p as Partial<IPoint> | undefined
+  if (!q || typeof q.x !== 'number' || typeof q.y !== 'number' || !Number.isFinite(q.x) || !Number.isFinite(q.y))
+    throw badField(e, field)
+  return {x: q.x, y: q.y, z: 0}
+}
+
+function pointsOf(e: IEntity, list: unknown, field: string): IPoint[] {
+  return Array.isArray(list) ? list.map((p) => pointOf(e, p, field)) : []
+}
+
 /** The segments of one entity (not INSERT), or undefined when it cuts nothing. */
 function entityPiece(e: IEntity): {segs: Segment[]; closed: boolean} | undefined {
   const any = e as unknown as Record<string, unknown>
   switch (e.type) {
     case 'LINE': {
-      const v = any.vertices as IPoint[] | undefined
-      if (!v || v.length < 2) return undefined
+      const v = pointsOf(e, any.vertices, 'end point')
+      if (v.length < 2) throw badField(e, 'end point')
       return {segs: polyline([v[0]!, v[1]!]), closed: false}
     }
     case 'LWPOLYLINE':
     case 'POLYLINE': {
       if (any.is3dPolygonMesh || any.isPolyfaceMesh) return undefined
-      const v = (any.vertices as Vertex[] | undefined) ?? []
+      const raw = Array.isArray(any.vertices) ? (any.vertices as Vertex[]) : []
+      const v = raw.map((p) => ({...pointOf(e, p, 'vertex'), bulge: Number(p.bulge ?? 0) || 0}))
       const closed = Boolean(any.shape)
       const segs: Segment[] = []
       const n = v.length
       for (let i = 0; i < (closed ? n : n - 1); i++) {
         const p = v[i]!
         const q = v[(i + 1) % n]!
-        segs.push({x1: p.x, y1: p.y, x2: q.x, y2: q.y, bulge: Number(p.bulge ?? 0) || 0})
+        segs.push({x1: p.x, y1: p.y, x2: q.x, y2: q.y, bulge: p.bulge})
       }
       return segs.length > 0 ? {segs, closed: closed && n > 2} : undefined
     }
     case 'ARC': {
-      const c = any.center as IPoint
+      const c = pointOf(e, any.center, 'centre')
+      const r = numberOf(e, 'radius')
+      const a0 = numberOf(e, 'startAngle', 0)
+      const a1 = numberOf(e, 'endAngle', 2 * Math.PI)
+      if (sweepOf(a0, a1) === 2 * Math.PI) return {segs: circleSegments(c.x, c.y, r), closed: true}
       return {
-        segs: [arcSegment(c.x, c.y, any.radius as number, any.startAngle as number, any.endAngle as number)],
+        segs: [arcSegment(c.x, c.y, r, numberOf(e, 'startAngle', 0), numberOf(e, 'endAngle', 2 * Math.PI))],
         closed: false,
       }
     }
     case 'CIRCLE': {
-      const c = any.center as IPoint
-      return {segs: circleSegments(c.x, c.y, any.radius as number), closed: true}
+      const c = pointOf(e, any.center, 'centre')
+      return {segs: circleSegments(c.x, c.y, numberOf(e, 'radius')), closed: true}
     }
     case 'SPLINE': {
-      const segs = splineSegments(any as SplineLike)
+      const spline: SplineLike = {
+        controlPoints: pointsOf(e, any.controlPoints, 'control point'),
+        fitPoints: pointsOf(e, any.fitPoints, 'fit point'),
+        knotValues: Array.isArray(any.knotValues) ? (any.knotValues as unknown[]).map(Number) : [],
+        degreeOfSplineCurve: Math.min(10, Math.max(1, Math.trunc(numberOf(e, 'degreeOfSplineCurve', 3)))),
+      }
+      if (!spline.knotValues!.every(Number.isFinite)) throw badField(e, 'knot')
+      const segs = splineSegments(spline)
       return segs.length > 0 ? {segs, closed: Boolean(any.closed)} : undefined
     }
     case 'ELLIPSE': {
-      const s = (any.startAngle as number | undefined) ?? 0
-      const t = (any.endAngle as number | undefined) ?? 2 * Math.PI
-      return {segs: ellipseSegments(any as unknown as EllipseLike), closed: Math.abs(t - s - 2 * Math.PI) < 1e-9}
+      const s = numberOf(e, 'startAngle', 0)
+      const t = numberOf(e, 'endAngle', 2 * Math.PI)
+      const ellipse: EllipseLike = {
+        center: pointOf(e, any.center, 'centre'),
+        majorAxisEndPoint: pointOf(e, any.majorAxisEndPoint, 'major axis'),
+        axisRatio: numberOf(e, 'axisRatio'),
+        startAngle: s,
+        endAngle: t,
+      }
+      return {segs: ellipseSegments(ellipse), closed: sweepOf(s, t) === 2 * Math.PI}
     }
     default:
       return undefined
@@ -519,6 +603,22 @@ function nestedArea(contours: Contour[]): {area: number; outlines: number; holes
   return {area, outlines, holes}
 }
 
+/**
+ * Runs f with the console silenced: dxf-parser reports odd group codes with console.log,
+ * which would land on stdout (data only). The parse is synchronous, so nothing else
+ * writes meanwhile.
+ */
+function quietly<T>(f: () => T): T {
+  const saved = {log: console.log, warn: console.warn, error: console.error, info: console.info, debug: console.debug}
+  const mute = (): void => {}
+  Object.assign(console, {log: mute, warn: mute, error: mute, info: mute, debug: mute})
+  try {
+    return f()
+  } finally {
+    Object.assign(console, saved)
+  }
+}
+
 type ParserClass = new () => {parseSync(text: string): IDxf | null}
 
 /** dxf-parser's class: its CommonJS build names it DxfParser and default, depending on the loader. */
@@ -548,21 +648,16 @@ export async function readDxf(
   if (head.startsWith('AutoCAD Binary DXF'))
     throw new MeshError('binary DXF is not supported; save the flat pattern as ASCII DXF')
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-  const count = countEntities(text)
-  if (count > limits.maxEntities)
-    throw overLimit(
-      `DXF file holds ${count} entities; this reader takes at most ${limits.maxEntities}`,
-      '--max-entities',
-    )
+  const {insunits, kept} = precheck(text, limits.maxEntities)
   const DxfParser = await dxfParserClass()
   let dxf: IDxf | null
   try {
-    dxf = new DxfParser().parseSync(text)
+    dxf = quietly(() => new DxfParser().parseSync(kept))
   } catch (err) {
     throw new MeshError(`DXF file cannot be parsed: ${(err as Error).message}`)
   }
   if (!dxf || !Array.isArray(dxf.entities)) throw new MeshError('DXF file has no ENTITIES section')
-  const code = Number((dxf.header as Record<string, unknown> | undefined)?.$INSUNITS ?? 0)
+  const code = insunits
   let sourceUnit: string
   let scale: number
   if (code === 0) {

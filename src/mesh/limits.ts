@@ -10,7 +10,8 @@ export const DEFAULT_LIMITS: Required<ReadLimits> = {
   maxTriangles: 5_000_000,
   maxRatio: 25,
   maxBrepBytes: 64 * 1024 * 1024,
-  maxEntities: 500_000,
+  maxEntities: 100_000,
+  maxSeconds: 20,
 }
 
 /** The caller's limits over the defaults; each must be a positive number. */

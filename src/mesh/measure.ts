@@ -1,7 +1,7 @@
 import {convexHullVolume} from './hull.js'
 import {estimatePrint, skinArea} from './print.js'
 import {analyseTopology} from './topology.js'
-import type {MeasureOptions, Measurement, Mesh, MeshFormat, SlicingData} from './types.js'
+import type {MeasureOptions, Measurement, Mesh} from './types.js'
 import {weldInfo, type Sums} from './weld.js'
 
 export type {MeasureOptions, Measurement, SlicingData} from './types.js'

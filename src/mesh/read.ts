@@ -96,7 +96,7 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
   const other = sniffOther(bytes, hint)
   if (other)
     throw new MeshError(
-      `this is a ${other} file: it is read by measurePart (src/mesh/index.ts), not as a triangle mesh`,
+      `this is a ${other} file; this reader takes STL, OBJ and 3MF (STEP, IGES and DXF are read by measurePart, as price measure does)`,
     )
   if (isZip) {
     return read3mf(bytes, limits)

@@ -231,7 +231,10 @@ function compose(a: Transform, b: Transform): Transform {
 }
 
 /** Parses a model part fed in chunks; `feed(chunk, true)` with the last one returns the model. */
-export function modelParser(path: string, limits: Required<ReadLimits>): (chunk: string, final: boolean) => Model | undefined {
+export function modelParser(
+  path: string,
+  limits: Required<ReadLimits>,
+): (chunk: string, final: boolean) => Model | undefined {
   const sc: XmlScanner = new XmlScanner('', path)
   let allVertices = 0
   let allTriangles = 0

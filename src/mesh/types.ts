@@ -57,6 +57,8 @@ export interface ReadLimits {
   maxBrepBytes?: number
   /** Most entities (LINE, ARC, ...) a DXF file may hold, counted before parsing. */
   maxEntities?: number
+  /** Most seconds OpenCascade may spend reading and tessellating one STEP or IGES file. */
+  maxSeconds?: number
 }
 
 /** A rectangle in the plane of a flat pattern, mm. */

@@ -25,7 +25,7 @@ export default class PriceMeasure extends BaseCommand {
 
 A DXF file is a sheet-metal flat pattern: it prints the outline area (outer contours minus holes, mm²), the cut length of every contour (mm), the pierces (one per closed contour and per separate open chain), the bend lines (lines on a layer named like BEND, or in a dashed linetype) and the bounding box. DXF carries no thickness: --thickness passes it on.
 
-STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it declares none). 3MF, STEP, IGES and most DXF files declare their own. Buyers' files are untrusted: a file over a reader limit (triangles, 3MF inflation ratio, STEP/IGES size, DXF entities) is refused; raise the limit with its flag for a file you trust. A file that cannot be read exits with code 2 and one line naming it and saying why.`
+STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it declares none). 3MF, STEP, IGES and most DXF files declare their own. Buyers' files are untrusted: a file over a reader limit (triangles, 3MF inflation ratio, STEP/IGES size and time, DXF entities) is refused; raise the limit with its flag for a file you trust. A file that cannot be read exits with code 2 and one line naming it and saying why.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/bracket.stl',
     '<%= config.bin %> <%= command.id %> examples/housing.step',
@@ -54,8 +54,9 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
       default: 5_000_000,
     }),
     'max-ratio': positive({description: 'Most a 3MF model part may inflate, times its compressed size.', default: 25}),
-    'max-entities': positive({description: 'Most entities a DXF file may hold (blocks expanded).', default: 500_000}),
+    'max-entities': positive({description: 'Most entities a DXF file may hold (blocks expanded).', default: 100_000}),
     'max-brep-bytes': positive({description: 'Largest STEP or IGES file read, bytes.', default: 64 * 1024 * 1024}),
+    'max-seconds': positive({description: 'Most seconds OpenCascade may take on one STEP or IGES file.', default: 20}),
   }
 
   async run(): Promise<PartMeasurement | SheetPartMeasurement> {
