@@ -5,12 +5,11 @@
 // by a proxy in front of the sandbox, and the whole pipeline through a real `head -1`.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {cli, machine, measure, median, root, serveSandbox, writeSection} from './lib.js'
+import {startProxy, type Proxy} from '../test/helpers/proxy.js'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
@@ -22,23 +21,6 @@ process.on('exit', () => rmSync(work, {recursive: true, force: true}))
 const PRODUCER = `process.stdout.on('error', () => process.exit(0)); const w = () => { while (process.stdout.write('{"orderNumber":1}\\n')); process.stdout.once('drain', w) }; w()`
 
 let pageRequests = 0
-
-function countingProxy(target: string): Promise<http.Server> {
-  const to = new URL(target)
-  const server = http.createServer((req, res) => {
-    if (req.method === 'GET' && req.url?.startsWith('/api/public/v1/demand/')) pageRequests++
-    const up = http.request(
-      {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
-      (a) => {
-        res.writeHead(a.statusCode ?? 502, a.headers)
-        a.pipe(res)
-      },
-    )
-    up.on('error', () => res.destroy())
-    req.pipe(up)
-  })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
-}
 
 interface Stop {
   /** Milliseconds from the pipe's close to the process's exit. */
@@ -76,7 +58,7 @@ function firstLineThenClose(argv: string[], env: NodeJS.ProcessEnv): Promise<Sto
 
 const sb = await serveSandbox()
 const demo = sb.businesses[0]!
-let proxy: http.Server | undefined
+let proxy: Proxy | undefined
 try {
   const chunks: object[][] = []
   for (let i = 0; i < ROWS; i += 100) {
@@ -102,8 +84,10 @@ try {
     '4',
   ])
   if (filled.code !== 0) throw new Error(`filling the sandbox failed: ${filled.stderr}`)
-  proxy = await countingProxy(sb.url)
-  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  proxy = await startProxy(sb.url, (req) => {
+    if (req.method === 'GET' && req.url?.startsWith('/api/public/v1/demand/')) pageRequests++
+  })
+  const url = proxy.url
   const {NODE_ENV: _n, ...base} = process.env
   const env = {
     ...base,
@@ -164,6 +148,6 @@ The CLI exits ${(median(after) / Math.max(median(baseAfter), 0.001)).toFixed(1)}
   writeSection('pipe-stop', section)
   process.stdout.write(`${section}\n`)
 } finally {
-  await new Promise((ok) => (proxy ? proxy.close(ok) : ok(undefined)))
+  await proxy?.close()
   await sb.stop()
 }

@@ -49,47 +49,47 @@ export function measureWithFlags(file: string, flags: MeasureFlags): Promise<Par
   })
 }
 
+/** A measure in mm, as the text output shows it. */
+const f = (n: number, digits = 3) => n.toFixed(digits)
+
+/** One aligned line per measure on stdout; the table code is loaded here, so that --json loads none. */
+async function writeKeyValue(record: Record<string, unknown>): Promise<void> {
+  const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
+  writeOut(toKeyValue(record))
+}
+
 /** Without `--json`, for a DXF flat pattern: one aligned line per measure, in mm. */
 export async function writeSheetText(m: SheetPartMeasurement): Promise<void> {
-  const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
-  const f = (n: number, digits = 3) => n.toFixed(digits)
-  writeOut(
-    toKeyValue({
-      file: m.file,
-      format: m.format,
-      unit: m.sourceUnit === 'mm' ? 'mm' : `${m.sourceUnit} (converted to mm)`,
-      'area mm²': f(m.areaMm2),
-      'cut length mm': f(m.cutLengthMm),
-      pierces: m.pierces,
-      contours: `${m.outlines} outline${m.outlines === 1 ? '' : 's'}, ${m.holes} hole${m.holes === 1 ? '' : 's'}, ${m.openChains} open`,
-      'bend lines': m.bendLines === 0 ? 0 : `${m.bendLines} (${f(m.bendLengthMm)} mm)`,
-      'bbox W×H mm': `${f(m.bbox.width, 4)} × ${f(m.bbox.height, 4)} (from ${f(m.bbox.minX)}, ${f(m.bbox.minY)})`,
-      'thickness mm': m.thicknessMm === null ? '(not given: --thickness)' : f(m.thicknessMm),
-    }),
-  )
+  await writeKeyValue({
+    file: m.file,
+    format: m.format,
+    unit: m.sourceUnit === 'mm' ? 'mm' : `${m.sourceUnit} (converted to mm)`,
+    'area mm²': f(m.areaMm2),
+    'cut length mm': f(m.cutLengthMm),
+    pierces: m.pierces,
+    contours: `${m.outlines} outline${m.outlines === 1 ? '' : 's'}, ${m.holes} hole${m.holes === 1 ? '' : 's'}, ${m.openChains} open`,
+    'bend lines': m.bendLines === 0 ? 0 : `${m.bendLines} (${f(m.bendLengthMm)} mm)`,
+    'bbox W×H mm': `${f(m.bbox.width, 4)} × ${f(m.bbox.height, 4)} (from ${f(m.bbox.minX)}, ${f(m.bbox.minY)})`,
+    'thickness mm': m.thicknessMm === null ? '(not given: --thickness)' : f(m.thicknessMm),
+  })
 }
 
 /** Without `--json`: one aligned line per measure, in mm. */
 export async function writeMeasurementText(m: PartMeasurement): Promise<void> {
-  // Loaded here, so that the JSON output loads no table code.
-  const [{toKeyValue}, {writeOut}] = await Promise.all([import('./render.js'), import('./output.js')])
-  const f = (n: number, digits = 3) => n.toFixed(digits)
-  writeOut(
-    toKeyValue({
-      file: m.file,
-      format: m.format,
-      triangles: m.triangles,
-      parts: m.parts,
-      closed: m.closed ? 'yes' : `no (${m.openEdges} open, ${m.nonManifoldEdges} non-manifold edges)`,
-      'size W×D×H mm': `${f(m.width, 4)} × ${f(m.depth, 4)} × ${f(m.height, 4)}`,
-      'volume mm³': f(m.volume),
-      'area mm²': f(m.area),
-      'convex hull mm³': m.convexHullVolume === null ? '(skipped)' : f(m.convexHullVolume),
-      'bounding box mm³': f(m.boundingBoxVolume),
-      layers: m.slicingData.number_of_layers,
-      'filament mm': f(m.slicingData.filament_length, 1),
-      'weight g': m.slicingData.weight,
-      'print hours': f(m.slicingData.hours, 2),
-    }),
-  )
+  await writeKeyValue({
+    file: m.file,
+    format: m.format,
+    triangles: m.triangles,
+    parts: m.parts,
+    closed: m.closed ? 'yes' : `no (${m.openEdges} open, ${m.nonManifoldEdges} non-manifold edges)`,
+    'size W×D×H mm': `${f(m.width, 4)} × ${f(m.depth, 4)} × ${f(m.height, 4)}`,
+    'volume mm³': f(m.volume),
+    'area mm²': f(m.area),
+    'convex hull mm³': m.convexHullVolume === null ? '(skipped)' : f(m.convexHullVolume),
+    'bounding box mm³': f(m.boundingBoxVolume),
+    layers: m.slicingData.number_of_layers,
+    'filament mm': f(m.slicingData.filament_length, 1),
+    'weight g': m.slicingData.weight,
+    'print hours': f(m.slicingData.hours, 2),
+  })
 }

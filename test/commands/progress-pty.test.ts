@@ -6,49 +6,28 @@
 // returns and erase-line honoured), and every result line must stand on a line
 // of its own, whole, with no piece of the bar in it.
 import {spawn} from 'node:child_process'
-import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {join, resolve} from 'node:path'
 
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {startProxy, type Proxy} from '../helpers/proxy.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const ROWS = 300
 
 let sb: CliSandbox
-let slow: http.Server
+let slow: Proxy
 let slowUrl: string
-
-/** A proxy that holds each create for 250 ms, so that the bar is drawn between chunks. */
-function slowProxy(target: string): Promise<http.Server> {
-  const to = new URL(target)
-  const server = http.createServer((req, res) => {
-    const forward = () => {
-      const up = http.request(
-        {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
-        (a) => {
-          res.writeHead(a.statusCode ?? 502, a.headers)
-          a.pipe(res)
-        },
-      )
-      up.on('error', () => res.destroy())
-      req.pipe(up)
-    }
-    if (req.method === 'POST') setTimeout(forward, 250)
-    else forward()
-  })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
-}
 
 beforeAll(async () => {
   sb = await startCliSandbox()
-  slow = await slowProxy(sb.url)
-  slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`
+  // Each create held for 250 ms, so that the bar is drawn between chunks.
+  slow = await startProxy(sb.url, (req) => (req.method === 'POST' ? 250 : 0))
+  slowUrl = slow.url
 })
 afterAll(async () => {
-  await new Promise((ok) => slow.close(ok))
+  await slow.close()
   await sb.close()
 })
 

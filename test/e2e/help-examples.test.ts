@@ -134,43 +134,25 @@ describe("every command's help examples, run as written", () => {
     const demo = served.businesses[0]!
     for (const name of PROFILES) {
       if (!new RegExp(`\\b${name}\\b`).test(e.text) || e.text.includes(`profile add ${name}`)) continue
-      const add = spawnSync(
-        process.execPath,
-        [
-          bin,
-          'profile',
-          'add',
-          name,
-          '--base-url',
-          served.url,
-          '--api-key',
-          demo.apiKey,
-          '--auth-token',
-          demo.authToken,
-        ],
-        {env: {...env(home)}, encoding: 'utf8', input: ''},
-      )
-      const withId =
-        add.status === 0
-          ? add
-          : spawnSync(
-              process.execPath,
-              [
-                bin,
-                'profile',
-                'add',
-                name,
-                '--base-url',
-                served.url,
-                '--api-key',
-                demo.apiKey,
-                '--auth-token',
-                demo.authToken,
-                '--business-id',
-                demo.id,
-              ],
-              {env: {...env(home)}, encoding: 'utf8', input: ''},
-            )
+      const add = (extra: string[]) =>
+        spawnSync(
+          process.execPath,
+          [
+            bin,
+            'profile',
+            'add',
+            name,
+            '--base-url',
+            served.url,
+            '--api-key',
+            demo.apiKey,
+            '--auth-token',
+            demo.authToken,
+          ].concat(extra),
+          {env: {...env(home)}, encoding: 'utf8', input: ''},
+        )
+      const first = add([])
+      const withId = first.status === 0 ? first : add(['--business-id', demo.id])
       if (withId.status !== 0) throw new Error(`adding profile ${name} failed: ${withId.stderr}`)
     }
     return home

@@ -3,8 +3,6 @@
 // --json --all as NDJSON, and a listing that stops when its reader goes away.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
-import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -12,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
+import {startProxy, type Proxy} from '../helpers/proxy.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
@@ -19,29 +18,11 @@ const bin = join(root, 'bin/run.js')
 const DEMANDS = 1234
 
 let sandbox: RunningSandbox
-let proxy: http.Server
+let proxy: Proxy
 let proxyUrl: string
 /** v1 list requests that reached the sandbox through the counting proxy. */
 let listRequests = 0
 let home: string
-
-/** A proxy in front of the sandbox that counts the list pages asked for. */
-function countingProxy(target: string): Promise<http.Server> {
-  const to = new URL(target)
-  const server = http.createServer((req, res) => {
-    if (req.method === 'GET' && /^\/api\/public\/v1\/demand\/[^/]+\/all/.test(req.url ?? '')) listRequests++
-    const up = http.request(
-      {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      },
-    )
-    up.on('error', () => res.destroy())
-    req.pipe(up)
-  })
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)))
-}
 
 function env(): NodeJS.ProcessEnv {
   const demo = sandbox.businesses[0]!
@@ -90,12 +71,15 @@ beforeAll(async () => {
     })
     expect(res.status).toBe(201)
   }
-  proxy = await countingProxy(sandbox.url)
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  // A proxy in front of the sandbox that counts the list pages asked for.
+  proxy = await startProxy(sandbox.url, (req) => {
+    if (req.method === 'GET' && /^\/api\/public\/v1\/demand\/[^/]+\/all/.test(req.url ?? '')) listRequests++
+  })
+  proxyUrl = proxy.url
 }, 120_000)
 
 afterAll(async () => {
-  await new Promise((ok) => proxy?.close(ok))
+  await proxy?.close()
   await sandbox?.close()
   rmSync(home, {recursive: true, force: true})
 })

@@ -26,20 +26,22 @@ export interface PartMeasurement extends Measurement {
   file: string
 }
 
+/** The mesh reader's options from a measure input: only those given. */
+function readOptions(input: MeasureInput) {
+  return defined({
+    unit: input.unit || undefined,
+    layerHeight: input.layerHeight,
+    firstLayerHeight: input.firstLayerHeight,
+    density: input.density,
+    hull: input.hull === false ? false : undefined,
+  })
+}
+
 /** Reads and measures a part file; an unreadable file or a bad option is an InputError (exit 2). */
 export function measurePart(input: MeasureInput): PartMeasurement {
   let m: Measurement
   try {
-    m = measureFile(
-      input.file,
-      defined({
-        unit: input.unit || undefined,
-        layerHeight: input.layerHeight,
-        firstLayerHeight: input.firstLayerHeight,
-        density: input.density,
-        hull: input.hull === false ? false : undefined,
-      }),
-    )
+    m = measureFile(input.file, readOptions(input))
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) throw new InputError(error.message)
     throw error
@@ -83,19 +85,10 @@ export interface AnyMeasureInput extends MeasureInput {
 export async function measureAnyFile(input: AnyMeasureInput): Promise<PartMeasurement | SheetPartMeasurement> {
   let m
   try {
-    m = await measureAnyPart(
-      input.file,
-      input.file,
-      defined({
-        unit: input.unit || undefined,
-        layerHeight: input.layerHeight,
-        firstLayerHeight: input.firstLayerHeight,
-        density: input.density,
-        hull: input.hull === false ? false : undefined,
-        thicknessMm: input.thicknessMm,
-        limits: input.limits,
-      }),
-    )
+    m = await measureAnyPart(input.file, input.file, {
+      ...readOptions(input),
+      ...defined({thicknessMm: input.thicknessMm, limits: input.limits}),
+    })
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) {
       const message = error.message

@@ -1,0 +1,41 @@
+// A plain HTTP proxy in front of a sandbox, for tests and benchmarks that need to see or
+// slow the requests the CLI sends (it counts list pages, holds creates, and so on).
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+export interface Proxy {
+  server: http.Server
+  /** The proxy's base URL, to give the CLI instead of the sandbox's. */
+  url: string
+  close(): Promise<void>
+}
+
+/**
+ * Starts a proxy on a loopback port that forwards every request to `target` as it is.
+ * `before` sees each request first and may return a delay in ms before it is forwarded.
+ */
+export async function startProxy(
+  target: string,
+  before?: (req: http.IncomingMessage) => number | void,
+): Promise<Proxy> {
+  const to = new URL(target)
+  const server = http.createServer((req, res) => {
+    const forward = () => {
+      const up = http.request(
+        {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        },
+      )
+      up.on('error', () => res.destroy())
+      req.pipe(up)
+    }
+    const wait = before?.(req)
+    if (typeof wait === 'number' && wait > 0) setTimeout(forward, wait)
+    else forward()
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {server, url, close: () => new Promise((ok) => server.close(() => ok()))}
+}
