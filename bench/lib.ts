@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks: a standalone sandbox, timed child runs, and the results page.
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
 
@@ -42,12 +42,50 @@ export interface RunResult {
   firstLineMs?: number
   /** Peak resident set size in kilobytes, from GNU time. */
   maxRssKb: number
+  /**
+   * Peak of the resident sets of the command and every process it started, summed, in
+   * kilobytes: sampled every 20 ms from /proc (GNU time sees the command alone, not a
+   * helper process it leaves running, such as the STEP reader's).
+   */
+  treeRssKb: number
   code: number
   stderr: string
   stdoutLines: number
 }
 
 /** Runs a command under /usr/bin/time to read its peak RSS; counts stdout lines without keeping them. */
+/** The resident sets of `pid` and all its descendants, summed, in KB (Linux /proc; 0 elsewhere). */
+export function treeRss(pid: number): number {
+  const parent = new Map<number, number>()
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e))
+  } catch {
+    return 0
+  }
+  for (const e of entries) {
+    try {
+      // Fields after the command's name (which may hold spaces): state, then ppid.
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8')
+      parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  let kb = 0
+  const todo = [pid]
+  while (todo.length > 0) {
+    const p = todo.pop()!
+    try {
+      kb += Number(readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4
+    } catch {
+      // Gone meanwhile.
+    }
+    for (const [child, ppid] of parent) if (ppid === p) todo.push(child)
+  }
+  return kb
+}
+
 export function measure(cmd: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
   const started = process.hrtime.bigint()
   const child = spawn('/usr/bin/time', ['-f', '__MAXRSS__%M', ...cmd], {
@@ -60,6 +98,8 @@ export function measure(cmd: string[], env: NodeJS.ProcessEnv = {}): Promise<Run
     if (firstLineMs === undefined) firstLineMs = Number(process.hrtime.bigint() - started) / 1e6
     for (const b of chunk) if (b === 10) lines++
   })
+  let treeKb = 0
+  const sampler = setInterval(() => (treeKb = Math.max(treeKb, treeRss(child.pid!))), 20)
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
@@ -67,12 +107,14 @@ export function measure(cmd: string[], env: NodeJS.ProcessEnv = {}): Promise<Run
   })
   return new Promise((ok) => {
     child.on('close', (code) => {
+      clearInterval(sampler)
       const ms = Number(process.hrtime.bigint() - started) / 1e6
       const m = /__MAXRSS__(\d+)/.exec(stderr)
       ok({
         ms,
         firstLineMs,
         maxRssKb: m ? Number(m[1]) : NaN,
+        treeRssKb: treeKb,
         code: code ?? -1,
         stderr: stderr.replace(/__MAXRSS__\d+\s*/, ''),
         stdoutLines: lines,

@@ -18,31 +18,34 @@ export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
   return undefined
 }
 
-// OpenCascade runs in a worker thread: a hostile file can make it loop or grow for a
-// long time, and a WebAssembly call cannot be interrupted from its own thread. The
-// worker is started on the first STEP or IGES file, kept for the next ones (unref'd
-// while idle, so it never keeps the process alive), and ended when a file takes longer
-// than the limit. Its source is below, in our words, run with `eval` so that the build
-// needs no extra entry point; occt-import-js is required by the path resolved here.
-const WORKER_SOURCE = `
-const {parentPort, workerData} = require('node:worker_threads')
-const ready = require(workerData.occtPath)({print() {}, printErr() {}})
-parentPort.on('message', async ({id, format, bytes, params, maxTriangles}) => {
+// OpenCascade runs in a child process: a hostile file can make it loop or grow for a
+// long time, and a WebAssembly call cannot be interrupted from its own thread. The child
+// is started on the first STEP or IGES file, kept for the next ones (unref'd while idle,
+// so it never keeps the command alive; it leaves when its parent does), and ended when a
+// file takes longer than the limit. A process rather than a worker thread, so that it can
+// run with V8's baseline WebAssembly compiler only (`--liftoff-only`, a flag V8 reads at
+// start): the optimising compiler would spend about 1 s and 180 MB recompiling
+// OpenCascade's hot functions for the few files a command reads (docs/benchmarks.md,
+// "STEP and V8's WebAssembly compilers"). Its source is below, in our words.
+const CHILD_SOURCE = `
+process.on('disconnect', () => process.exit(0))
+const ready = require(process.env.MFG_OCCT_PATH)({print() {}, printErr() {}})
+process.on('message', async ({id, format, bytes, params, maxTriangles}) => {
   try {
     const occt = await ready
     const r = format === 'step' ? occt.ReadStepFile(bytes, params) : occt.ReadIgesFile(bytes, params)
-    if (!r || !r.success) return parentPort.postMessage({id, success: false})
+    if (!r || !r.success) return process.send({id, success: false})
     let triangles = 0
     for (const m of r.meshes) triangles += Math.floor(((m.index && m.index.array.length) || 0) / 3)
-    if (triangles > maxTriangles) return parentPort.postMessage({id, success: true, triangles, meshes: []})
+    if (triangles > maxTriangles) return process.send({id, success: true, triangles, meshes: []})
     const meshes = r.meshes.map((m) => ({
       name: m.name,
       position: Float64Array.from(m.attributes.position.array),
       index: Uint32Array.from((m.index && m.index.array) || []),
     }))
-    parentPort.postMessage({id, success: true, triangles, meshes}, meshes.flatMap((m) => [m.position.buffer, m.index.buffer]))
+    process.send({id, success: true, triangles, meshes})
   } catch (e) {
-    parentPort.postMessage({id, error: String((e && e.message) || e)})
+    process.send({id, error: String((e && e.message) || e)})
   }
 })
 `
@@ -55,47 +58,68 @@ interface WorkerAnswer {
   error?: string
 }
 
+type Child = import('node:child_process').ChildProcess
+
 interface Pending {
-  worker: import('node:worker_threads').Worker
+  child: Child
   resolve: (a: WorkerAnswer) => void
   reject: (e: Error) => void
 }
 
-let worker: import('node:worker_threads').Worker | undefined
+let current: Child | undefined
 const pending = new Map<number, Pending>()
 let nextId = 1
 
-async function occtWorker(): Promise<import('node:worker_threads').Worker> {
-  if (worker) return worker
-  const [{Worker}, {createRequire}] = await Promise.all([import('node:worker_threads'), import('node:module')])
+/** While the child has no file to read, it does not keep the command alive. */
+function idle(child: Child, yes: boolean): void {
+  const channel = child.channel as {ref(): void; unref(): void} | null | undefined
+  if (yes) {
+    child.unref()
+    channel?.unref()
+  } else {
+    child.ref()
+    channel?.ref()
+  }
+}
+
+async function occtChild(): Promise<Child> {
+  if (current) return current
+  const [{spawn}, {createRequire}] = await Promise.all([import('node:child_process'), import('node:module')])
   const occtPath = createRequire(import.meta.url).resolve('occt-import-js')
-  const w = new Worker(WORKER_SOURCE, {eval: true, workerData: {occtPath}, stdout: true, stderr: true})
+  const child = spawn(process.execPath, ['--liftoff-only', '-e', CHILD_SOURCE], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    serialization: 'advanced',
+    env: {...process.env, MFG_OCCT_PATH: occtPath},
+  })
   const fail = (why: string) => {
-    if (worker === w) worker = undefined
+    if (current === child) current = undefined
     for (const [id, p] of pending)
-      if (p.worker === w) {
+      if (p.child === child) {
         pending.delete(id)
         p.reject(new MeshError(why))
       }
   }
-  w.on('message', (a: WorkerAnswer) => {
+  child.on('message', (a: WorkerAnswer) => {
     const p = pending.get(a.id)
     pending.delete(a.id)
-    if (![...pending.values()].some((q) => q.worker === w)) w.unref()
+    if (![...pending.values()].some((q) => q.child === child)) idle(child, true)
     p?.resolve(a)
   })
-  w.on('error', (e) => fail(`OpenCascade stopped: ${e.message}`))
-  w.on('exit', () => fail('OpenCascade stopped before it finished the file'))
-  w.unref()
-  worker = w
-  return w
+  child.on('error', (e) => fail(`OpenCascade stopped: ${e.message}`))
+  child.on('exit', () => fail('OpenCascade stopped before it finished the file'))
+  idle(child, true)
+  current = child
+  return child
 }
 
-/** Ends the OpenCascade worker (a test or a long-running caller may; the next file starts a new one). */
+/** Ends the OpenCascade process (a test or a long-running caller may; the next file starts a new one). */
 export async function stopBrepWorker(): Promise<void> {
-  const w = worker
-  worker = undefined
-  if (w) await w.terminate()
+  const child = current
+  current = undefined
+  if (!child || child.exitCode !== null) return
+  const gone = new Promise((done) => child.once('exit', done))
+  child.kill()
+  await gone
 }
 
 async function tessellate(
@@ -104,13 +128,13 @@ async function tessellate(
   limits: Required<ReadLimits>,
   label: string,
 ): Promise<WorkerAnswer> {
-  const w = await occtWorker()
+  const child = await occtChild()
   const id = nextId++
-  w.ref()
+  idle(child, false)
   let timer: NodeJS.Timeout | undefined
   try {
     return await new Promise<WorkerAnswer>((resolve, reject) => {
-      pending.set(id, {worker: w, resolve, reject})
+      pending.set(id, {child, resolve, reject})
       timer = setTimeout(() => {
         pending.delete(id)
         reject(
@@ -119,10 +143,10 @@ async function tessellate(
             '--max-seconds',
           ),
         )
-        if (worker === w) worker = undefined
-        void w.terminate()
+        if (current === child) current = undefined
+        child.kill()
       }, limits.maxSeconds * 1000)
-      w.postMessage({id, format, bytes, params: TESSELLATION, maxTriangles: limits.maxTriangles})
+      child.send({id, format, bytes, params: TESSELLATION, maxTriangles: limits.maxTriangles})
     })
   } finally {
     clearTimeout(timer)
