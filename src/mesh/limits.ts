@@ -11,7 +11,7 @@ export const DEFAULT_LIMITS: Required<ReadLimits> = {
   maxRatio: 25,
   maxBrepBytes: 64 * 1024 * 1024,
   maxEntities: 100_000,
-  maxSeconds: 20,
+  maxSeconds: 5,
 }
 
 /** The caller's limits over the defaults; each must be a positive number. */
