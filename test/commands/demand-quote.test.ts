@@ -6,6 +6,12 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {openSeededStore} from '../../src/sandbox/index.js'
+import {estimate} from '../../src/sandbox/pricing.js'
+import {QuoteModelPublicDto} from '../../src/schemas/pricing.js'
+import {buildModel, type EstimateInput} from '../../src/services/price/estimate.js'
+import {measurePart} from '../../src/mesh/index.js'
+import {estimateFields} from '../../src/services/quote/measure-part.js'
 import type {QuoteOutcome} from '../../src/services/quote/types.js'
 import {json, jsonLines, secretsOf, useCliSandbox, type CliResult} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
@@ -170,6 +176,42 @@ describe('mfg demand quote', () => {
     expect(dxf!.measured).toMatchObject({kind: 'sheet', thickness: 3})
     for (const p of [stl, step, dxf]) expect(p!.total).toBeGreaterThan(0)
     expect(o!.partsTotal).toBeCloseTo(stl!.total! + step!.total! + dxf!.total!, 2)
+  })
+
+  it("prices a DXF flat pattern on its cut length, as the estimation's engine does with dfmData.allLength", async () => {
+    const [o] = lines(await run(['demand', 'quote', ids.mixed, '--dry-run', '--json']))
+    const dxf = o!.parts[2]!
+    const sheet = dxf.measured as {size: [number, number]; area: number; cutLength: number; bends: number}
+    expect(sheet.cutLength).toBeGreaterThan(4 * Math.sqrt(sheet.area))
+    const store = openSeededStore({memory: true})
+    const business = store.businesses.all()[0]!
+    const catalog = {
+      currency: business.currency,
+      machines: store.catalog.machines(business.id),
+      materials: store.catalog.materials(business.id),
+      options: store.catalog.options(business.id),
+    }
+    store.close()
+    const input: EstimateInput = {
+      service: 'SHEET_METAL',
+      technology: 'LASER',
+      material: 'Steel S235',
+      quantity: 10,
+      currency: 'EUR',
+      size: {width: sheet.size[0], depth: sheet.size[1], height: 3},
+      thickness: 3,
+      volume: sheet.area * 3,
+      ...(sheet.bends > 0 ? {bends: sheet.bends} : {}),
+    }
+    const price = (i: EstimateInput) =>
+      estimate(catalog, QuoteModelPublicDto.parse(buildModel(i)), {currency: 'EUR'}).breakdown.price
+    expect(dxf.total).toBe(price({...input, cutLength: sheet.cutLength}))
+    // The engine does price the path (past its minimum unit price): a hundred times the cutting costs more.
+    expect(price({...input, cutLength: sheet.cutLength * 100})).toBeGreaterThan(dxf.total!)
+    // And the quote sends it: the estimation input of the measured file carries it.
+    const part = await measurePart(join(PARTS, 'plate-120x40.dxf'), 'plate-120x40.dxf', {thicknessMm: 3})
+    const sent = buildModel(estimateFields(part, 'plate-120x40.dxf')) as {dfmData?: {allLength?: number}}
+    expect(sent.dfmData?.allLength).toBeCloseTo(sheet.cutLength, 1)
   })
 
   it('skips a demand with an open mesh (exit 4) and writes nothing unless --allow-partial', async () => {

@@ -39,6 +39,8 @@ export interface EstimateInput {
   size?: {width: number; depth: number; height: number}
   thickness?: number
   bends?: number
+  /** A flat pattern's cut length in mm (dfmData.allLength): the laser's path, outlines and holes. */
+  cutLength?: number
   /** Quantities for a bulk table. */
   bulk?: number[]
   currency?: string
@@ -154,9 +156,13 @@ export function buildModel(input: EstimateInput): Record<string, unknown> {
       modelSizes: sizes ? {width: sizes.width, height: sizes.height, depth: sizes.depth, unit: 'mm'} : undefined,
       thickness: input.thickness,
       bendingData: input.bends ? {bends: Array.from({length: input.bends}, (_, i) => ({index: i + 1}))} : undefined,
+      dfmData: input.cutLength === undefined ? undefined : {allLength: round3(input.cutLength)},
     }),
   }
 }
+
+/** mm to three decimals, as the service's lengths are written. */
+const round3 = (n: number) => Math.round(n * 1000) / 1000
 
 /**
  * The allowed values a 400 lists for one field (`must be one of "A", "B"`), or

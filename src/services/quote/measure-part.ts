@@ -74,7 +74,7 @@ export function figuresOf(part: PartMeasure): PartFigures {
 /**
  * What the price estimation takes from a measured part: a solid's measurement
  * (slicing data, sizes); a sheet's outline box and thickness as its size, its
- * area × thickness as its volume, and its bends.
+ * area × thickness as its volume, its cut length (dfmData.allLength) and its bends.
  */
 export function estimateFields(part: PartMeasure, file: string): Partial<EstimateInput> {
   if (part.kind === 'solid') return {part: {file, measurement: part.measurement}}
@@ -88,6 +88,7 @@ export function estimateFields(part: PartMeasure, file: string): Partial<Estimat
     size: {width: s.bbox.width, depth: s.bbox.height, height: thickness},
     thickness,
     volume: s.areaMm2 * thickness,
+    cutLength: s.cutLengthMm,
     ...(s.bendLines > 0 ? {bends: s.bendLines} : {}),
   }
 }
