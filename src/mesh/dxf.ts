@@ -78,6 +78,10 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
   for (let i = 0; i + 1 < lines.length; i += 2) {
     const code = lines[i]!.trim()
     const value = lines[i + 1]!.trim()
+    // Every other line is a group code, a whole number (DXF's codes run from 0 to 1071);
+    // dxf-parser loops for ever on one that is not.
+    if (!/^\d{1,4}$/.test(code))
+      fail(i, `a group code is expected, a whole number; found ${JSON.stringify(code.slice(0, 20))}`)
     if (code === '0') {
       if (value === 'SECTION') section = lines[i + 3]?.trim() ?? ''
       if (inPolyline && value !== 'VERTEX' && value !== 'SEQEND')

@@ -299,6 +299,18 @@ describe('DXF flat patterns', () => {
     )
   })
 
+  it('a line where a group code belongs is a MeshError naming the line (dxf-parser looped on it for ever)', async () => {
+    // Found by test/fuzz/parts.test.ts: an LWPOLYLINE cut short, its next line "YLINE" read as a group code.
+    const text = [
+      '0\nSECTION\n2\nENTITIES\n0\nLWPOLYLINE\n8\nCUT\n90\n4\n70\n1\n10\n0\nYLINE\n8\nCUT\n90\n4\n70\n1',
+      '10\n45\n20\n16\n10\n75\n20\n16\n10\n75\n20\n24\n10\n45\n20\n24',
+      '0\nLINE\n8\nBEND\n10\n100\n20\n0\n11\n100\n21\n40\n0\nENDSEC\n0\nEOF\n',
+    ].join('\n')
+    await expect(measurePart(Buffer.from(text), 'cut.dxf')).rejects.toThrow(
+      /^cut\.dxf: DXF line 15: a group code is expected, a whole number; found "YLINE"/,
+    )
+  })
+
   it('a block that inserts itself many times over is refused by the entity limit, not expanded', async () => {
     // Block Bn holds two inserts of B(n-1): 2^20 circles from a file of 20 blocks.
     const blocks: (string | number)[][] = [
