@@ -102,6 +102,21 @@ async function typeAnswer(p: Rendered, text: string): Promise<void> {
   await tick()
 }
 
+/** `price estimate` of an FDM part in PLA, walked to the part file prompt: colour, quantity and options take their first choice or default. */
+async function untilPartFile(): Promise<{run: ReturnType<typeof runCli>; p: Rendered}> {
+  const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
+    env: {...sb.env(), CI: undefined},
+  })
+  let p = await nextPrompt('')
+  for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
+    p.events.keypress('enter')
+    await tick()
+    p = await nextPrompt('')
+  }
+  expect(p.getScreen()).toContain('Part file')
+  return {run, p}
+}
+
 const LOGO = meshPath('logo.stl')
 let sb: CliSandbox
 let catalog: Catalog
@@ -231,16 +246,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
   })
 
   it('the part file prompt completes paths: Tab takes the highlighted folder or file into the line', async () => {
-    const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
-      env: {...sb.env(), CI: undefined},
-    })
-    let p = await nextPrompt('')
-    for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
-      p.events.keypress('enter')
-      await tick()
-      p = await nextPrompt('')
-    }
-    expect(p.getScreen()).toContain('Part file')
+    const {run, p} = await untilPartFile()
     p.events.type('exampl')
     p.events.keypress('tab')
     await tick()
@@ -264,17 +270,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
   })
 
   it('a part file is checked before the walk goes on; skipped, it asks for the measures; the same as one command line', async () => {
-    const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
-      env: {...sb.env(), CI: undefined},
-    })
-    // Colour, quantity and options: the first choice or the default.
-    let p = await nextPrompt('')
-    for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
-      p.events.keypress('enter')
-      await tick()
-      p = await nextPrompt('')
-    }
-    expect(p.getScreen()).toContain('Part file')
+    const {run, p} = await untilPartFile()
     // A path that is not there is refused at the prompt, which stays.
     await typeAnswer(p, '/nonexistent/part.stl')
     expect(p.getScreen()).toContain('no such file')
