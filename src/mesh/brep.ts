@@ -29,7 +29,7 @@ export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
 // "STEP and V8's WebAssembly compilers"). Its source is below, in our words.
 const CHILD_SOURCE = `
 process.on('disconnect', () => process.exit(0))
-const ready = require(process.env.MFG_OCCT_PATH)({print() {}, printErr() {}})
+const ready = require(process.argv[1])({print() {}, printErr() {}})
 process.on('message', async ({id, format, bytes, params, maxTriangles}) => {
   try {
     const occt = await ready
@@ -86,10 +86,10 @@ async function occtChild(): Promise<Child> {
   if (current) return current
   const [{spawn}, {createRequire}] = await Promise.all([import('node:child_process'), import('node:module')])
   const occtPath = createRequire(import.meta.url).resolve('occt-import-js')
-  const child = spawn(process.execPath, ['--liftoff-only', '-e', CHILD_SOURCE], {
+  // The module's path is the script's one argument (process.argv[1] under -e).
+  const child = spawn(process.execPath, ['--liftoff-only', '-e', CHILD_SOURCE, occtPath], {
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     serialization: 'advanced',
-    env: {...process.env, MFG_OCCT_PATH: occtPath},
   })
   const fail = (why: string) => {
     if (current === child) current = undefined
