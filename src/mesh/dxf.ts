@@ -72,6 +72,10 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
   let section = ''
   let inPolyline = false
   let insunits = 0
+  // The LWPOLYLINE being read: where it starts, the vertices it declares (code 90) and gives (code 10).
+  let lwStart = 0
+  let declared = 0
+  let given = 0
   const fail = (i: number, what: string): never => {
     throw new MeshError(`DXF line ${i + 1}: ${what}`)
   }
@@ -83,6 +87,12 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
     if (!/^\d{1,4}$/.test(code))
       fail(i, `a group code is expected, a whole number; found ${JSON.stringify(code.slice(0, 20))}`)
     if (code === '0') {
+      // An LWPOLYLINE must give the vertices it declares: dxf-parser loops for ever on one that gives fewer.
+      if (type === 'LWPOLYLINE' && declared !== given)
+        fail(lwStart, `an LWPOLYLINE declares ${declared} vertices and gives ${given}`)
+      declared = 0
+      given = 0
+      lwStart = i
       if (value === 'SECTION') section = lines[i + 3]?.trim() ?? ''
       if (inPolyline && value !== 'VERTEX' && value !== 'SEQEND')
         fail(i, `a POLYLINE is followed by ${value.slice(0, 20)}, not by its VERTEX entities and SEQEND`)
@@ -91,8 +101,11 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
       type = value
       if (++entities > maxEntities)
         throw overLimit(`DXF file holds more than ${maxEntities} entities`, '--max-entities')
+    } else if (code === '10' && type === 'LWPOLYLINE') {
+      given++
     } else if (code === '90' && type === 'LWPOLYLINE') {
       const n = Number(value)
+      declared = n
       const room = (lines.length - i) / 4
       if (!Number.isInteger(n) || n < 0 || n > room)
         fail(

@@ -311,6 +311,18 @@ describe('DXF flat patterns', () => {
     )
   })
 
+  it('an LWPOLYLINE that gives fewer vertices than it declares is a MeshError (dxf-parser looped for ever)', async () => {
+    for (const code of ['8', '62', '999']) {
+      const text = [
+        '0\nSECTION\n2\nENTITIES\n0\nLWPOLYLINE\n8\nCUT\n90\n4\n70\n1\n10\n0\n20\n0',
+        `${code}\nX\n10\n45\n20\n16\n10\n75\n20\n16\n0\nENDSEC\n0\nEOF\n`,
+      ].join('\n')
+      await expect(measurePart(Buffer.from(text), 'short.dxf')).rejects.toThrow(
+        /^short\.dxf: DXF line 5: an LWPOLYLINE declares 4 vertices and gives 3$/,
+      )
+    }
+  })
+
   it('a block that inserts itself many times over is refused by the entity limit, not expanded', async () => {
     // Block Bn holds two inserts of B(n-1): 2^20 circles from a file of 20 blocks.
     const blocks: (string | number)[][] = [
