@@ -171,7 +171,8 @@ for node in "${nodes[@]}"; do
       cat "$run/list.err" >&2
       fail "mfg demand list --all ($version)"
     }
-    node -e 'const l = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(l.length)' "$run/list.json"
+    # --all --json is NDJSON: one demand a line.
+    node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8"); console.log(t.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l)).length)' "$run/list.json"
   }
   before="$(count)"
   mfg demand create --file quotes.json --json >"$run/create.json" 2>"$run/create.err" || {
