@@ -231,6 +231,19 @@ export abstract class BaseCommand extends Command {
     return {line, transform: (lines) => runJq(jq, lines, expr, false)}
   }
 
+  /**
+   * For a command that prints one JSON record a line as its work goes on (`demand quote`,
+   * `demand watch`): writes one record at once, its selected fields only, through `--jq`.
+   */
+  protected async jsonLineWriter(): Promise<(item: unknown) => void> {
+    const {line, transform} = await this.jsonStream()
+    const out = streamOut(process.stdout, transform)
+    return (item) => {
+      out.line(line(item))
+      out.flush()
+    }
+  }
+
   /** `--all --json` of a list that had to be gathered first (a client-side sort): NDJSON all the same. */
   protected async printJsonLines(items: readonly unknown[]): Promise<void> {
     const {line, transform} = await this.jsonStream()

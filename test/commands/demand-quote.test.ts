@@ -143,6 +143,12 @@ describe('mfg demand quote', () => {
     expect((await demand(ids.stl)).updatedAt).toBe(before.updatedAt)
   })
 
+  it('--jq runs on each demand line, strings raw', async () => {
+    const r = await run(['demand', 'quote', ids.stl, '--dry-run', '--jq', '.status, .parts[0].format'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toBe('would-quote\nstl-binary\n')
+  })
+
   it('--apply writes each part unit price and the total; a rerun is unchanged and reads the file from the cache', async () => {
     const r = await run(['demand', 'quote', ids.stl, '--apply', '--json'])
     expect(r.exitCode, r.stderr).toBe(0)

@@ -201,6 +201,16 @@ describe('mfg demand watch', () => {
     expect(await later.exited).toBe(130)
   })
 
+  it('--jq runs on each event line, as on any JSON output', async () => {
+    await createQuote()
+    const env = {...sb.env(), MFG_HOME: join(sb.home, 'jq-once')}
+    const r = await runCli(['demand', 'watch', '--once', '--no-webhook', '--since', '1h', '--jq', '.event'], {env})
+    expect(r.exitCode, r.stderr).toBe(0)
+    const lines = r.stdout.split('\n').filter((l) => l !== '')
+    expect(lines.length).toBeGreaterThan(0)
+    for (const l of lines) expect(l).toBe('created')
+  })
+
   it('subscribes the --public-url address (a tunnel) and receives through it', async () => {
     const port = await freePort()
     const publicUrl = `http://localhost:${port}/hook`

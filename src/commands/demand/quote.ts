@@ -68,6 +68,7 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
       targets = []
       for await (const r of streamDemands(ctx, listInputOf(flags))) targets.push(r._id)
     }
+    const printJson = this.jsonEnabled() ? await this.jsonLineWriter() : undefined
     const progress = new QuoteProgress()
     const counts: QuoteCounts = {quoted: 0, 'would-quote': 0, unchanged: 0, skipped: 0, failed: 0}
     let sent = 0
@@ -85,7 +86,8 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
         progress.clear()
         counts[outcome.status]++
         if (outcome.sent) sent++
-        writeOut(this.jsonEnabled() ? JSON.stringify(outcome) : `${quoteText(outcome)}\n`)
+        if (printJson) printJson(outcome)
+        else writeOut(`${quoteText(outcome)}\n`)
       }
     } finally {
       progress.clear()

@@ -44,8 +44,9 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
     const {watchDemands} = await import('../../services/watch/watch.js')
     const {stopOnSignals} = await import('../../cli/interrupt.js')
     const json = this.jsonEnabled()
+    const printJson = json ? await this.jsonLineWriter() : undefined
     const stop = stopOnSignals('Stopping the watch...')
-    const quoteOne = quote ? await this.quoter(quote, stop.signal, json) : undefined
+    const quoteOne = quote ? await this.quoter(quote, stop.signal, printJson) : undefined
     try {
       const result = await watchDemands(ctx, {
         stateFile: stateFileOf(mfgPaths().dataDir, session.profile.name, session.target),
@@ -56,7 +57,8 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
         ...(receiver ? {receiver} : {}),
         signal: stop.signal,
         onEvent: async (e: WatchEvent) => {
-          writeOut(json ? JSON.stringify(e) : eventLine(e))
+          if (printJson) printJson(e)
+          else writeOut(eventLine(e))
           if (quoteOne && isNewRequest(e)) await quoteOne(e.id)
         },
         onNote: (text) => (json ? writeErr(JSON.stringify({note: text})) : writeErr(text)),
@@ -82,7 +84,7 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
   }
 
   /** Quotes one new request and prints its quote; a failure is printed and the watch goes on. */
-  private async quoter(options: QuoteOptions, signal: AbortSignal, json: boolean) {
+  private async quoter(options: QuoteOptions, signal: AbortSignal, printJson: ((item: unknown) => void) | undefined) {
     const ctx = await this.context({}).service()
     const {quoteDemand} = await import('../../services/quote/quote.js')
     const {failedOutcome} = await import('../../cli/quote-run.js')
@@ -91,7 +93,8 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
       const outcome = await quoteDemand(ctx, id, {...options, signal}).catch((error: unknown) =>
         failedOutcome(id, error, options.legacy === true),
       )
-      writeOut(json ? JSON.stringify({event: 'quote', id, ...outcome}) : quoteText(outcome))
+      if (printJson) printJson({event: 'quote', id, ...outcome})
+      else writeOut(quoteText(outcome))
     }
   }
 
