@@ -8,56 +8,16 @@
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {deflateRawSync, crc32} from 'node:zlib'
 
 import {measurePart, readMesh} from '../src/mesh/index.js'
+import {makeZip} from '../test/mesh/helpers.js'
 import {cli, machine, measure, median, root, writeSection} from './lib.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const RAISED = {maxRatio: 1e9, maxTriangles: 1e9}
 
-/** A one-entry-per-file zip, deflated, in our own few lines (local headers, central directory, end record). */
-function zip(files: Record<string, Buffer>): Buffer {
-  const parts: Buffer[] = []
-  const central: Buffer[] = []
-  let offset = 0
-  for (const [name, data] of Object.entries(files)) {
-    const packed = deflateRawSync(data, {level: 9})
-    const n = Buffer.from(name)
-    const local = Buffer.alloc(30)
-    local.writeUInt32LE(0x04034b50, 0)
-    local.writeUInt16LE(20, 4)
-    local.writeUInt16LE(8, 8)
-    local.writeUInt32LE(crc32(data), 14)
-    local.writeUInt32LE(packed.length, 18)
-    local.writeUInt32LE(data.length, 22)
-    local.writeUInt16LE(n.length, 26)
-    const c = Buffer.alloc(46)
-    c.writeUInt32LE(0x02014b50, 0)
-    c.writeUInt16LE(20, 4)
-    c.writeUInt16LE(20, 6)
-    c.writeUInt16LE(8, 10)
-    c.writeUInt32LE(crc32(data), 16)
-    c.writeUInt32LE(packed.length, 20)
-    c.writeUInt32LE(data.length, 24)
-    c.writeUInt16LE(n.length, 28)
-    c.writeUInt32LE(offset, 42)
-    parts.push(local, n, packed)
-    central.push(c, n)
-    offset += 30 + n.length + packed.length
-  }
-  const cd = Buffer.concat(central)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(0x06054b50, 0)
-  end.writeUInt16LE(central.length / 2, 8)
-  end.writeUInt16LE(central.length / 2, 10)
-  end.writeUInt32LE(cd.length, 12)
-  end.writeUInt32LE(offset, 16)
-  return Buffer.concat([...parts, cd, end])
-}
-
 /** A 20 mm cube whose model part is padded with blank lines to `bytes`. */
-function bomb3mf(bytes: number): Buffer {
+function bomb3mf(bytes: number): Uint8Array {
   const v = [0, 1, 2, 3, 4, 5, 6, 7].map(
     (i) => `<vertex x="${i & 1 ? 20 : 0}" y="${i & 2 ? 20 : 0}" z="${i & 4 ? 20 : 0}"/>`,
   )
@@ -79,7 +39,7 @@ function bomb3mf(bytes: number): Buffer {
   model.write(head, 0)
   model.write(tail, bytes - tail.length)
   const rels = `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Target="/3D/3dmodel.model" Id="r0" Type="http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel"/></Relationships>`
-  return zip({'_rels/.rels': Buffer.from(rels), '3D/3dmodel.model': model})
+  return makeZip({'_rels/.rels': rels, '3D/3dmodel.model': model})
 }
 
 /** About `bytes` of DXF: one LINE after another, a comb of open cuts. */
