@@ -2,38 +2,12 @@
 import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
-import {createInterface} from 'node:readline'
 
 export const root = resolve(import.meta.dirname, '..')
 export const cli = join(root, 'bin/run.js')
 
-export interface Served {
-  url: string
-  businesses: {id: string; apiKey: string; authToken: string}[]
-  stop(): Promise<void>
-}
-
-/** Starts `mfg sandbox serve --memory` in its own process, as another client would use it. */
-export async function serveSandbox(extra: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [cli, 'sandbox', 'serve', '--memory', '--port', '0', '--json', ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {...process.env, NODE_EXTRA_CA_CERTS: ''},
-  })
-  const line = await new Promise<string>((ok, fail) => {
-    child.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
-    createInterface({input: child.stdout!}).once('line', ok)
-  })
-  const info = JSON.parse(line) as Omit<Served, 'stop'>
-  return {
-    ...info,
-    stop: () =>
-      new Promise<void>((ok) => {
-        if (child.exitCode !== null) return ok()
-        child.once('exit', () => ok())
-        child.kill('SIGTERM')
-      }),
-  }
-}
+import type {Served} from '../test/helpers/serve.js'
+export {serveSandbox, type Served} from '../test/helpers/serve.js'
 
 export interface RunResult {
   /** Wall-clock milliseconds from spawn to exit. */

@@ -6,22 +6,18 @@
 //
 // Servers (sandbox serve, webhook listen, mcp proxy) are started, given a moment, and
 // stopped with SIGINT: they must still be running then, and stop with 0 or 130.
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {createInterface} from 'node:readline'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {serveSandbox, type Served} from '../helpers/serve.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
 const meshes = join(root, 'test/fixtures/meshes')
-
-interface Standalone {
-  url: string
-  businesses: {id: string; apiKey: string; authToken: string}[]
-}
 
 interface Manifest {
   commands: Record<string, {examples?: (string | {command: string; description?: string})[]}>
@@ -84,8 +80,7 @@ describe("every command's help examples, run as written", () => {
     NO_COLOR: '1',
   })
 
-  let standalone: ChildProcess | undefined
-  let served: Standalone
+  let served: Served
 
   beforeAll(async () => {
     symlinkSync(bin, join(shims, 'mfg'))
@@ -106,23 +101,11 @@ describe("every command's help examples, run as written", () => {
     )
     if (warm.status !== 0) throw new Error(`seeding the template home failed: ${warm.stderr}`)
     // The remote profiles the examples name: a standalone sandbox stands in for the service.
-    standalone = spawn(process.execPath, [bin, 'sandbox', 'serve', '--memory', '--port', '0', '--json'], {
-      env: env(mkdtempSync(join(tmpdir(), 'mfg-help-standalone-'))),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const first = createInterface({input: standalone.stdout!})
-    served = await new Promise<Standalone>((ok, fail) => {
-      standalone!.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
-      first.once('line', (line) => ok(JSON.parse(line) as Standalone))
-    })
+    served = await serveSandbox([], env(mkdtempSync(join(tmpdir(), 'mfg-help-standalone-'))))
   })
 
   afterAll(async () => {
-    if (standalone && standalone.exitCode === null) {
-      const closed = new Promise((ok) => standalone!.once('exit', ok))
-      standalone.kill('SIGTERM')
-      await closed
-    }
+    await served?.stop()
     for (const dir of [work, template, shims, ...homes]) rmSync(dir, {recursive: true, force: true})
   })
 

@@ -14,13 +14,14 @@
 // What the test itself takes as done: `npm ci` (the checkout is installed and built), and
 // `npm test`, which is the run this test is part of. `npx mfg` is run as `mfg` (npx in the
 // scratch directory, outside the checkout, would look for a package named mfg).
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {createInterface} from 'node:readline'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {serveSandbox, type Served} from '../helpers/serve.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
@@ -82,11 +83,6 @@ export function pageCommands(markdown: string): PageCommand[] {
 /** A stack trace's frame, as Node prints one. */
 const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|\(<anonymous>\))$/
 
-interface Standalone {
-  url: string
-  businesses: {id: string; apiKey: string; authToken: string}[]
-}
-
 describe('the README, run as written', () => {
   const page = readFileSync(join(root, 'README.md'), 'utf8')
   const commands = pageCommands(page)
@@ -112,8 +108,7 @@ describe('the README, run as written', () => {
     NO_COLOR: '1',
   }
 
-  let standalone: ChildProcess | undefined
-  let served: Standalone
+  let served: Served
 
   beforeAll(async () => {
     for (const [tool, arg] of [
@@ -123,23 +118,11 @@ describe('the README, run as written', () => {
       if (spawnSync(tool, [arg]).status !== 0) throw new Error(`${tool} is needed for the README test`)
     }
     const sandboxHome = mkdtempSync(join(tmpdir(), 'mfg-readme-standalone-'))
-    standalone = spawn(process.execPath, [bin, 'sandbox', 'serve', '--memory', '--port', '0', '--json'], {
-      env: {...env, MFG_HOME: sandboxHome},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const first = createInterface({input: standalone.stdout!})
-    served = await new Promise<Standalone>((ok, fail) => {
-      standalone!.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
-      first.once('line', (line) => ok(JSON.parse(line) as Standalone))
-    })
+    served = await serveSandbox([], {...env, MFG_HOME: sandboxHome})
   })
 
   afterAll(async () => {
-    if (standalone && standalone.exitCode === null) {
-      const closed = new Promise((ok) => standalone!.once('exit', ok))
-      standalone.kill('SIGTERM')
-      await closed
-    }
+    await served?.stop()
     for (const dir of [home, work, shims]) rmSync(dir, {recursive: true, force: true})
   })
 
