@@ -46,8 +46,13 @@ export function measurePart(input: MeasureInput): PartMeasurement {
     if (error instanceof MeshError || error instanceof RangeError) throw new InputError(error.message)
     throw error
   }
+  return partMeasurement(input.file, m)
+}
+
+/** What `price measure --json` shows of a solid: the measurement's figures, named by file. */
+function partMeasurement(file: string, m: Measurement): PartMeasurement {
   return {
-    file: input.file,
+    file,
     format: m.format,
     triangles: m.triangles,
     parts: m.parts,
@@ -97,22 +102,5 @@ export async function measureAnyFile(input: AnyMeasureInput): Promise<PartMeasur
     throw error
   }
   if (m.kind === 'sheet') return {file: input.file, ...m.sheet}
-  const x = m.measurement
-  return {
-    file: input.file,
-    format: x.format,
-    triangles: x.triangles,
-    parts: x.parts,
-    closed: x.closed,
-    openEdges: x.openEdges,
-    nonManifoldEdges: x.nonManifoldEdges,
-    width: x.width,
-    depth: x.depth,
-    height: x.height,
-    volume: x.volume,
-    area: x.area,
-    convexHullVolume: x.convexHullVolume,
-    boundingBoxVolume: x.boundingBoxVolume,
-    slicingData: x.slicingData,
-  }
+  return partMeasurement(input.file, m.measurement)
 }
