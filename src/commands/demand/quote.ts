@@ -7,13 +7,13 @@ import {writeOut} from '../../cli/output.js'
 import {
   cacheRoot,
   checkSelection,
-  failedOutcome,
-  listInputOf,
+  planQuotes,
+  quoteEach,
   quoteFlags,
   quoteOptionsOf,
   writes,
 } from '../../cli/quote-run.js'
-import type {QuoteCounts} from '../../cli/quote-render.js'
+import type {QuoteOutcome} from '../../services/quote/types.js'
 
 /** Exit code when at least one demand was skipped (a guard, an unreadable part). */
 const EXIT_SKIPPED = 4
@@ -59,43 +59,15 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
       }
     }
     const ctx = await this.context(flags).service()
-    const {quoteDemand} = await import('../../services/quote/quote.js')
-    const {QuoteProgress, quoteText, summaryLine} = await import('../../cli/quote-render.js')
-    const {stopOnSignals} = await import('../../cli/interrupt.js')
-    let targets = ids
-    if (flags.all) {
-      const {streamDemands} = await import('../../services/demands/list.js')
-      targets = []
-      for await (const r of streamDemands(ctx, listInputOf(flags))) targets.push(r._id)
-    }
+    const {quoteText, summaryLine} = await import('../../cli/quote-render.js')
+    const note = (text: string) => this.note(text)
+    const plan = await planQuotes(ctx, ids, flags, {...options, journalDir: mfgPaths().journalDir}, note)
     const printJson = this.jsonEnabled() ? await this.jsonLineWriter() : undefined
-    const progress = new QuoteProgress()
-    const counts: QuoteCounts = {quoted: 0, 'would-quote': 0, unchanged: 0, skipped: 0, failed: 0}
-    let sent = 0
-    const stop = stopOnSignals('Stopping after the current demand (Ctrl-C again to stop at once)...')
-    try {
-      for (const [n, id] of targets.entries()) {
-        if (stop.signal.aborted) break
-        progress.show(`[${n + 1}/${targets.length}] ${id}`)
-        const outcome = await quoteDemand(ctx, id, {
-          ...options,
-          signal: stop.signal,
-          onPart: (p) =>
-            progress.show(`[${n + 1}/${targets.length}] ${id}  part ${p.index + 1}/${p.count} ${p.fileName}`),
-        }).catch((error: unknown) => failedOutcome(id, error, flags.legacy))
-        progress.clear()
-        counts[outcome.status]++
-        if (outcome.sent) sent++
-        if (printJson) printJson(outcome)
-        else writeOut(`${quoteText(outcome)}\n`)
-      }
-    } finally {
-      progress.clear()
-      stop.dispose()
-    }
-    if (targets.length === 0) this.note('No demands match.')
-    else this.note(summaryLine(counts, apply, sent))
-    if (stop.received()) process.exitCode = stop.exitCode()
+    const print = printJson ?? ((o: QuoteOutcome) => writeOut(`${quoteText(o)}\n`))
+    const {counts, sent, earlier, stopped} = await quoteEach(ctx, plan, options, print, note)
+    if (plan.targets.length === 0) this.note('No demands match.')
+    else this.note(summaryLine(counts, apply, sent, earlier))
+    if (stopped !== undefined) process.exitCode = stopped
     else if (counts.failed > 0) process.exitCode = 1
     else if (counts.skipped > 0) process.exitCode = EXIT_SKIPPED
     return undefined
