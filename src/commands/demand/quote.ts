@@ -60,7 +60,8 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
     }
     const ctx = await this.context(flags).service()
     const {quoteText, summaryLine} = await import('../../cli/quote-render.js')
-    const note = (text: string) => this.note(text)
+    // Said even under --json (as {"notice": ...}): a resumed or unfinished run must be seen.
+    const note = (text: string) => this.notice(text)
     const plan = await planQuotes(ctx, ids, flags, {...options, journalDir: mfgPaths().journalDir}, note)
     const printJson = this.jsonEnabled() ? await this.jsonLineWriter() : undefined
     const print = printJson ?? ((o: QuoteOutcome) => writeOut(`${quoteText(o)}\n`))
