@@ -26,7 +26,9 @@ On a terminal the run is a dry run unless --apply: it prints the quote (file, fo
 
 A demand is skipped, with the reason, when a part cannot be downloaded, read or measured (an open mesh, an unknown format), when the estimation refuses a part (a material the business lacks), or when a guard stops it (--max-unit-price, --min-total, --max-total, --only-format). Nothing partial is written unless --allow-partial. Exit codes: 0 every demand quoted or unchanged, 4 some skipped, 1 the service failed for some, 2 bad flags.
 
-Reruns are idempotent: a demand whose files, pricing inputs and prices match the digest stored at its last quote (under the data directory), and which still holds those prices, is reported unchanged and not written again; so an interrupted --all run is resumed by running it again. --force quotes again anyway.
+Reruns are idempotent: a demand whose files, pricing inputs and prices match the digest stored at its last quote (under the data directory), and which still holds those prices, is reported unchanged and not written again. --force quotes again anyway.
+
+An --all run with --apply keeps a journal (journals/ under the data directory, mode 0600), one per service, business, filters and pricing options: the demands it listed, then each one's outcome as it is done. Interrupted (Ctrl-C: exit 130; a crash; the service failing on some: exit 1), the same command run again says that it resumes (N of M done), does not list again, and quotes only the demands not done; the done ones are reported from the journal in their place, marked "(by the interrupted run)" ("resumed": true with --json), so the output and the summary still cover every demand. A finished run removes its journal. A second run of the same command while one is in progress is refused, naming its pid. --force, or other filters or pricing options, start afresh (and say so). A dry run keeps no journal.
 
 --status ${'quote_request_received'} selects the new quote requests: quotes in quote_sent, the stage a new request starts in on this service.`
   static override examples = [
