@@ -242,7 +242,8 @@ describe.skipIf(!built)('demand quote --all --apply stopped by a signal (the bui
     slowEstimateMs = 2000
     reset()
     const first = child(ALL)
-    while (seen.estimates === 0) await new Promise((ok) => setTimeout(ok, 20))
+    while (seen.estimates === 0 && first.process.exitCode === null) await new Promise((ok) => setTimeout(ok, 20))
+    expect(first.process.exitCode, 'the first run ended before its first estimate').toBeNull()
     expect(readdirSync(join(sb.home, 'journals')).filter((f) => f.endsWith('.lock'))).toHaveLength(1)
     reset()
     const second = await quote()
