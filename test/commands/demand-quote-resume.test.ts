@@ -250,7 +250,7 @@ describe.skipIf(!built)('demand quote --all --apply stopped by a signal (the bui
     slowEstimateMs = 0
     expect(second.exitCode).toBe(1)
     expect(second.stderr).toContain(
-      `another run of this quote run (same filters and options) is in progress (pid ${first.process.pid}`,
+      `another run of this command (same filters and pricing options) is in progress (pid ${first.process.pid}`,
     )
     expect(second.stdout).toBe('')
     expect(seen.lists + seen.estimates + seen.writes.size).toBe(0)

@@ -59,7 +59,7 @@ export class QuoteJournal extends JournalFile<QuoteJournalEvent> {
     const name = quoteJournalName(key)
     const held = JournalFile.hold(dir, name, {
       ...opts,
-      wording: {run: 'this quote run (same filters and options)', would: 'quote the same demands'},
+      wording: {run: 'this command (same filters and pricing options)', would: 'quote the same demands'},
     })
     const journal = new QuoteJournal(held.path, held.fd, held.lock)
     const earlier = held.before === undefined ? undefined : replay(held.before)
