@@ -2,7 +2,14 @@ import {join} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
-import {ApiError, AuthenticationError, InsecureTransportError} from '../api/errors.js'
+import {
+  ApiError,
+  AuthenticationError,
+  InsecureTransportError,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+} from '../api/errors.js'
 
 import {LIST_TYPES, STAGES, type ListType} from '../schemas/demand.js'
 import type {ListDemandsInput} from '../services/demands/list.js'
@@ -280,6 +287,16 @@ export async function planQuotes(
   return {targets, earlier: new Map(), ...(opened ? {journal: opened.journal} : {})}
 }
 
+/**
+ * The service failing (5xx, 429, no answer) on this many demands in a row, each after the
+ * client's own retries, stops the run: the service is down, and the journal lets a later run
+ * go on from there instead of failing every other demand in turn.
+ */
+export const SERVICE_FAILURES_BEFORE_STOP = 3
+
+const serviceDown = (error: unknown) =>
+  error instanceof ServerError || error instanceof NetworkError || error instanceof RateLimitError
+
 export interface QuoteTotals {
   counts: QuoteCounts
   sent: number
@@ -287,6 +304,8 @@ export interface QuoteTotals {
   earlier: number
   /** The exit code of the signal that stopped the run (130 for Ctrl-C), if one did. */
   stopped?: number
+  /** Whether the run stopped because the service failed on SERVICE_FAILURES_BEFORE_STOP demands in a row. */
+  serviceDown?: boolean
 }
 
 /**
@@ -319,28 +338,41 @@ export async function quoteEach(
   }
   const {targets} = plan
   const stop = stopOnSignals('Stopping after the current demand (Ctrl-C again to stop at once)...')
-  let finished = 0
+  // Done: the interrupted run's, and this run's outcomes but `failed`.
+  let finished = targets.filter((id) => plan.earlier.has(id)).length
+  let failuresInARow = 0
   try {
     for (const [n, id] of targets.entries()) {
       if (stop.signal.aborted) break
       const before = plan.earlier.get(id)
       if (before) {
         totals.earlier++
-        finished++
         tally({...before, resumed: true})
         continue
       }
       const at = `[${n + 1}/${targets.length}] ${id}`
       progress.show(at)
+      let down = false
       const outcome = await quoteDemand(ctx, id, {
         ...options,
         signal: stop.signal,
         onPart: (p) => progress.show(`${at}  part ${p.index + 1}/${p.count} ${p.fileName}`),
-      }).catch((error: unknown) => failedOutcome(id, error, options.legacy === true))
+      }).catch((error: unknown) => {
+        down = serviceDown(error)
+        return failedOutcome(id, error, options.legacy === true)
+      })
       progress.clear()
       await plan.journal?.record(outcome)
       if (outcome.status !== 'failed') finished++
       tally(outcome)
+      failuresInARow = down ? failuresInARow + 1 : 0
+      if (failuresInARow >= SERVICE_FAILURES_BEFORE_STOP && n + 1 < targets.length) {
+        note(
+          `Stopped: the service failed on ${failuresInARow} demands in a row; the ${targets.length - n - 1} after them are not tried.`,
+        )
+        totals.serviceDown = true
+        break
+      }
     }
   } finally {
     progress.clear()

@@ -32,6 +32,8 @@ const reset = () => (seen = {lists: 0, estimates: 0, reads: new Map(), writes: n
 reset()
 /** Set by a test: the proxy answers it itself (a failing service) or holds it (a slow one). */
 let failWrite: ((id: string) => boolean) | undefined
+/** The status a failed write gets: 500 is retried by the client, 501 is not. */
+let failStatus = 500
 let slowEstimateMs = 0
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1)
@@ -44,7 +46,7 @@ function watch(req: http.IncomingMessage): number | {status: number} | void {
     return slowEstimateMs
   } else if (demand && req.method === 'GET') bump(seen.reads, demand[1]!)
   else if (demand && req.method === 'PUT') {
-    if (failWrite?.(demand[1]!)) return {status: 500}
+    if (failWrite?.(demand[1]!)) return {status: failStatus}
     bump(seen.writes, demand[1]!)
   }
 }
@@ -156,6 +158,29 @@ describe('demand quote --all --apply resumes an interrupted run', () => {
     expect(seen.lists).toBe(1)
     expect(lines(third).map((o) => o.status)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged'])
     expect(seen.writes.size).toBe(0)
+  })
+
+  it('stops when the service fails on three demands in a row; the rerun quotes them and the one not tried', async () => {
+    const ids = await fourDemands('down')
+    failWrite = () => true
+    failStatus = 501
+    reset()
+    const first = await quote()
+    failWrite = undefined
+    failStatus = 500
+    expect(first.exitCode, first.stderr).toBe(1)
+    expect(lines(first).map((o) => [o.demandId, o.status])).toEqual(ids.slice(0, 3).map((id) => [id, 'failed']))
+    expect(first.stderr).toContain('Stopped: the service failed on 3 demands in a row; the 1 after them are not tried.')
+    expect(first.stderr).toContain('4 of 4 demands not quoted: run the same command again')
+    expect(seen.reads.get(ids[3]!)).toBeUndefined()
+    reset()
+    const second = await quote()
+    expect(second.exitCode, second.stderr).toBe(0)
+    expect(second.stderr).toContain('Resuming the interrupted run of this command: 0 of 4 demands done')
+    expect(seen.lists).toBe(0)
+    expect(lines(second).map((o) => [o.demandId, o.status])).toEqual(ids.map((id) => [id, 'quoted']))
+    for (const id of ids) expect(seen.writes.get(id), id).toBe(1)
+    expect(journals()).toHaveLength(0)
   })
 
   it('--force starts afresh, and a run with other options keeps the interrupted one for its own command', async () => {
