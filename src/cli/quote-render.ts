@@ -39,7 +39,8 @@ export function quoteText(o: QuoteOutcome): string {
   const order = o.orderNumber === undefined ? '' : `  order ${o.orderNumber}`
   const stage = o.sent ? 'sent (quote_sent)' : (o.stage ?? '')
   const why = o.reason ? `: ${o.reason}` : ''
-  const lines = [`${o.demandId}${order}  ${stage}  ${VERB[o.status]}${why}`]
+  const earlier = o.resumed ? ' (by the interrupted run)' : ''
+  const lines = [`${o.demandId}${order}  ${stage}  ${VERB[o.status]}${earlier}${why}`]
   for (const p of o.parts) lines.push(partLine(p, o.currency))
   if (o.partsTotal !== null) {
     const now = o.currentPartsTotal === null ? '' : ` (now ${money(o.currentPartsTotal)}, ${signed(o.difference)})`
@@ -51,7 +52,7 @@ export function quoteText(o: QuoteOutcome): string {
 /** Counts of a run, by outcome. */
 export type QuoteCounts = Record<QuoteOutcome['status'], number>
 
-export function summaryLine(c: QuoteCounts, apply: boolean, sent: number): string {
+export function summaryLine(c: QuoteCounts, apply: boolean, sent: number, earlier = 0): string {
   const parts = [
     apply ? `${c.quoted} quoted` : `${c['would-quote']} would be quoted`,
     `${c.unchanged} unchanged`,
@@ -59,7 +60,8 @@ export function summaryLine(c: QuoteCounts, apply: boolean, sent: number): strin
     ...(c.failed > 0 ? [`${c.failed} failed`] : []),
     ...(sent > 0 ? [`${sent} sent`] : []),
   ]
-  return `${parts.join(', ')}.${apply ? '' : ' Dry run: nothing was written; pass --apply to write these prices.'}`
+  const resumed = earlier > 0 ? ` (${earlier} of them done by the interrupted run, not quoted again)` : ''
+  return `${parts.join(', ')}${resumed}.${apply ? '' : ' Dry run: nothing was written; pass --apply to write these prices.'}`
 }
 
 /** One line of progress on a terminal's stderr: demand n of total and the part being read. */

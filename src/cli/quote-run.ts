@@ -2,11 +2,21 @@ import {join} from 'node:path'
 
 import {Flags} from '@oclif/core'
 
-import {ApiError, AuthenticationError, InsecureTransportError} from '../api/errors.js'
+import {
+  ApiError,
+  AuthenticationError,
+  InsecureTransportError,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+} from '../api/errors.js'
 
 import {LIST_TYPES, STAGES, type ListType} from '../schemas/demand.js'
 import type {ListDemandsInput} from '../services/demands/list.js'
+import type {ServiceContext} from '../services/context.js'
+import type {OpenedQuoteJournal, QuoteJournal, QuoteRunKey} from '../services/quote/journal.js'
 import type {QuoteOptions, QuoteOutcome} from '../services/quote/types.js'
+import type {QuoteCounts} from './quote-render.js'
 import {UsageError} from './errors.js'
 import {numberOf, yesFlag} from './flags.js'
 import {SlicerNotFoundError, findPrusaSlicer} from '../services/price/slicer.js'
@@ -210,4 +220,169 @@ export function failedOutcome(id: string, error: unknown, legacy: boolean): Quot
     sent: false,
     interface: legacy ? 'legacy' : 'v1',
   }
+}
+
+/** The demands a run quotes, and what the interrupted run it resumes already finished. */
+export interface QuotePlan {
+  targets: string[]
+  /** Outcomes the interrupted run finished, by demand id: reported again, not quoted again. */
+  earlier: Map<string, QuoteOutcome>
+  /** `--all --apply` only: the run's journal (a dry run writes nothing, so it keeps none). */
+  journal?: QuoteJournal
+}
+
+/** What makes a `--all` run the same as an interrupted one: the service, the filters, the pricing options. */
+function runKey(ctx: ServiceContext, flags: QuoteFlags, options: QuoteOptions): QuoteRunKey {
+  const {apply: _apply, cacheDir: _cache, stateDir: _state, force: _force, onPart: _on, signal: _sig, ...rest} = options
+  return {
+    target: `${ctx.target ?? ctx.client.baseUrl} ${ctx.businessId}`,
+    selection: {...listInputOf(flags)},
+    options: rest,
+  }
+}
+
+/**
+ * The demands to quote: the ids given; with --all the demands the filters select, or,
+ * with --apply, those of the interrupted run of the same command (read from its
+ * journal, without listing again: a demand it quoted and sent has left the filter).
+ */
+export async function planQuotes(
+  ctx: ServiceContext,
+  ids: string[],
+  flags: QuoteFlags,
+  options: QuoteOptions & {journalDir: string},
+  note: (text: string) => void,
+): Promise<QuotePlan> {
+  if (!flags.all) return {targets: ids, earlier: new Map()}
+  const {journalDir, ...quoteOptions} = options
+  let opened: OpenedQuoteJournal | undefined
+  if (options.apply) {
+    const {QuoteJournal} = await import('../services/quote/journal.js')
+    opened = QuoteJournal.open(journalDir, runKey(ctx, flags, quoteOptions), {fresh: flags.force})
+  }
+  if (opened?.targets) {
+    const {targets, done} = opened
+    note(
+      `Resuming the interrupted run of this command: ${done.size} of ${targets.length} demands done; quoting the other ${targets.length - done.size} without listing again (--force starts afresh).`,
+    )
+    return {targets, earlier: done, journal: opened.journal}
+  }
+  if (opened?.dropped)
+    note(
+      `--force: starting afresh; the interrupted run of this command (${opened.dropped.done} of ${opened.dropped.of} demands done) is not resumed.`,
+    )
+  if (opened && opened.others > 0)
+    note(
+      'An interrupted run with other filters or pricing options is kept for its own command; this one starts afresh.',
+    )
+  const targets: string[] = []
+  try {
+    const {streamDemands} = await import('../services/demands/list.js')
+    for await (const r of streamDemands(ctx, listInputOf(flags))) targets.push(r._id)
+    await opened?.journal.start(targets)
+  } catch (error) {
+    await opened?.journal.close()
+    throw error
+  }
+  return {targets, earlier: new Map(), ...(opened ? {journal: opened.journal} : {})}
+}
+
+/**
+ * The service failing (5xx, 429, no answer) on this many demands in a row, each after the
+ * client's own retries, stops the run: the service is down, and the journal lets a later run
+ * go on from there instead of failing every other demand in turn.
+ */
+export const SERVICE_FAILURES_BEFORE_STOP = 3
+
+const serviceDown = (error: unknown) =>
+  error instanceof ServerError || error instanceof NetworkError || error instanceof RateLimitError
+
+export interface QuoteTotals {
+  counts: QuoteCounts
+  sent: number
+  /** Outcomes reported from the interrupted run's journal. */
+  earlier: number
+  /** The exit code of the signal that stopped the run (130 for Ctrl-C), if one did. */
+  stopped?: number
+  /** Whether the run stopped because the service failed on SERVICE_FAILURES_BEFORE_STOP demands in a row. */
+  serviceDown?: boolean
+}
+
+/**
+ * Quotes the plan's demands one after another, printing each outcome as it is done
+ * (an earlier run's, from the journal, in its place in the list) and journalling it
+ * before the next. Ctrl-C stops after the current demand. The journal is removed once
+ * every demand is finished; it is kept when the run was stopped or the service failed
+ * on some, so the same command run again quotes only those.
+ */
+export async function quoteEach(
+  ctx: ServiceContext,
+  plan: QuotePlan,
+  options: QuoteOptions,
+  print: (o: QuoteOutcome) => void,
+  note: (text: string) => void,
+): Promise<QuoteTotals> {
+  const {quoteDemand} = await import('../services/quote/quote.js')
+  const {QuoteProgress} = await import('./quote-render.js')
+  const {stopOnSignals} = await import('./interrupt.js')
+  const progress = new QuoteProgress()
+  const totals: QuoteTotals = {
+    counts: {quoted: 0, 'would-quote': 0, unchanged: 0, skipped: 0, failed: 0},
+    sent: 0,
+    earlier: 0,
+  }
+  const tally = (outcome: QuoteOutcome) => {
+    totals.counts[outcome.status]++
+    if (outcome.sent) totals.sent++
+    print(outcome)
+  }
+  const {targets} = plan
+  const stop = stopOnSignals('Stopping after the current demand (Ctrl-C again to stop at once)...')
+  // Done: the interrupted run's, and this run's outcomes but `failed`.
+  let finished = targets.filter((id) => plan.earlier.has(id)).length
+  let failuresInARow = 0
+  try {
+    for (const [n, id] of targets.entries()) {
+      if (stop.signal.aborted) break
+      const before = plan.earlier.get(id)
+      if (before) {
+        totals.earlier++
+        tally({...before, resumed: true})
+        continue
+      }
+      const at = `[${n + 1}/${targets.length}] ${id}`
+      progress.show(at)
+      let down = false
+      const outcome = await quoteDemand(ctx, id, {
+        ...options,
+        signal: stop.signal,
+        onPart: (p) => progress.show(`${at}  part ${p.index + 1}/${p.count} ${p.fileName}`),
+      }).catch((error: unknown) => {
+        down = serviceDown(error)
+        return failedOutcome(id, error, options.legacy === true)
+      })
+      progress.clear()
+      await plan.journal?.record(outcome)
+      if (outcome.status !== 'failed') finished++
+      tally(outcome)
+      failuresInARow = down ? failuresInARow + 1 : 0
+      if (failuresInARow >= SERVICE_FAILURES_BEFORE_STOP && n + 1 < targets.length) {
+        note(
+          `Stopped: the service failed on ${failuresInARow} demands in a row; the ${targets.length - n - 1} after them are not tried.`,
+        )
+        totals.serviceDown = true
+        break
+      }
+    }
+  } finally {
+    progress.clear()
+    stop.dispose()
+    await plan.journal?.close({remove: finished === targets.length})
+  }
+  if (stop.received()) totals.stopped = stop.exitCode()
+  if (plan.journal && finished < targets.length)
+    note(
+      `${targets.length - finished} of ${targets.length} demands not quoted${totals.stopped ? ' (interrupted)' : ''}: run the same command again to quote only those; the ${finished} done are not quoted again.`,
+    )
+  return totals
 }

@@ -12,11 +12,12 @@ export interface Proxy {
 
 /**
  * Starts a proxy on a loopback port that forwards every request to `target` as it is.
- * `before` sees each request first and may return a delay in ms before it is forwarded.
+ * `before` sees each request first and may return a delay in ms before it is forwarded,
+ * or `{status}` to answer it with that status itself (a failing service) instead.
  */
 export async function startProxy(
   target: string,
-  before?: (req: http.IncomingMessage) => number | void,
+  before?: (req: http.IncomingMessage) => number | {status: number} | void,
 ): Promise<Proxy> {
   const to = new URL(target)
   const server = http.createServer((req, res) => {
@@ -32,7 +33,11 @@ export async function startProxy(
       req.pipe(up)
     }
     const wait = before?.(req)
-    if (typeof wait === 'number' && wait > 0) setTimeout(forward, wait)
+    if (typeof wait === 'object') {
+      req.resume()
+      res.writeHead(wait.status, {'content-type': 'application/json'})
+      res.end(JSON.stringify({statusCode: wait.status, message: 'failed by the test proxy'}))
+    } else if (typeof wait === 'number' && wait > 0) setTimeout(forward, wait)
     else forward()
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))

@@ -7,13 +7,13 @@ import {writeOut} from '../../cli/output.js'
 import {
   cacheRoot,
   checkSelection,
-  failedOutcome,
-  listInputOf,
+  planQuotes,
+  quoteEach,
   quoteFlags,
   quoteOptionsOf,
   writes,
 } from '../../cli/quote-run.js'
-import type {QuoteCounts} from '../../cli/quote-render.js'
+import type {QuoteOutcome} from '../../services/quote/types.js'
 
 /** Exit code when at least one demand was skipped (a guard, an unreadable part). */
 const EXIT_SKIPPED = 4
@@ -26,7 +26,9 @@ On a terminal the run is a dry run unless --apply: it prints the quote (file, fo
 
 A demand is skipped, with the reason, when a part cannot be downloaded, read or measured (an open mesh, an unknown format), when the estimation refuses a part (a material the business lacks), or when a guard stops it (--max-unit-price, --min-total, --max-total, --only-format). Nothing partial is written unless --allow-partial. Exit codes: 0 every demand quoted or unchanged, 4 some skipped, 1 the service failed for some, 2 bad flags.
 
-Reruns are idempotent: a demand whose files, pricing inputs and prices match the digest stored at its last quote (under the data directory), and which still holds those prices, is reported unchanged and not written again; so an interrupted --all run is resumed by running it again. --force quotes again anyway.
+Reruns are idempotent: a demand whose files, pricing inputs and prices match the digest stored at its last quote (under the data directory), and which still holds those prices, is reported unchanged and not written again. --force quotes again anyway.
+
+An --all run with --apply keeps a journal (journals/ under the data directory, mode 0600), one per service, business, filters and pricing options: the demands it listed, then each one's outcome as it is done. Interrupted (Ctrl-C: exit 130; a crash; the service failing on some: exit 1; failing on 3 demands in a row, after its retries, stops the run), the same command run again says that it resumes (N of M done), does not list again, and quotes only the demands not done; the done ones are reported from the journal in their place, marked "(by the interrupted run)" ("resumed": true with --json), so the output and the summary still cover every demand. A finished run removes its journal. A second run of the same command while one is in progress is refused, naming its pid. --force, or other filters or pricing options, start afresh (and say so). A dry run keeps no journal.
 
 --status ${'quote_request_received'} selects the new quote requests: quotes in quote_sent, the stage a new request starts in on this service.`
   static override examples = [
@@ -59,43 +61,16 @@ Reruns are idempotent: a demand whose files, pricing inputs and prices match the
       }
     }
     const ctx = await this.context(flags).service()
-    const {quoteDemand} = await import('../../services/quote/quote.js')
-    const {QuoteProgress, quoteText, summaryLine} = await import('../../cli/quote-render.js')
-    const {stopOnSignals} = await import('../../cli/interrupt.js')
-    let targets = ids
-    if (flags.all) {
-      const {streamDemands} = await import('../../services/demands/list.js')
-      targets = []
-      for await (const r of streamDemands(ctx, listInputOf(flags))) targets.push(r._id)
-    }
+    const {quoteText, summaryLine} = await import('../../cli/quote-render.js')
+    // Said even under --json (as {"notice": ...}): a resumed or unfinished run must be seen.
+    const note = (text: string) => this.notice(text)
+    const plan = await planQuotes(ctx, ids, flags, {...options, journalDir: mfgPaths().journalDir}, note)
     const printJson = this.jsonEnabled() ? await this.jsonLineWriter() : undefined
-    const progress = new QuoteProgress()
-    const counts: QuoteCounts = {quoted: 0, 'would-quote': 0, unchanged: 0, skipped: 0, failed: 0}
-    let sent = 0
-    const stop = stopOnSignals('Stopping after the current demand (Ctrl-C again to stop at once)...')
-    try {
-      for (const [n, id] of targets.entries()) {
-        if (stop.signal.aborted) break
-        progress.show(`[${n + 1}/${targets.length}] ${id}`)
-        const outcome = await quoteDemand(ctx, id, {
-          ...options,
-          signal: stop.signal,
-          onPart: (p) =>
-            progress.show(`[${n + 1}/${targets.length}] ${id}  part ${p.index + 1}/${p.count} ${p.fileName}`),
-        }).catch((error: unknown) => failedOutcome(id, error, flags.legacy))
-        progress.clear()
-        counts[outcome.status]++
-        if (outcome.sent) sent++
-        if (printJson) printJson(outcome)
-        else writeOut(`${quoteText(outcome)}\n`)
-      }
-    } finally {
-      progress.clear()
-      stop.dispose()
-    }
-    if (targets.length === 0) this.note('No demands match.')
-    else this.note(summaryLine(counts, apply, sent))
-    if (stop.received()) process.exitCode = stop.exitCode()
+    const print = printJson ?? ((o: QuoteOutcome) => writeOut(`${quoteText(o)}\n`))
+    const {counts, sent, earlier, stopped} = await quoteEach(ctx, plan, options, print, note)
+    if (plan.targets.length === 0) this.note('No demands match.')
+    else this.note(summaryLine(counts, apply, sent, earlier))
+    if (stopped !== undefined) process.exitCode = stopped
     else if (counts.failed > 0) process.exitCode = 1
     else if (counts.skipped > 0) process.exitCode = EXIT_SKIPPED
     return undefined

@@ -113,17 +113,29 @@ export function journalFileName(key: JournalKey): string {
   return `create-${digest.slice(0, 32)}.ndjson`
 }
 
+/** How a refused second run names the first: what is running, and what running it twice would do. */
+export interface LockWording {
+  /** "this batch" */
+  run: string
+  /** "send the same rows" */
+  would: string
+}
+
+/** A journal file taken: its path, its descriptor, its lock, and what it held before (undefined: none). */
+interface HeldFile {
+  path: string
+  fd: number
+  lock: RunLock
+  before: string | undefined
+}
+
 /**
- * Append-only NDJSON journal of one batch (directory 0700, file 0600). Every
- * event is written at once, so a crash of the process loses nothing; `sent` is
- * also synced to the disk, because a request must not leave before the journal
- * says it may have (`sent` goes through `appendDurable`, whose promise the sender
- * awaits), and that sync carries the `start` line written before it. The outcomes (`done`, `failed`, ...) are not: if
- * the machine itself goes down before they reach the disk, the next run finds
- * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
+ * An append-only NDJSON file that records one run (directory 0700, file 0600), held
+ * by one process at a time through a lock beside it. Every line is written at once, so
+ * a crash of the process loses nothing; `appendDurable` also waits for the disk, and
+ * the writes that arrive while a sync runs share the next one (a group commit).
  */
-export class BatchJournal {
-  private nextChunk: number
+export class JournalFile<E> {
   /** Disk syncs under way. */
   private readonly syncs = new Set<Promise<void>>()
   /** The sync started last, while it runs. */
@@ -131,68 +143,45 @@ export class BatchJournal {
   /** The sync that will start when `latest` ends, shared by everyone who asked meanwhile. */
   private queued: Promise<void> | undefined
 
-  private constructor(
+  protected constructor(
     readonly path: string,
     private fd: number | undefined,
-    firstChunk: number,
     private readonly lock: RunLock,
-  ) {
-    this.nextChunk = firstChunk
-  }
+  ) {}
 
-  /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
-  static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
+  /**
+   * Takes the lock of `name` in `dir` (a live holder makes this run refuse, naming it), reads
+   * what the file holds, and opens it for appending; with `fresh` it is emptied first.
+   */
+  protected static hold(dir: string, name: string, opts: {fresh?: boolean; wording?: LockWording} = {}): HeldFile {
     mkdirSync(dir, {recursive: true, mode: 0o700})
     chmodSync(dir, 0o700)
-    const path = join(dir, journalFileName(key))
-    // Before anything is read or truncated: one run of a batch at a time.
-    const lock = RunLock.take(`${path}.lock`)
-    const rows = new Map<number, JournalRowState>()
-    let firstChunk = 0
-    let resumed = false
-    const before = existsSync(path) ? new Map<number, JournalRowState>() : undefined
-    if (before) {
-      const replayed = replay(readFileSync(path, 'utf8'), before)
-      if (!opts.fresh) {
-        for (const [row, state] of before) rows.set(row, state)
-        firstChunk = replayed.maxChunk + 1
-        resumed = replayed.events > 0
-      }
-    }
-    const madeBefore = new Map<number, string>()
-    for (const [row, state] of before ?? []) {
-      if (state.state === 'done' && 'id' in state.result) madeBefore.set(row, state.result.id)
-    }
-    let fd: number
+    const path = join(dir, name)
+    // Before anything is read or truncated: one run at a time.
+    const lock = RunLock.take(`${path}.lock`, opts.wording)
     try {
-      fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
+      const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined
+      const fd = openSync(path, opts.fresh ? 'w' : 'a', 0o600)
       fchmodSync(fd, 0o600)
+      return {path, fd, lock, before}
     } catch (error) {
       lock.release()
       throw error
     }
-    const journal = new BatchJournal(path, fd, firstChunk, lock)
-    if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
-    return {journal, rows, resumed, madeBefore}
-  }
-
-  /** A number for the next send, unique within this journal. */
-  chunkId(): number {
-    return this.nextChunk++
   }
 
   /** Writes an event, without waiting for the disk. */
-  append(event: JournalEvent): void {
+  append(event: E): void {
     if (this.fd === undefined) return
     writeSync(this.fd, `${JSON.stringify(event)}\n`)
   }
 
   /**
    * Writes an event and resolves once it is on the disk. The sync runs off the
-   * event loop, so other chunks' requests and answers go on meanwhile; writes
-   * that arrive while a sync runs share the next one (a group commit).
+   * event loop, so other requests and answers go on meanwhile; writes that arrive
+   * while a sync runs share the next one (a group commit).
    */
-  appendDurable(event: JournalEvent): Promise<void> {
+  appendDurable(event: E): Promise<void> {
     this.append(event)
     return this.sync()
   }
@@ -228,13 +217,63 @@ export class BatchJournal {
     return running
   }
 
-  /** Closes the file once the syncs under way are over. */
-  async close(): Promise<void> {
+  /**
+   * Closes the file once the syncs under way are over, and lets the lock go; with
+   * `remove`, the file is deleted first (the run it recorded is over).
+   */
+  async close(opts: {remove?: boolean} = {}): Promise<void> {
     while (this.syncs.size > 0 || this.queued) await Promise.allSettled([...this.syncs, this.queued])
     if (this.fd === undefined) return
     closeSync(this.fd)
     this.fd = undefined
+    if (opts.remove) rmSync(this.path, {force: true})
     this.lock.release()
+  }
+}
+
+/**
+ * Append-only NDJSON journal of one batch (a JournalFile). `sent` is synced to the
+ * disk, because a request must not leave before the journal says it may have (`sent`
+ * goes through `appendDurable`, whose promise the sender awaits), and that sync carries
+ * the `start` line written before it. The outcomes (`done`, `failed`, ...) are not: if
+ * the machine itself goes down before they reach the disk, the next run finds
+ * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
+ */
+export class BatchJournal extends JournalFile<JournalEvent> {
+  private nextChunk: number
+
+  private constructor(path: string, fd: number, firstChunk: number, lock: RunLock) {
+    super(path, fd, lock)
+    this.nextChunk = firstChunk
+  }
+
+  /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
+  static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
+    const {path, fd, lock, before: text} = JournalFile.hold(dir, journalFileName(key), opts)
+    const rows = new Map<number, JournalRowState>()
+    let firstChunk = 0
+    let resumed = false
+    const before = text === undefined ? undefined : new Map<number, JournalRowState>()
+    if (before && text !== undefined) {
+      const replayed = replay(text, before)
+      if (!opts.fresh) {
+        for (const [row, state] of before) rows.set(row, state)
+        firstChunk = replayed.maxChunk + 1
+        resumed = replayed.events > 0
+      }
+    }
+    const madeBefore = new Map<number, string>()
+    for (const [row, state] of before ?? []) {
+      if (state.state === 'done' && 'id' in state.result) madeBefore.set(row, state.result.id)
+    }
+    const journal = new BatchJournal(path, fd, firstChunk, lock)
+    if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
+    return {journal, rows, resumed, madeBefore}
+  }
+
+  /** A number for the next send, unique within this journal. */
+  chunkId(): number {
+    return this.nextChunk++
   }
 }
 
@@ -263,7 +302,7 @@ class RunLock {
     process.once('exit', this.onExit)
   }
 
-  static take(path: string): RunLock {
+  static take(path: string, wording: LockWording = {run: 'this batch', would: 'send the same rows'}): RunLock {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         writeFileSync(path, JSON.stringify({pid: process.pid, at: new Date().toISOString()}), {flag: 'wx', mode: 0o600})
@@ -274,7 +313,7 @@ class RunLock {
       const holder = readHolder(path)
       if (holder && holder.pid !== process.pid && alive(holder.pid)) {
         throw new BatchBusyError(
-          `another run of this batch is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would send the same rows. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it resumes from the journal.`,
+          `another run of ${wording.run} is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would ${wording.would}. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it resumes from the journal.`,
         )
       }
       if (!holder && attempt === 0) {
@@ -285,7 +324,7 @@ class RunLock {
       // Stale: its process is gone. Remove it and try again.
       rmSync(path, {force: true})
     }
-    throw new BatchBusyError(`cannot take the lock of this batch's journal (${path}); run the command again.`)
+    throw new BatchBusyError(`cannot take the lock of the journal of ${wording.run} (${path}); run the command again.`)
   }
 
   release(): void {

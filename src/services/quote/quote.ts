@@ -106,13 +106,14 @@ async function quotePart(
       part.slicedBy = `PrusaSlicer ${fields.slicer.version ?? ''}`.trim()
     }
     const price = await estimatePart(ctx, {...pricing, ...fields})
-    const startup = Math.max(0, round2(price.price - price.unitPrice * price.quantity))
+    const unitPrice = writtenUnit(price)
+    const startup = Math.max(0, round2(price.price - unitPrice * price.quantity))
     Object.assign(part, {
       service: price.service,
       technology: price.technology,
       material: price.material,
       quantity: price.quantity,
-      unitPrice: price.unitPrice,
+      unitPrice,
       total: price.price,
       currency: price.currency,
       difference: current === undefined ? null : round2(price.price - (current * price.quantity + startupOf(item))),
@@ -127,6 +128,17 @@ async function quotePart(
 }
 
 const startupOf = (item: Item) => num(item.startupCost) ?? 0
+
+/**
+ * The unit price to write, so that the demand's total (unit × quantity + setup) is the
+ * estimate's total: a unit price rounded up to the cent (26.00 for 3 is 8.67 each, 26.01)
+ * or a total below unit × quantity (a discount) gives the unit price that fits, rounded
+ * down to the cent; what that leaves goes to the setup cost.
+ */
+function writtenUnit(price: {price: number; unitPrice: number; quantity: number}): number {
+  if (price.quantity <= 0 || round2(price.unitPrice * price.quantity) <= price.price) return price.unitPrice
+  return Math.floor((price.price / price.quantity) * 100 + 1e-7) / 100
+}
 
 /** The reason a guard stops the demand, if one does. */
 function guardReason(parts: QuotedPart[], total: number, options: QuoteOptions): string | undefined {

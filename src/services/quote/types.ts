@@ -123,4 +123,9 @@ export interface QuoteOutcome {
   /** Digest of the files and pricing inputs and result. */
   digest?: string
   interface: 'v1' | 'legacy'
+  /**
+   * True on an outcome the interrupted `--all` run this one resumes had finished: read
+   * from its journal and reported again, so the output covers every demand; not quoted again.
+   */
+  resumed?: true
 }
