@@ -279,6 +279,18 @@ describe('mfg demand quote', () => {
     expect(o!.sent).toBe(true)
     const tracking = (await demand(ids.stl)).tracking
     expect(tracking.filter((t) => t.status === 'quote sent').length).toBeGreaterThanOrEqual(1)
+
+    // A daily `--apply --send` run: the same quote, already sent, is not emailed again.
+    const again = await run(['demand', 'quote', ids.stl, '--apply', '--send', '--yes', '--json'])
+    expect(again.exitCode, again.stderr).toBe(0)
+    const [a] = lines(again)
+    expect(a!.status).toBe('unchanged')
+    expect(a!.sent).toBe(false)
+    expect(a!.reason).toContain('already sent')
+    expect((await demand(ids.stl)).tracking.length).toBe(tracking.length)
+    // --force writes and sends it again.
+    const forced = lines(await run(['demand', 'quote', ids.stl, '--apply', '--send', '--yes', '--force', '--json']))
+    expect(forced[0]!.sent).toBe(true)
   })
 
   it('--material prices every part in another material (the part colour is left to the catalogue)', async () => {

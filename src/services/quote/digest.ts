@@ -22,16 +22,22 @@ function fileOf(ctx: Pick<ServiceContext, 'businessId' | 'target'>, stateDir: st
   return join(stateDir, scope, `${demandId.replace(/[^A-Za-z0-9_-]/g, '_')}.json`)
 }
 
+/** What a demand's last written quote left: its digest, and whether this quote was sent to the buyer. */
+export interface StoredQuote {
+  digest: string
+  sent: boolean
+}
+
 export function readDigest(
   ctx: Pick<ServiceContext, 'businessId' | 'target'>,
   stateDir: string,
   demandId: string,
-): string | undefined {
+): StoredQuote | undefined {
   const file = fileOf(ctx, stateDir, demandId)
   if (!existsSync(file)) return undefined
   try {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as {digest?: unknown}
-    return typeof stored.digest === 'string' ? stored.digest : undefined
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as {digest?: unknown; sent?: unknown}
+    return typeof stored.digest === 'string' ? {digest: stored.digest, sent: stored.sent === true} : undefined
   } catch {
     // An unreadable digest is no digest: the demand is quoted again.
     return undefined
@@ -42,10 +48,10 @@ export function writeDigest(
   ctx: Pick<ServiceContext, 'businessId' | 'target'>,
   stateDir: string,
   demandId: string,
-  digest: string,
+  stored: StoredQuote,
 ): void {
   const file = fileOf(ctx, stateDir, demandId)
   mkdirSync(join(file, '..'), {recursive: true})
-  writeFileSync(`${file}.tmp`, `${JSON.stringify({demandId, digest, at: new Date().toISOString()})}\n`)
+  writeFileSync(`${file}.tmp`, `${JSON.stringify({demandId, ...stored, at: new Date().toISOString()})}\n`)
   renameSync(`${file}.tmp`, file)
 }

@@ -204,18 +204,26 @@ export async function quoteDemand(ctx: ServiceContext, demandId: string, options
   const holds = priced.every(
     (p) => p.currentUnitPrice !== undefined && Math.abs(p.currentUnitPrice - (p.unitPrice ?? 0)) < 0.005,
   )
-  if (!options.force && holds && readDigest(ctx, options.stateDir, demandId) === digest) {
+  const stored = readDigest(ctx, options.stateDir, demandId)
+  if (!options.force && holds && stored?.digest === digest) {
     const unchanged = {
       ...outcome,
       status: 'unchanged' as const,
       reason: 'files, prices and rules unchanged since the last quote',
     }
+    if (!options.apply || !options.send) return unchanged
+    // The buyer already has this very quote and the demand still says so: a daily
+    // `--apply --send` run must not email it again.
+    if (stored.sent && stage === 'quote_sent')
+      return {...unchanged, reason: `${unchanged.reason}, and already sent (--force sends it again)`}
     // The prices stand; --send still sends them.
-    return options.apply && options.send ? sendOnly(ctx, unchanged) : unchanged
+    const sent = await sendOnly(ctx, unchanged)
+    if (sent.sent) writeDigest(ctx, options.stateDir, demandId, {digest, sent: true})
+    return sent
   }
   if (!options.apply) return {...outcome, status: 'would-quote'}
   const written = await writeQuote(ctx, record, outcome, options)
-  writeDigest(ctx, options.stateDir, demandId, digest)
+  writeDigest(ctx, options.stateDir, demandId, {digest, sent: written.sent})
   return written
 }
 
