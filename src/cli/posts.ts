@@ -3,8 +3,9 @@ import {Flags} from '@oclif/core'
 import {SERVICES} from '../schemas/common.js'
 import {POST_CATEGORIES, POST_TYPES} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
-import {parseMaterial, type PostFields} from '../services/posts/write.js'
+import {buildPostBody, parseMaterial, type PostFields} from '../services/posts/write.js'
 import type {PostRecord} from '../schemas/read/types.js'
+import {fileFlag} from './flags.js'
 
 /** `post list`'s filters: every filter of the service's list call. */
 export function postFilterFlags() {
@@ -46,6 +47,30 @@ export function postFieldFlags() {
     formats: Flags.string({description: 'Comma-separated file formats such as stl,step.', helpGroup: 'PRODUCT'}),
     free: Flags.boolean({description: 'Free product (--no-free: paid).', allowNo: true, helpGroup: 'PRODUCT'}),
   }
+}
+
+/**
+ * The flags of `post create` and `post update`: --file (a JSON object of fields),
+ * the product's fields, service, and category (whose default differs).
+ */
+export function postWriteFlags(fileDescription: string, categoryDescription: string) {
+  return {
+    file: fileFlag(fileDescription),
+    ...postFieldFlags(),
+    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
+    category: Flags.string({description: categoryDescription, options: [...POST_CATEGORIES]}),
+  }
+}
+
+/** The body `post create` and `post update` send: --file's JSON object with the flags' fields laid over it. */
+export async function postBodyFrom(flags: PostFieldFlagValues & {file?: string}): Promise<Record<string, unknown>> {
+  let fromFile: Record<string, unknown> | undefined
+  if (flags.file !== undefined) {
+    const {parseObject, readTextInput} = await import('./input.js')
+    const {text, source} = await readTextInput(flags.file)
+    fromFile = parseObject(text, source)
+  }
+  return buildPostBody(fromFile, postFieldsFrom(flags))
 }
 
 interface PostFieldFlagValues {
