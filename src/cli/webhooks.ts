@@ -33,3 +33,13 @@ export async function webhookSecret(opts: {
 export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
   return {...hook, events: Array.isArray(hook.events) ? hook.events.join(',') : ''}
 }
+
+/** `webhook create`'s note: where to, which events, the secret masked and whether it is sent. */
+export function subscribedNote(hook: WebhookRecord, url: string): string {
+  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`
+}
+
+/** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
+export function webhookLine(hook: WebhookRecord): string {
+  return `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`
+}

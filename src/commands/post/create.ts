@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {postBodyFrom, postSummary, postWriteFlags} from '../../cli/posts.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostCreate extends BaseCommand {
@@ -25,12 +25,7 @@ service, price.priceMachine and at least one material are required. A service th
     const {createPost} = await import('../../services/posts/write.js')
     const ctx = await this.context(flags).service()
     const {record: post, status} = await createPost(ctx, body)
-    if (!post) {
-      this.note(
-        `Created: the service ${confirmedAs(status)} without the product's details; find it with mfg post list.`,
-      )
-      return confirmation(status)
-    }
+    if (!post) return this.confirmedWithout(status, 'Created', "the product's details; find it with mfg post list")
     if (!this.jsonEnabled()) {
       writeOut(post._id)
       this.note(`Created product ${post._id}${postSummary(post)}.`)

@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {postBodyFrom, postWriteFlags} from '../../cli/posts.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostUpdate extends BaseCommand {
@@ -23,14 +23,12 @@ export default class PostUpdate extends BaseCommand {
     const {updatePost} = await import('../../services/posts/write.js')
     const {client} = await this.context(flags).session()
     const {record: post, status} = await updatePost({client}, args.id, body)
-    if (!post) {
-      this.note(`Updated ${Object.keys(body).join(', ')}: the service ${confirmedAs(status)} without the product.`)
-      return confirmation(status, args.id)
-    }
+    const changed = Object.keys(body).join(', ')
+    if (!post) return this.confirmedWithout(status, `Updated ${changed}`, 'the product', args.id)
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(post))
-      this.note(`Updated ${Object.keys(body).join(', ')}.`)
+      this.note(`Updated ${changed}.`)
     }
     return post
   }
