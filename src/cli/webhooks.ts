@@ -1,6 +1,7 @@
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
 import type {WebhookRecord} from '../schemas/read/types.js'
+import type {Delivery} from '../schemas/webhooks.js'
 
 /** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
 export const WEBHOOK_SECRET_ENV = 'MFG_WEBHOOK_SECRET'
@@ -42,4 +43,27 @@ export function subscribedNote(hook: WebhookRecord, url: string): string {
 /** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
 export function webhookLine(hook: WebhookRecord): string {
   return `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`
+}
+
+/** `webhook deliveries`' columns. */
+export const DELIVERY_COLUMNS = [
+  'eventId',
+  'type',
+  'status',
+  'attempts',
+  'lastStatusCode',
+  'nextAttemptAt',
+  'createdAt',
+] as const
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
+export const DELIVERY_LAYOUT = {
+  wide: ['_id', 'updatedAt'],
+  drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts'],
+  keep: ['eventId', '_id'],
+} as const
+
+/** A table row of `webhook deliveries`: the attempts counted, the last one's status code (or error). */
+export function deliveryRow(d: Delivery): Record<string, unknown> {
+  const last = d.attempts.at(-1)
+  return {...d, attempts: d.attempts.length, lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : ''}
 }
