@@ -53,10 +53,14 @@ export function notFoundLine(missing: readonly string[], asked: number): string 
   return `Not found: ${missing.length} of ${asked} id(s): ${shown}${more}`
 }
 
-/** `demand stage`'s line: the demand and the stage the service confirmed, never only the one asked for. */
+/** A changed demand in one line: id, order number, status and, in brackets, its stage. */
+export function demandLine(record: DemandRecord, stage: string | undefined): string {
+  return `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''}${stage ? ` (${stage})` : ''}`
+}
+
+/** `demand stage`'s line: the stage the service confirmed, never only the one asked for. */
 export function stageLine(record: DemandRecord, move: StageMove): string {
-  const shown = move.confirmed ?? `stage not confirmed; asked for ${move.requested}`
-  return `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''} (${shown})`
+  return demandLine(record, move.confirmed ?? `stage not confirmed; asked for ${move.requested}`)
 }
 
 /** What `demand stage` warns about: how the record was obtained, and a stage other than the one asked for. */

@@ -7,7 +7,7 @@ import {buildPostBody, modelFromFlags, modelsFromFile, parseMaterial, type PostF
 import {defined} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import type {PostRecord} from '../schemas/read/types.js'
-import {fileFlag} from './flags.js'
+import {fileFlag, objectFromFile} from './flags.js'
 
 /** `post list`'s filters: every filter of the service's list call. */
 export function postFilterFlags() {
@@ -66,12 +66,7 @@ export function postWriteFlags(fileDescription: string, categoryDescription: str
 
 /** The body `post create` and `post update` send: --file's JSON object with the flags' fields laid over it. */
 export async function postBodyFrom(flags: PostFieldFlagValues & {file?: string}): Promise<Record<string, unknown>> {
-  let fromFile: Record<string, unknown> | undefined
-  if (flags.file !== undefined) {
-    const {parseObject, readTextInput} = await import('./input.js')
-    const {text, source} = await readTextInput(flags.file)
-    fromFile = parseObject(text, source)
-  }
+  const fromFile = await objectFromFile(flags.file)
   return buildPostBody(fromFile, postFieldsFrom(flags))
 }
 
