@@ -58,7 +58,7 @@ export abstract class ListCommand extends BaseCommand {
   ): Promise<T[] | undefined> {
     const json = this.jsonEnabled()
     const display = shape.display ?? ((item: T) => item)
-    const row = (item: T): Row => (flags.columns || !shape.row ? ({...display(item)} as Row) : shape.row(display(item)))
+    const row = (item: T): Row => (flags.columns || !shape.row ? (display(item) as Row) : shape.row(display(item)))
     // The table renderer is only loaded when a table, CSV, NDJSON or a sort by the CLI is asked for.
     const render = json && !sort.client ? undefined : await import('./render.js')
     // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
