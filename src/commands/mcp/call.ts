@@ -60,20 +60,8 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
     }
     if (result.isError) throw toolError(args.tool, result)
     if (!this.jsonEnabled()) {
-      const {formatJson} = await import('../../cli/output.js')
-      for (const c of result.content) {
-        if (c.type !== 'text' || typeof c.text !== 'string') {
-          writeOut(`[${c.type}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`)
-          continue
-        }
-        let shown = c.text
-        try {
-          shown = formatJson(JSON.parse(c.text), true)
-        } catch {
-          // Plain text.
-        }
-        writeOut(shown)
-      }
+      const {toolResultLines} = await import('../../cli/tool-result.js')
+      for (const line of toolResultLines(result.content)) writeOut(line)
     }
     return resultValue(result)
   }
