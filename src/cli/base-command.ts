@@ -10,6 +10,7 @@ import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
 import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
 import type {FieldSource} from './field-paths.js'
 import {select, splitPaths, takeJsonFields} from './select.js'
+import {confirmation, confirmedAs, type Confirmation} from './written.js'
 
 /** Of a failed answer's body, `--debug` shows at most this much. */
 const DEBUG_BODY_LIMIT = 64 * 1024
@@ -279,6 +280,16 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
+   * A write the service confirmed without the record (201, 202 or 204 without a body):
+   * a success, said on stderr as `<done>: the service confirmed it (201 Created) without
+   * <missing>.`; --json prints `{"confirmed": true, "status": N}` (and the id, when known).
+   */
+  protected confirmedWithout(status: number, done: string, missing: string, id?: string): Confirmation {
+    this.note(`${done}: the service ${confirmedAs(status)} without ${missing}.`)
+    return confirmation(status, id)
+  }
+
+  /**
    * A note about how the result was obtained that the user must see (a sort that
    * fetched every page): plain on stderr, or `{"notice": ...}` under --json.
    */
@@ -299,7 +310,16 @@ export abstract class BaseCommand extends Command {
 
   protected secrets(): string[] {
     const fromEnv = [process.env.MFG_API_KEY, process.env.MFG_AUTH_TOKEN].filter((s): s is string => Boolean(s))
-    return [...(this.ctxInstance?.secrets() ?? []), ...fromEnv]
+    return [...(this.ctxInstance?.secrets() ?? []), ...fromEnv, ...this.givenSecrets]
+  }
+
+  /** Secrets this run was given beside the profile's (a webhook secret), masked like them. */
+  private readonly givenSecrets = new Set<string>()
+
+  /** Masks `value` in every message and error from now on; answers it unchanged. */
+  protected keepSecret<T extends string | undefined>(value: T): T {
+    if (value) this.givenSecrets.add(value)
+    return value
   }
 
   /** `--json` output: pretty on a terminal, one compact line when piped; always stdout. */

@@ -1,13 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import type {ApiClient} from '../api/http.js'
-import type {DemandRecord, LegacyDemandRecord} from '../schemas/read/types.js'
-import {DEMAND_LIST_COLUMNS, LEGACY_LIST_COLUMNS, LEGACY_LIST_LAYOUT, displayRecord, notFoundLine} from './demands.js'
+import type {LegacyDemandRecord} from '../schemas/read/types.js'
+import {LEGACY_LIST_COLUMNS, LEGACY_LIST_LAYOUT, notFoundLine} from './demands.js'
 import type {ListOutputFlags} from './flags.js'
 import {streamOrCollect, writeErr} from './output.js'
-import type {BatchTransform} from './stdio.js'
-
-type Render = typeof import('./render.js')
 
 /** `--ids` and `--ids-file`: stored demand ids read through the legacy list call; `others` are the flags they exclude. */
 export function byIdsFlags(others: readonly string[]) {
@@ -24,25 +21,6 @@ export function byIdsFlags(others: readonly string[]) {
       helpValue: 'FILE|-',
     }),
   }
-}
-
-/** A streamed line and the transform of its batches (--jq). */
-export interface StreamLines<T> {
-  line: (item: T) => string
-  transform?: BatchTransform
-}
-
-/** One streamed demand's line: the command's JSON line (fields and --jq applied), or NDJSON with --columns. */
-export function demandLines(
-  flags: ListOutputFlags,
-  render: Render | undefined,
-  json: StreamLines<unknown> | undefined,
-): StreamLines<DemandRecord> {
-  if (json || !render) {
-    const each = json?.line ?? ((r: unknown) => JSON.stringify(r))
-    return {line: (r) => each(displayRecord(r)), ...(json?.transform ? {transform: json.transform} : {})}
-  }
-  return {line: (r) => render.ndjsonLine(displayRecord(r), flags, DEMAND_LIST_COLUMNS)}
 }
 
 /**

@@ -1,6 +1,8 @@
 // `demand update`: which flags belong to which update (v1 or legacy), and the
 // number-valued text flags. The updates themselves are in src/services/demands.
+import type {Stage} from '../schemas/demand.js'
 import type {LegacyUpdateBody} from '../schemas/legacy-demand.js'
+import type {UpdateFields} from '../services/demands/update.js'
 import {given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {numberOf} from './flags.js'
@@ -37,6 +39,39 @@ export function checkUpdateFlags(flags: UpdateFlags): void {
   const legacyOnly = LEGACY_ONLY.find((f) => flags[f] !== undefined)
   if (legacyOnly)
     throw new UsageError(`--${legacyOnly} belongs to the legacy update: add --legacy, or use --file for the v1 body.`)
+}
+
+/** The v1 update's fields from its flags (the shipping address apart). */
+export function v1Fields(flags: {
+  status?: string | undefined
+  substatus?: string | undefined
+  material?: string | undefined
+  quantity?: number | undefined
+  color?: string | undefined
+  'price-total'?: string | undefined
+  'price-delivery'?: string | undefined
+  'taken-as'?: string | undefined
+  'payment-status'?: string | undefined
+  'track-id'?: string | undefined
+  'shipping-provider'?: string | undefined
+  'fabricated-date'?: string | undefined
+  archive?: boolean | undefined
+}): UpdateFields {
+  return given({
+    status: flags.status as Stage | undefined,
+    substatus: flags.substatus,
+    material: flags.material,
+    quantity: flags.quantity,
+    color: flags.color,
+    priceTotal: numberOf(flags['price-total'], '--price-total'),
+    priceDelivery: numberOf(flags['price-delivery'], '--price-delivery'),
+    takenAs: flags['taken-as'] as 'QUOTE' | 'ORDER' | undefined,
+    paymentStatus: flags['payment-status'],
+    trackId: flags['track-id'],
+    shippingProvider: flags['shipping-provider'],
+    fabricatedDate: flags['fabricated-date'],
+    archive: flags.archive,
+  })
 }
 
 /** The legacy update's fields from its flags. */

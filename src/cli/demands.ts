@@ -1,5 +1,6 @@
 import {maskSecret} from '../schemas/secrets.js'
 import type {DemandRecord} from '../schemas/read/types.js'
+import type {StageMove} from '../services/demands/stage.js'
 
 export const DEMAND_LIST_COLUMNS = [
   'orderNumber',
@@ -50,4 +51,26 @@ export function notFoundLine(missing: readonly string[], asked: number): string 
   const shown = missing.slice(0, 20).join(', ')
   const more = missing.length > 20 ? ` … and ${missing.length - 20} more` : ''
   return `Not found: ${missing.length} of ${asked} id(s): ${shown}${more}`
+}
+
+/** A changed demand in one line: id, order number, status and, in brackets, its stage. */
+export function demandLine(record: DemandRecord, stage: string | undefined): string {
+  return `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''}${stage ? ` (${stage})` : ''}`
+}
+
+/** `demand stage`'s line: the stage the service confirmed, never only the one asked for. */
+export function stageLine(record: DemandRecord, move: StageMove): string {
+  return demandLine(record, move.confirmed ?? `stage not confirmed; asked for ${move.requested}`)
+}
+
+/** What `demand stage` warns about: how the record was obtained, and a stage other than the one asked for. */
+export function stageNotes(move: StageMove): {text: string; warning: boolean}[] {
+  const notes = move.note ? [{text: move.note, warning: move.source === 'partial'}] : []
+  if (move.confirmed === undefined) {
+    const text = `the service accepted the move but did not say the demand's stage; check it with mfg demand get ${move.record._id}`
+    notes.push({text, warning: true})
+  } else if (move.confirmed !== move.requested) {
+    notes.push({text: `the service reports the stage ${move.confirmed}, not ${move.requested} as asked`, warning: true})
+  }
+  return notes
 }

@@ -1,11 +1,27 @@
 // What `mfg doctor` reads from this machine's configuration (the profiles in
 // scope) and how it shows the report. The checks and their verdicts are in
 // src/services/doctor.
+import {join} from 'node:path'
+
 import chalk from 'chalk'
 
-import {LOCAL_PROFILE, ProfileStore, normalizeBaseUrl, unknownProfile, type Profile} from '../profiles/index.js'
+import {
+  LOCAL_PROFILE,
+  ProfileStore,
+  mfgPaths,
+  normalizeBaseUrl,
+  unknownProfile,
+  type Profile,
+} from '../profiles/index.js'
 import {extractApiKey} from '../schemas/secrets.js'
-import {countByStatus, type CheckResult, type DoctorProfile, type DoctorReport} from '../services/doctor/index.js'
+import {
+  countByStatus,
+  type CheckResult,
+  type DoctorInput,
+  type DoctorProfile,
+  type DoctorReport,
+} from '../services/doctor/index.js'
+import {insecureFromEnv} from './context.js'
 import {colorEnabled} from './output.js'
 
 export interface GatheredProfiles {
@@ -15,6 +31,37 @@ export interface GatheredProfiles {
   includeLocal: boolean
   /** Every key and token seen, to mask in whatever is printed. */
   secrets: string[]
+}
+
+/**
+ * What `mfg doctor` checks here: this Node.js against `requiredNode`, mfg's
+ * directories and the files holding secrets, the profiles in scope (`wanted`, else
+ * all) and, when "local" is among them, the embedded sandbox's database.
+ */
+export function doctorInput(opts: {
+  wanted: string | undefined
+  requiredNode: string | undefined
+  timeoutSeconds: number
+  insecure: boolean | undefined
+}): {input: DoctorInput; gathered: GatheredProfiles} {
+  const paths = mfgPaths()
+  const sandboxDb = join(paths.sandboxDir, 'sandbox.db')
+  const gathered = gatherProfiles(opts.wanted)
+  const input: DoctorInput = {
+    node: {version: process.versions.node, required: opts.requiredNode},
+    files: {
+      dirs: [paths.configDir, paths.dataDir, paths.sandboxDir, paths.journalDir],
+      configFile: gathered.configFile,
+      journalDir: paths.journalDir,
+      sandboxDb,
+    },
+    profiles: gathered.profiles,
+    profileProblems: gathered.problems,
+    ...(gathered.includeLocal ? {sandboxDb} : {}),
+    timeoutMs: opts.timeoutSeconds * 1000,
+    insecure: opts.insecure === true || insecureFromEnv(process.env),
+  }
+  return {input, gathered}
 }
 
 /**

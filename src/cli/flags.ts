@@ -114,6 +114,17 @@ export interface ListOutputFlags extends TableFlags {
 /** `--file PATH|-` for commands that read JSON or NDJSON input. */
 export const fileFlag = (description: string) => Flags.string({char: 'f', description, helpValue: 'PATH|-'})
 
+/** The JSON object a `--file` (or `flag`) names, - reading stdin; undefined when the flag was not given. */
+export async function objectFromFile(
+  file: string | undefined,
+  flag = '--file',
+): Promise<Record<string, unknown> | undefined> {
+  if (file === undefined) return undefined
+  const {parseObject, readTextInput} = await import('./input.js')
+  const {text, source} = await readTextInput(file, flag)
+  return parseObject(text, source)
+}
+
 /** `--yes` for destructive commands: required when there is no terminal to confirm in. */
 export const yesFlag = Flags.boolean({char: 'y', description: 'Do not ask for confirmation.'})
 

@@ -48,3 +48,16 @@ export function stopOnSignals(message: string): StopSignal {
     },
   }
 }
+
+/** Resolves with the first SIGINT or SIGTERM, for a command that serves until stopped; both handlers go then. */
+export function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (sig: NodeJS.Signals) => {
+      process.removeListener('SIGINT', stop)
+      process.removeListener('SIGTERM', stop)
+      resolve(sig)
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}

@@ -3,8 +3,11 @@ import {Flags} from '@oclif/core'
 import {SERVICES} from '../schemas/common.js'
 import {POST_CATEGORIES, POST_TYPES} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
-import {parseMaterial, type PostFields} from '../services/posts/write.js'
+import {buildPostBody, modelFromFlags, modelsFromFile, parseMaterial, type PostFields} from '../services/posts/write.js'
+import {defined} from '../util/fields.js'
+import {UsageError} from './errors.js'
 import type {PostRecord} from '../schemas/read/types.js'
+import {fileFlag, objectFromFile} from './flags.js'
 
 /** `post list`'s filters: every filter of the service's list call. */
 export function postFilterFlags() {
@@ -46,6 +49,25 @@ export function postFieldFlags() {
     formats: Flags.string({description: 'Comma-separated file formats such as stl,step.', helpGroup: 'PRODUCT'}),
     free: Flags.boolean({description: 'Free product (--no-free: paid).', allowNo: true, helpGroup: 'PRODUCT'}),
   }
+}
+
+/**
+ * The flags of `post create` and `post update`: --file (a JSON object of fields),
+ * the product's fields, service, and category (whose default differs).
+ */
+export function postWriteFlags(fileDescription: string, categoryDescription: string) {
+  return {
+    file: fileFlag(fileDescription),
+    ...postFieldFlags(),
+    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
+    category: Flags.string({description: categoryDescription, options: [...POST_CATEGORIES]}),
+  }
+}
+
+/** The body `post create` and `post update` send: --file's JSON object with the flags' fields laid over it. */
+export async function postBodyFrom(flags: PostFieldFlagValues & {file?: string}): Promise<Record<string, unknown>> {
+  const fromFile = await objectFromFile(flags.file)
+  return buildPostBody(fromFile, postFieldsFrom(flags))
 }
 
 interface PostFieldFlagValues {
@@ -110,4 +132,31 @@ export function postSummary(post: PostRecord): string {
     ...(post.price?.priceMachine !== undefined ? [`machine price ${post.price.priceMachine}`] : []),
   ]
   return parts.length > 0 ? ` (${parts.join(', ')})` : ''
+}
+
+/**
+ * The models `post add-model` sends: --file's JSON (one model, an array, or
+ * {"objects3D": ...}), else one model described by the flags.
+ */
+export async function modelsFrom(flags: {
+  file?: string | undefined
+  name?: string | undefined
+  price?: string | undefined
+  free?: boolean | undefined
+  'file-url'?: string[] | undefined
+}): Promise<unknown> {
+  if (flags.file !== undefined) {
+    const {readTextInput} = await import('./input.js')
+    const {text, source} = await readTextInput(flags.file)
+    try {
+      return modelsFromFile(JSON.parse(text) as unknown)
+    } catch (error) {
+      throw new UsageError(`${source}: invalid JSON (${(error as Error).message}).`)
+    }
+  }
+  const price = flags.price === undefined ? undefined : Number(flags.price)
+  if (price !== undefined && (!Number.isFinite(price) || price < 0 || flags.price!.trim() === '')) {
+    throw new UsageError(`--price must be a non-negative number, got ${JSON.stringify(flags.price)}.`)
+  }
+  return modelFromFlags(defined({name: flags.name, price, free: flags.free || undefined, fileUrls: flags['file-url']}))
 }

@@ -7,6 +7,7 @@ import type {ServiceContext} from '../services/context.js'
 import {
   choicesFrom,
   estimatePart,
+  parseBulk,
   parseOption,
   parseSize,
   probeChoices,
@@ -15,7 +16,7 @@ import {
 } from '../services/price/estimate.js'
 import {measurePart} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
-import {defined} from '../util/fields.js'
+import {defined, given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {expandHome} from './input.js'
 import {askChoice, askPath, askText, canPrompt} from './prompt.js'
@@ -59,6 +60,54 @@ export function unitOf(unit: string): Unit {
 /** The part file with its measures, as the estimate input takes it. */
 export function measuredPart(file: string, unit: string): NonNullable<EstimateInput['part']> {
   return {file, measurement: measurePart({file, unit: unitOf(unit)})}
+}
+
+/** The flags of `price estimate` that describe the part and the order, as the estimate's input. */
+export function estimateInputFrom(
+  flags: {
+    service?: string | undefined
+    technology?: string | undefined
+    material?: string | undefined
+    color?: string | undefined
+    quantity?: number | undefined
+    option?: string[] | undefined
+    discount?: number | undefined
+    'design-fee'?: number | undefined
+    'extra-fee'?: number | undefined
+    volume?: number | undefined
+    weight?: number | undefined
+    hours?: number | undefined
+    size?: string | undefined
+    thickness?: number | undefined
+    bends?: number | undefined
+    bulk?: string | undefined
+    legacy?: boolean | undefined
+    part?: string | undefined
+    unit: string
+  },
+  currency: string | undefined,
+): EstimateInput {
+  return given({
+    service: flags.service,
+    technology: flags.technology,
+    material: flags.material,
+    color: flags.color,
+    quantity: flags.quantity,
+    options: flags.option?.map(parseOption),
+    discount: flags.discount,
+    designFee: flags['design-fee'],
+    extraFee: flags['extra-fee'],
+    volume: flags.volume,
+    weight: flags.weight,
+    hours: flags.hours,
+    size: flags.size ? parseSize(flags.size) : undefined,
+    thickness: flags.thickness,
+    bends: flags.bends,
+    bulk: flags.bulk ? parseBulk(flags.bulk) : undefined,
+    currency,
+    legacy: flags.legacy || undefined,
+    part: flags.part ? measuredPart(flags.part, flags.unit) : undefined,
+  })
 }
 
 /** PrusaSlicer's figures for the input's part, at the layers the estimate assumes. */

@@ -1,6 +1,8 @@
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
 import type {WebhookRecord} from '../schemas/read/types.js'
+import type {Delivery} from '../schemas/webhooks.js'
+import type {ReceivedEvent} from '../services/webhooks/listen.js'
 
 /** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
 export const WEBHOOK_SECRET_ENV = 'MFG_WEBHOOK_SECRET'
@@ -32,4 +34,76 @@ export async function webhookSecret(opts: {
 /** A table row of `webhook list`: the events joined by commas; an absent url an empty cell. */
 export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
   return {...hook, events: Array.isArray(hook.events) ? hook.events.join(',') : ''}
+}
+
+/** `webhook create`'s note: where to, which events, the secret masked and whether it is sent. */
+export function subscribedNote(hook: WebhookRecord, url: string): string {
+  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`
+}
+
+/** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
+export function webhookLine(hook: WebhookRecord): string {
+  return `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`
+}
+
+/** `webhook deliveries`' columns. */
+export const DELIVERY_COLUMNS = [
+  'eventId',
+  'type',
+  'status',
+  'attempts',
+  'lastStatusCode',
+  'nextAttemptAt',
+  'createdAt',
+] as const
+/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
+export const DELIVERY_LAYOUT = {
+  wide: ['_id', 'updatedAt'],
+  drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts'],
+  keep: ['eventId', '_id'],
+} as const
+
+/** A table row of `webhook deliveries`: the attempts counted, the last one's status code (or error). */
+export function deliveryRow(d: Delivery): Record<string, unknown> {
+  const last = d.attempts.at(-1)
+  return {...d, attempts: d.attempts.length, lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : ''}
+}
+
+/**
+ * A usage error unless `forwardTo` is an http(s) URL, and plain http only to this
+ * machine or with `insecure`: forwarded events keep their headers, service-signature
+ * (the webhook secret itself) included.
+ */
+export async function checkForwardTo(forwardTo: string | undefined, insecure: boolean | undefined): Promise<void> {
+  if (forwardTo === undefined) return
+  if (!/^https?:\/\/[^/]/i.test(forwardTo)) {
+    throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}.`)
+  }
+  const {isLoopbackHost} = await import('../api/http.js')
+  const {insecureFromEnv} = await import('./context.js')
+  const target = new URL(forwardTo)
+  if (target.protocol === 'http:' && !isLoopbackHost(target.hostname) && !insecure && !insecureFromEnv(process.env)) {
+    throw new UsageError(
+      `--forward-to ${target.host} is plain http to another machine: each event's service-signature header (the webhook secret) would travel in clear. Use https, or pass --insecure (or set MFG_INSECURE=1) to allow it.`,
+    )
+  }
+}
+
+/** `webhook listen`'s line for one event: when, type, id, and the order or record it is about. */
+export function eventLine(e: ReceivedEvent): string {
+  const data = e.data as {_id?: unknown; orderNumber?: unknown}
+  const subject =
+    data.orderNumber === undefined ? (data._id ?? '') : `order ${String(data.orderNumber)} ${String(data._id ?? '')}`
+  return `${e.receivedAt}  ${e.type.padEnd(22)}  ${e.id}  ${String(subject)}`
+}
+
+/** What `webhook listen` says once it listens: where, whether signatures are checked, the filters. */
+export function listeningNote(url: string, opts: {secret?: string; events?: string[]; forwardTo?: string}): string {
+  const checked =
+    opts.secret === undefined
+      ? `signatures NOT checked: pass --secret or set ${WEBHOOK_SECRET_ENV}`
+      : 'signatures checked'
+  const events = opts.events ? `; events ${opts.events.join(', ')}` : ''
+  const forward = opts.forwardTo ? `; forwarding to ${opts.forwardTo}` : ''
+  return `Listening for webhooks on ${url} (${checked}${events}${forward}).`
 }

@@ -1,11 +1,7 @@
-import {join} from 'node:path'
-
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {insecureFromEnv} from '../cli/context.js'
 import {writeOut} from '../cli/output.js'
-import {mfgPaths} from '../profiles/index.js'
 import type {DoctorReport} from '../services/doctor/index.js'
 
 export default class Doctor extends BaseCommand {
@@ -32,32 +28,19 @@ Exit status: 0 when every check is ok or only warns, 1 when any check failed, 2 
 
   async run(): Promise<DoctorReport> {
     const {flags} = await this.parse(Doctor)
-    const paths = mfgPaths()
-    const sandboxDb = join(paths.sandboxDir, 'sandbox.db')
-    const [{doctorSummary, gatherProfiles, renderDoctorReport}, {inspectEmbeddedDatabase}, {maskReport, runDoctor}] =
+    const [{doctorInput, doctorSummary, renderDoctorReport}, {inspectEmbeddedDatabase}, {maskReport, runDoctor}] =
       await Promise.all([
         import('../cli/doctor.js'),
         import('../cli/embedded.js'),
         import('../services/doctor/index.js'),
       ])
-    const gathered = gatherProfiles(flags.profile)
-    const report = await runDoctor(
-      {
-        node: {version: process.versions.node, required: this.config.pjson.engines?.node as string | undefined},
-        files: {
-          dirs: [paths.configDir, paths.dataDir, paths.sandboxDir, paths.journalDir],
-          configFile: gathered.configFile,
-          journalDir: paths.journalDir,
-          sandboxDb,
-        },
-        profiles: gathered.profiles,
-        profileProblems: gathered.problems,
-        ...(gathered.includeLocal ? {sandboxDb} : {}),
-        timeoutMs: flags.timeout * 1000,
-        insecure: flags.insecure === true || insecureFromEnv(process.env),
-      },
-      {inspectDatabase: inspectEmbeddedDatabase},
-    )
+    const {input, gathered} = doctorInput({
+      wanted: flags.profile,
+      requiredNode: this.config.pjson.engines?.node as string | undefined,
+      timeoutSeconds: flags.timeout,
+      insecure: flags.insecure,
+    })
+    const report = await runDoctor(input, {inspectDatabase: inspectEmbeddedDatabase})
     const shown = maskReport(report, gathered.secrets)
     if (!this.jsonEnabled()) writeOut(renderDoctorReport(shown, new Set(gathered.profiles.map((p) => p.name))))
     this.note(doctorSummary(shown))

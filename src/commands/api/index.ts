@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {formatJson, writeErr, writeOut} from '../../cli/output.js'
 import {METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
 
 export default class Api extends BaseCommand {
@@ -68,28 +67,10 @@ Secrets in the answer are masked: webhook secrets (every "secret" field) and the
       paginate: flags.paginate,
       ...(profile.businessId ? {businessId: profile.businessId} : {}),
     })
-    if (flags.include) {
-      const {redact} = await import('../../schemas/secrets.js')
-      writeErr(`HTTP ${res.status}`)
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value !== undefined)
-          writeErr(redact(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`, this.secrets()))
-      }
-      writeErr('')
-    }
-    if (res.body !== undefined && res.body !== '') {
-      const {redact, redactJson} = await import('../../schemas/secrets.js')
-      const secrets = this.secrets()
-      if (typeof res.body === 'string') writeOut(flags['show-secrets'] ? res.body : redact(res.body, secrets))
-      else writeOut(formatJson(flags['show-secrets'] ? res.body : redactJson(res.body, secrets)))
-    }
-    if (!res.ok && res.error) {
-      const {describeError} = await import('../../cli/errors.js')
-      const d = describeError(res.error)
-      const {redact} = await import('../../schemas/secrets.js')
-      writeErr(redact(`Error: ${d.message}`, this.secrets()))
-      process.exitCode = d.exitCode
-    }
+    const {printRawResponse} = await import('../../cli/api-output.js')
+    const secrets = this.secrets()
+    const failed = printRawResponse(res, {include: flags.include, showSecrets: flags['show-secrets'], secrets})
+    if (failed !== undefined) process.exitCode = failed
     return res
   }
 }

@@ -3,8 +3,9 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {fileFlag} from '../../cli/flags.js'
-import {quoteFields, singleQuoteFlags} from '../../cli/quote-flags.js'
+import {singleQuoteFlags} from '../../cli/quote-flags.js'
 import type {CreateResult} from '../../services/demands/create.js'
+import {given} from '../../util/fields.js'
 
 export default class DemandCreate extends BaseCommand {
   static override summary = 'Create demands in batch from JSON, NDJSON or CSV, or one quote from flags.'
@@ -64,44 +65,22 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     if (flags.errors !== undefined && flags.errors === flags.out) {
       throw new UsageError('--errors and --out must name different files.')
     }
-    const [{openRowSource, memoryRowSource}, created, validate, {runBatchCommand}, {mfgPaths}, {join}] =
-      await Promise.all([
-        import('../../cli/rows.js'),
-        import('../../services/demands/create.js'),
-        import('../../services/demands/batch-validate.js'),
-        import('../../cli/batch-output.js'),
-        import('../../profiles/paths.js'),
-        import('node:path'),
-      ])
-    const {createDemands, quoteItem, quoteIdentity, proofFileName} = created
-    const shard = flags.shard === undefined ? undefined : validate.parseShard(flags.shard)
-    // A quote from flags is named by --draft-id, or by its content and the day: a re-run the same day is the same demand.
-    const item = flags.file === undefined ? quoteItem(await quoteFields(flags)) : undefined
-    const identity = item && quoteIdentity(item)
-    const format = flags.format as 'json' | undefined
-    const source = item
-      ? memoryRowSource([item], 'flags', identity!)
-      : openRowSource(flags.file!, {schema: validate.createSchema(flags.legacy), ...(format ? {format} : {})})
+    const [{createSource, createOptions}, {createDemands}, {parseShard}, {runBatchCommand}] = await Promise.all([
+      import('../../cli/demand-create.js'),
+      import('../../services/demands/create.js'),
+      import('../../services/demands/batch-validate.js'),
+      import('../../cli/batch-output.js'),
+    ])
+    const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
+    const {source, identity} = await createSource(flags)
     // Resolving the profile loads the config store, whose exit hooks must be in
     // place before the graceful stop sets them aside (see cli/interrupt.ts).
     const profile = flags['dry-run'] ? undefined : await this.context(flags).profile()
-    const {journalDir} = mfgPaths()
-    const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text)}
+    const options = createOptions(flags, {shard, identity, profile: profile?.name})
+    const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text), shard: flags.shard}
     try {
-      return await runBatchCommand({...shown, ...(flags.out ? {out: flags.out} : {}), shard: flags.shard}, (hooks) =>
-        createDemands(() => this.context(flags).service(), source, {
-          ...hooks,
-          legacy: flags.legacy,
-          ...(shard ? {shard} : {}),
-          skipInvalid: flags['skip-invalid'],
-          ...(flags.errors ? {errorsFile: flags.errors} : {}),
-          dryRun: flags['dry-run'],
-          concurrency: flags.concurrency,
-          journal: {dir: journalDir, fresh: flags.fresh},
-          ...(profile ? {proofFile: join(journalDir, proofFileName(profile.name))} : {}),
-          ...(identity ? {identity} : {}),
-          ...(flags.out ? {out: flags.out} : {}),
-        }),
+      return await runBatchCommand({...shown, ...given({out: flags.out})}, (hooks) =>
+        createDemands(() => this.context(flags).service(), source, {...hooks, ...options}),
       )
     } finally {
       source.close()

@@ -1,11 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
-import {byIdsFlags, demandLines, listByIds} from '../../cli/demand-list.js'
+import {byIdsFlags, listByIds} from '../../cli/demand-list.js'
 import {DEMAND_LIST_COLUMNS, DEMAND_LIST_LAYOUT, displayRecord} from '../../cli/demands.js'
 import {listFlags, pagingFlags} from '../../cli/flags.js'
-import {fetchAllNotice, planSort} from '../../cli/list-sort.js'
-import {streamOrCollect} from '../../cli/output.js'
+import {ListCommand} from '../../cli/list-command.js'
+import {planSort} from '../../cli/list-sort.js'
 import {onStdoutClosed, settleStdout} from '../../cli/stdio.js'
 import {LIST_TYPES, STAGES, V1_PAGE_SIZE_MAX, type ListType} from '../../schemas/demand.js'
 import {
@@ -20,7 +19,7 @@ import type {DemandRecord, LegacyDemandRecord} from '../../schemas/read/types.js
 /** The flags of the v1 list, which --ids and --ids-file do not take. */
 const NOT_BY_IDS = ['type', 'status', 'page', 'all', 'archived', 'limit', 'page-size']
 
-export default class DemandList extends BaseCommand {
+export default class DemandList extends ListCommand {
   static override summary = 'List demands (quote requests and orders).'
   static override description = `Shows one page of the business's demands, newest first, or every page with --all. --page-size is the size of a request (at most 100); --limit the most demands to show, following pages as needed.
 
@@ -73,45 +72,23 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
       signal,
       beforePage: settleStdout,
     })
-    const onePage =
-      !flags.all &&
-      !sort.client &&
-      (flags.limit === undefined || flags.limit <= (flags['page-size'] ?? V1_PAGE_SIZE_MAX))
-    // The table renderer is only loaded when a table, CSV, NDJSON or a client-side sort is asked for.
-    const render = this.jsonEnabled() && !sort.client ? undefined : await import('../../cli/render.js')
-    let records: DemandRecord[]
-    let more: string | undefined
     // A filter that matched nothing is told apart from a business with no demands.
     const filtered = flags.status !== undefined || flags.archived || flags.type !== 'all'
-    const empty = filtered ? 'No demands match.' : 'No demands.'
-    // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
-    if (flags.all && render && !sort.client && !this.jsonEnabled() && !flags.csv && !flags.ndjson)
-      return void (await render.printTableStream(streamDemands(ctx, input), displayRecord, flags, DEMAND_LIST_COLUMNS, {
-        ...DEMAND_LIST_LAYOUT,
-        empty,
-      }))
-    if (onePage) {
-      const page = await listDemandPage(ctx, input)
-      records = page.records.map(displayRecord)
-      more = render?.morePagesNote(page, 'demands')
-    } else {
-      if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, 'createdAt'))
-      // Stream: print each item as it arrives, unless a sort needs them all first.
-      const streaming = flags.all && !sort.client && (flags.ndjson || this.jsonEnabled())
-      const json = streaming && this.jsonEnabled() ? await this.jsonStream() : undefined
-      const {line, transform} = streaming ? demandLines(flags, render, json) : {}
-      records = (await streamOrCollect(streamDemands(ctx, input), line, signal, transform)).map(displayRecord)
-      if (streaming || signal.aborted) return undefined
+    const source = {
+      page: async () => {
+        const page = await listDemandPage(ctx, input)
+        return {records: page.records, paging: page}
+      },
+      stream: () => streamDemands(ctx, input),
     }
-    if (sort.client && render) {
-      records = render.sortRows(records, flags.sort)
-      if (flags.limit !== undefined) records = records.slice(0, flags.limit)
-      if (flags.all && this.jsonEnabled()) return void (await this.printJsonLines(records))
-    }
-    if (render && !this.jsonEnabled()) {
-      render.printList(records, flags, DEMAND_LIST_COLUMNS, empty, DEMAND_LIST_LAYOUT)
-    }
-    if (more) this.note(more)
-    return records
+    return this.runList(flags, sort, signal, source, {
+      columns: DEMAND_LIST_COLUMNS,
+      layout: DEMAND_LIST_LAYOUT,
+      noun: 'demands',
+      empty: filtered ? 'No demands match.' : 'No demands.',
+      sortable: 'createdAt',
+      pageSizeMax: V1_PAGE_SIZE_MAX,
+      display: displayRecord,
+    })
   }
 }

@@ -1,11 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {UsageError} from '../../cli/errors.js'
-import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {orderItems} from '../../cli/demand-order.js'
+import {fileFlag, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {LANGS, type Lang} from '../../schemas/legacy-demand.js'
-import {given} from '../../util/fields.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandOrder extends BaseCommand {
@@ -35,34 +34,7 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
 
   async run(): Promise<LegacyDemandRecord[]> {
     const {flags} = await this.parse(DemandOrder)
-    const fromFlags: Record<string, unknown> = given({
-      productId: flags.product,
-      referral: flags.referral,
-      material: flags.material,
-      resolution: flags.resolution,
-      quantity: flags.quantity,
-      color: flags.color,
-      filling: numberOf(flags.filling, '--filling'),
-      thickness: numberOf(flags.thickness, '--thickness'),
-      tolerance: numberOf(flags.tolerance, '--tolerance'),
-    })
-    const shipping = shippingAddressFrom(flags)
-    let items: Record<string, unknown>[]
-    if (flags.file === undefined) {
-      if (!flags.product)
-        throw new UsageError('Missing --product: the id of the product to order (or --file with orders).')
-      items = [fromFlags]
-    } else {
-      const {parseRows, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.file)
-      items = parseRows(text, source).rows.map((r) => ({...(r as Record<string, unknown>), ...fromFlags}))
-    }
-    if (shipping) {
-      items = items.map((i) => ({...i, shippingAddress: {...(i.shippingAddress as object | undefined), ...shipping}}))
-    }
-    if (items.some((i) => i.referral === undefined)) {
-      throw new UsageError('Missing --referral: the fixed referral value of your business (the sandbox uses "api").')
-    }
+    const items = await orderItems(flags)
     const {checkProductOrder, placeProductOrders} = await import('../../services/demands/legacy.js')
     const checked = items.map((i) => checkProductOrder(i))
     const {client} = await this.context(flags).session()

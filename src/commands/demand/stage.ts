@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {displayRecord} from '../../cli/demands.js'
+import {displayRecord, stageLine, stageNotes} from '../../cli/demands.js'
 import {writeOut} from '../../cli/output.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 
@@ -29,20 +29,8 @@ Allowed moves: quote_sent â†’ special_verified or cancelled; special_verified â†
     const {client} = await this.context(flags).session()
     const move = await moveStage({client}, args.id, stage)
     const record = displayRecord(move.record)
-    if (!this.jsonEnabled()) {
-      // The stage the service confirmed, never only the one asked for.
-      const shown = move.confirmed ?? `stage not confirmed; asked for ${stage}`
-      writeOut(`${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''} (${shown})`)
-    }
-    if (move.note) this.warnNote(move.note, move.source === 'partial')
-    if (move.confirmed === undefined) {
-      this.warnNote(
-        `the service accepted the move but did not say the demand's stage; check it with mfg demand get ${record._id}`,
-        true,
-      )
-    } else if (move.confirmed !== stage) {
-      this.warnNote(`the service reports the stage ${move.confirmed}, not ${stage} as asked`, true)
-    }
+    if (!this.jsonEnabled()) writeOut(stageLine(record, move))
+    for (const note of stageNotes(move)) this.warnNote(note.text, note.warning)
     return record
   }
 }

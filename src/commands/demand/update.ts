@@ -2,14 +2,13 @@ import {Args, Flags} from '@oclif/core'
 
 import type {LegacyUpdateAnswer} from '../../api/v2/demands.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {checkUpdateFlags, legacyFields} from '../../cli/demand-update.js'
-import {displayRecord} from '../../cli/demands.js'
-import {fileFlag, numberOf, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
+import {checkUpdateFlags, legacyFields, v1Fields} from '../../cli/demand-update.js'
+import {demandLine, displayRecord} from '../../cli/demands.js'
+import {fileFlag, objectFromFile, shippingAddressFrom, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import {STAGES, TAKEN_AS, type Stage} from '../../schemas/demand.js'
+import {STAGES, TAKEN_AS} from '../../schemas/demand.js'
 import type {LegacyUpdateBody} from '../../schemas/legacy-demand.js'
 import {buildUpdateBody, updateDemand} from '../../services/demands/update.js'
-import {given} from '../../util/fields.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandUpdate extends BaseCommand {
@@ -55,42 +54,17 @@ Stages move quote_sent → special_verified → special_accepted (production) �
 
   async run(): Promise<DemandRecord | LegacyUpdateAnswer> {
     const {args, flags} = await this.parse(DemandUpdate)
-    let fromFile: Record<string, unknown> | undefined
-    if (flags.file !== undefined) {
-      const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.file)
-      fromFile = parseObject(text, source)
-    }
+    const fromFile = await objectFromFile(flags.file)
     const shipping = shippingAddressFrom(flags)
     checkUpdateFlags(flags)
     if (flags.legacy) return this.legacy(args.id, legacyFields(flags, shipping), fromFile, flags)
-    const body = buildUpdateBody(
-      fromFile,
-      given({
-        status: flags.status as Stage | undefined,
-        substatus: flags.substatus,
-        material: flags.material,
-        quantity: flags.quantity,
-        color: flags.color,
-        priceTotal: numberOf(flags['price-total'], '--price-total'),
-        priceDelivery: numberOf(flags['price-delivery'], '--price-delivery'),
-        takenAs: flags['taken-as'] as 'QUOTE' | 'ORDER' | undefined,
-        paymentStatus: flags['payment-status'],
-        trackId: flags['track-id'],
-        shippingProvider: flags['shipping-provider'],
-        fabricatedDate: flags['fabricated-date'],
-        archive: flags.archive,
-      }),
-    )
+    const body = buildUpdateBody(fromFile, v1Fields(flags))
     if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
     const {client} = await this.context(flags).session()
     const changed = await updateDemand({client}, args.id, body)
     const record = displayRecord(changed.record)
     if (!this.jsonEnabled()) {
-      const status = record.demandStatusInfo?.status
-      writeOut(
-        `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''}${status ? ` (${status})` : ''}`,
-      )
+      writeOut(demandLine(record, record.demandStatusInfo?.status))
       this.note(`Updated ${Object.keys(body).join(', ')}.`)
     }
     if (changed.note) this.warnNote(changed.note, changed.source === 'partial')

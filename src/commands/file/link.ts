@@ -3,14 +3,8 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {writeOut} from '../../cli/output.js'
-import {defined, given} from '../../util/fields.js'
-
-interface LinkResult {
-  url: string
-  token: string
-  fileName: string
-  expiresAt?: string
-}
+import {embeddedLinkWarning, linkLine, linkResult, type LinkResult} from '../../cli/file-link.js'
+import {defined} from '../../util/fields.js'
 
 export default class FileLink extends BaseCommand {
   static override summary = "Get a signed link to a demand's file (valid 30 minutes)."
@@ -50,26 +44,8 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
       flags['file-link'] === undefined
         ? await demandFileLink({client}, args.demandId!, defined({fileName: flags['file-name'], index: flags.index}))
         : await storageFileLink({client}, flags['file-link'])
-    if (!this.jsonEnabled()) {
-      if (flags['show-url']) writeOut(link.url)
-      else {
-        writeOut(
-          `Link issued for ${link.fileName || 'the file'} at ${link.shownUrl}${link.expiresAt ? `, expires ${link.expiresAt}` : ''} (signature hidden; --show-url or --json prints it).`,
-        )
-      }
-    }
-    if (profile.embedded) {
-      // The link points at this process's own sandbox, whose port closes when the command exits.
-      this.warnNote(
-        `the embedded sandbox serving this link stops when this command exits, so the link will not open. To save the file now: mfg file download ${args.demandId ?? 'DEMAND_ID'}. For links that open: run mfg sandbox serve --port 4010 in another terminal (the same data, served until Ctrl-C) and point mfg at it with MFG_BASE_URL=http://127.0.0.1:4010 and the MFG_API_KEY and MFG_BUSINESS_ID it prints (--show-secrets)`,
-        true,
-      )
-    }
-    return {
-      url: link.url,
-      token: link.token,
-      fileName: link.fileName,
-      ...given({expiresAt: link.expiresAt}),
-    }
+    if (!this.jsonEnabled()) writeOut(flags['show-url'] ? link.url : linkLine(link))
+    if (profile.embedded) this.warnNote(embeddedLinkWarning(args.demandId), true)
+    return linkResult(link)
   }
 }

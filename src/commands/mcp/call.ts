@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {yesFlag} from '../../cli/flags.js'
+import {objectFromFile, yesFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 
 export default class McpCall extends BaseCommand {
@@ -34,12 +34,7 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
 
   async run(): Promise<unknown> {
     const {args, flags} = await this.parse(McpCall)
-    let input: Record<string, unknown> | undefined
-    if (flags.input !== undefined) {
-      const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.input, '--input')
-      input = parseObject(text, source)
-    }
+    const input = await objectFromFile(flags.input, '--input')
     const {client} = await this.context(flags).session()
     const [{callTool, firstSentence, resultValue, toolError}, {confirmOrYes}] = await Promise.all([
       import('../../services/mcp/tools.js'),
@@ -65,20 +60,8 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
     }
     if (result.isError) throw toolError(args.tool, result)
     if (!this.jsonEnabled()) {
-      const {formatJson} = await import('../../cli/output.js')
-      for (const c of result.content) {
-        if (c.type !== 'text' || typeof c.text !== 'string') {
-          writeOut(`[${c.type}${typeof c.mimeType === 'string' ? ` ${c.mimeType}` : ''}]`)
-          continue
-        }
-        let shown = c.text
-        try {
-          shown = formatJson(JSON.parse(c.text), true)
-        } catch {
-          // Plain text.
-        }
-        writeOut(shown)
-      }
+      const {toolResultLines} = await import('../../cli/tool-result.js')
+      for (const line of toolResultLines(result.content)) writeOut(line)
     }
     return resultValue(result)
   }

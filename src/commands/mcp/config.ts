@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {writeOut} from '../../cli/output.js'
-import {CONFIG_LOCATIONS, MCP_CLIENTS, clientConfig} from '../../services/mcp/config.js'
+import {formatJson, writeOut} from '../../cli/output.js'
+import {MCP_CLIENTS, clientConfig, configNotes, type McpClient} from '../../services/mcp/config.js'
 
 export default class McpConfig extends BaseCommand {
   static override summary = 'Print the configuration that connects an assistant to the service through `mfg mcp proxy`.'
@@ -25,22 +25,13 @@ Clients that speak Streamable HTTP can also connect to the endpoint directly wit
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = await this.parse(McpConfig)
+    const client = flags.client as McpClient
     // Resolving checks the profile exists; nothing is started or sent.
     const profile = await this.context(flags).profile()
-    const snippet = clientConfig({
-      client: flags.client as (typeof MCP_CLIENTS)[number],
-      profile: profile.name,
-      name: flags.name,
-      command: flags.command,
-    })
+    const snippet = clientConfig({client, profile: profile.name, name: flags.name, command: flags.command})
     if (!this.jsonEnabled()) {
-      const {formatJson} = await import('../../cli/output.js')
       writeOut(formatJson(snippet, true))
-      this.note(`Put it in ${CONFIG_LOCATIONS[flags.client as (typeof MCP_CLIENTS)[number]]}.`)
-      if (profile.name === 'env')
-        this.note(
-          'The profile "env" exists only through MFG_* variables: save one with `mfg profile add` so the assistant can use it.',
-        )
+      for (const note of configNotes(client, profile.name)) this.note(note)
     }
     return snippet
   }

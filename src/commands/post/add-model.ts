@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {UsageError} from '../../cli/errors.js'
 import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
+import {modelsFrom} from '../../cli/posts.js'
 
 export default class PostAddModel extends BaseCommand {
   static override summary = 'Add a 3D model to a product.'
@@ -33,28 +33,8 @@ Each model has price, free, originalname and files [{originalname, url}]. The pr
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(PostAddModel)
-    const {addModels, modelFromFlags, modelsFromFile} = await import('../../services/posts/write.js')
-    let objects3D: unknown
-    if (flags.file !== undefined) {
-      const {readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.file)
-      try {
-        objects3D = modelsFromFile(JSON.parse(text) as unknown)
-      } catch (error) {
-        throw new UsageError(`${source}: invalid JSON (${(error as Error).message}).`)
-      }
-    } else {
-      const price = flags.price === undefined ? undefined : Number(flags.price)
-      if (price !== undefined && (!Number.isFinite(price) || price < 0 || flags.price!.trim() === '')) {
-        throw new UsageError(`--price must be a non-negative number, got ${JSON.stringify(flags.price)}.`)
-      }
-      objects3D = modelFromFlags({
-        ...(flags.name === undefined ? {} : {name: flags.name}),
-        ...(price === undefined ? {} : {price}),
-        ...(flags.free ? {free: true} : {}),
-        ...(flags['file-url'] ? {fileUrls: flags['file-url']} : {}),
-      })
-    }
+    const objects3D = await modelsFrom(flags)
+    const {addModels} = await import('../../services/posts/write.js')
     const {client} = await this.context(flags).session()
     const answer = await addModels({client}, args.id, objects3D)
     if (!this.jsonEnabled()) {

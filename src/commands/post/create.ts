@@ -1,12 +1,7 @@
-import {Flags} from '@oclif/core'
-
 import {BaseCommand} from '../../cli/base-command.js'
-import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import {SERVICES} from '../../schemas/common.js'
-import {POST_CATEGORIES} from '../../schemas/posts.js'
-import {postFieldFlags, postFieldsFrom, postSummary} from '../../cli/posts.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import {postBodyFrom, postSummary, postWriteFlags} from '../../cli/posts.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostCreate extends BaseCommand {
@@ -19,31 +14,18 @@ service, price.priceMachine and at least one material are required. A service th
     '<%= config.bin %> <%= command.id %> --service CNC_MACHINING --price-machine 40 --price-conception 15 --material "Aluminium 6061:metal:60:EUR" --material "Brass:metal:90:EUR" --title "Custom bracket" --tags bracket,aluminium',
     '<%= config.bin %> <%= command.id %> --file examples/product.json --json',
   ]
-  static override flags = {
-    file: fileFlag('The product as one JSON object; - reads stdin.'),
-    ...postFieldFlags(),
-    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
-    category: Flags.string({description: 'Category (default: the service).', options: [...POST_CATEGORIES]}),
-  }
+  static override flags = postWriteFlags(
+    'The product as one JSON object; - reads stdin.',
+    'Category (default: the service).',
+  )
 
   async run(): Promise<PostRecord | Confirmation> {
     const {flags} = await this.parse(PostCreate)
-    let fromFile: Record<string, unknown> | undefined
-    if (flags.file !== undefined) {
-      const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.file)
-      fromFile = parseObject(text, source)
-    }
-    const {buildPostBody, createPost} = await import('../../services/posts/write.js')
-    const body = buildPostBody(fromFile, postFieldsFrom(flags))
+    const body = await postBodyFrom(flags)
+    const {createPost} = await import('../../services/posts/write.js')
     const ctx = await this.context(flags).service()
     const {record: post, status} = await createPost(ctx, body)
-    if (!post) {
-      this.note(
-        `Created: the service ${confirmedAs(status)} without the product's details; find it with mfg post list.`,
-      )
-      return confirmation(status)
-    }
+    if (!post) return this.confirmedWithout(status, 'Created', "the product's details; find it with mfg post list")
     if (!this.jsonEnabled()) {
       writeOut(post._id)
       this.note(`Created product ${post._id}${postSummary(post)}.`)

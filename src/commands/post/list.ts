@@ -1,10 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags, pagingFlags} from '../../cli/flags.js'
-import {fetchAllNotice, planSort} from '../../cli/list-sort.js'
+import {ListCommand} from '../../cli/list-command.js'
+import {planSort} from '../../cli/list-sort.js'
 import {postFilterFlags, postRow, splitList} from '../../cli/posts.js'
-import {streamOrCollect} from '../../cli/output.js'
 import {onStdoutClosed} from '../../cli/stdio.js'
 import {POST_SORTS, POSTS_PAGE_SIZE_MAX, type PostSort} from '../../schemas/posts.js'
 import {listPostPage, POST_SERVICE_SORTS, streamPosts, type ListPostsInput} from '../../services/posts/list.js'
@@ -19,7 +18,7 @@ const POST_LIST_LAYOUT = {
   keep: ['_id'],
 } as const
 
-export default class PostList extends BaseCommand {
+export default class PostList extends ListCommand {
   static override summary = "List the business's products (legacy posts)."
   static override description = `Shows one page of products (5 by default, newest first), or every page with --all. Every filter of the service is a flag: --category, --service, --type, --free/--no-free, --tags and --formats (comma-separated; a product matches any of them).
 
@@ -64,48 +63,24 @@ The table shows the materials and models as counts; --json, --ndjson and --colum
       limit: sort.client ? undefined : flags.limit,
       signal,
     })
-    const onePage =
-      !flags.all &&
-      !sort.client &&
-      (flags.limit === undefined || flags.limit <= (flags['page-size'] ?? POSTS_PAGE_SIZE_MAX))
-    const render = await import('../../cli/render.js')
-    let posts: PostRecord[]
-    let more: string | undefined
     const filtered = [flags.category, flags.service, flags.type, flags.free, flags.tags, flags.formats].some(
       (f) => f !== undefined,
     )
-    const empty = filtered ? 'No products match.' : 'No products.'
-    if (flags.all && !sort.client && !this.jsonEnabled() && !flags.csv && !flags.ndjson) {
-      // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
-      const toRow = flags.columns ? (p: PostRecord): Record<string, unknown> => ({...p}) : postRow
-      return void (await render.printTableStream(streamPosts(ctx, input), toRow, flags, POST_LIST_COLUMNS, {
-        ...POST_LIST_LAYOUT,
-        empty,
-      }))
+    const source = {
+      page: async () => {
+        const page = await listPostPage(ctx, input)
+        return {records: page.posts, paging: {...page, page: page.currentPage}}
+      },
+      stream: () => streamPosts(ctx, input),
     }
-    if (onePage) {
-      const page = await listPostPage(ctx, input)
-      posts = page.posts
-      more = render.morePagesNote({...page, page: page.currentPage}, 'products')
-    } else {
-      if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, 'createdAt, views and likes'))
-      const streaming = flags.all && !sort.client && (flags.ndjson || this.jsonEnabled())
-      const json = streaming && this.jsonEnabled() ? await this.jsonStream() : undefined
-      const line =
-        json?.line ?? (streaming ? (p: PostRecord) => render.ndjsonLine(p, flags, POST_LIST_COLUMNS) : undefined)
-      posts = await streamOrCollect(streamPosts(ctx, input), line, signal, json?.transform)
-      if (streaming || signal.aborted) return undefined
-    }
-    if (sort.client) {
-      posts = render.sortRows(posts, flags.sort)
-      if (flags.limit !== undefined) posts = posts.slice(0, flags.limit)
-      if (flags.all && this.jsonEnabled()) return void (await this.printJsonLines(posts))
-    }
-    if (!this.jsonEnabled()) {
-      const rows = flags.columns || flags.ndjson ? posts : posts.map(postRow)
-      render.printList(rows, flags, POST_LIST_COLUMNS, empty, POST_LIST_LAYOUT)
-    }
-    if (more) this.note(more)
-    return posts
+    return this.runList(flags, sort, signal, source, {
+      columns: POST_LIST_COLUMNS,
+      layout: POST_LIST_LAYOUT,
+      noun: 'products',
+      empty: filtered ? 'No products match.' : 'No products.',
+      sortable: 'createdAt, views and likes',
+      pageSizeMax: POSTS_PAGE_SIZE_MAX,
+      row: postRow,
+    })
   }
 }

@@ -1,12 +1,9 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {fileFlag} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
-import {postFieldFlags, postFieldsFrom} from '../../cli/posts.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
-import {SERVICES} from '../../schemas/common.js'
-import {POST_CATEGORIES} from '../../schemas/posts.js'
+import {postBodyFrom, postWriteFlags} from '../../cli/posts.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostUpdate extends BaseCommand {
@@ -18,33 +15,20 @@ export default class PostUpdate extends BaseCommand {
     'echo \'{"title": "New title"}\' | <%= config.bin %> <%= command.id %> 65f000050000000000000001 --file -',
   ]
   static override args = {id: Args.string({description: 'Product id (postId).', required: true})}
-  static override flags = {
-    file: fileFlag('Fields to change as one JSON object; - reads stdin.'),
-    ...postFieldFlags(),
-    service: Flags.string({description: 'Service.', options: [...SERVICES]}),
-    category: Flags.string({description: 'Category.', options: [...POST_CATEGORIES]}),
-  }
+  static override flags = postWriteFlags('Fields to change as one JSON object; - reads stdin.', 'Category.')
 
   async run(): Promise<PostRecord | Confirmation> {
     const {args, flags} = await this.parse(PostUpdate)
-    let fromFile: Record<string, unknown> | undefined
-    if (flags.file !== undefined) {
-      const {parseObject, readTextInput} = await import('../../cli/input.js')
-      const {text, source} = await readTextInput(flags.file)
-      fromFile = parseObject(text, source)
-    }
-    const {buildPostBody, updatePost} = await import('../../services/posts/write.js')
-    const body = buildPostBody(fromFile, postFieldsFrom(flags))
+    const body = await postBodyFrom(flags)
+    const {updatePost} = await import('../../services/posts/write.js')
     const {client} = await this.context(flags).session()
     const {record: post, status} = await updatePost({client}, args.id, body)
-    if (!post) {
-      this.note(`Updated ${Object.keys(body).join(', ')}: the service ${confirmedAs(status)} without the product.`)
-      return confirmation(status, args.id)
-    }
+    const changed = Object.keys(body).join(', ')
+    if (!post) return this.confirmedWithout(status, `Updated ${changed}`, 'the product', args.id)
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(post))
-      this.note(`Updated ${Object.keys(body).join(', ')}.`)
+      this.note(`Updated ${changed}.`)
     }
     return post
   }

@@ -5,15 +5,8 @@ import {numberFlag} from '../../cli/flags.js'
 import {isTty, writeOut} from '../../cli/output.js'
 import * as estimate from '../../cli/price-estimate.js'
 import {CURRENCIES, SERVICES} from '../../schemas/common.js'
-import {
-  parseBulk,
-  parseOption,
-  parseSize,
-  type EstimateInput,
-  type EstimateResult,
-} from '../../services/price/estimate.js'
+import type {EstimateResult} from '../../services/price/estimate.js'
 import {SLICERS} from '../../services/price/slicer.js'
-import {given} from '../../util/fields.js'
 
 export default class PriceEstimate extends BaseCommand {
   static override summary = "Estimate a part's price with the business's own machines, materials and options."
@@ -70,27 +63,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
   async run(): Promise<EstimateResult> {
     const {flags} = await this.parse(PriceEstimate)
     const {currency, slicer} = estimate.checkEstimateFlags(flags)
-    const input: EstimateInput = given({
-      service: flags.service,
-      technology: flags.technology,
-      material: flags.material,
-      color: flags.color,
-      quantity: flags.quantity,
-      options: flags.option?.map(parseOption),
-      discount: flags.discount,
-      designFee: flags['design-fee'],
-      extraFee: flags['extra-fee'],
-      volume: flags.volume,
-      weight: flags.weight,
-      hours: flags.hours,
-      size: flags.size ? parseSize(flags.size) : undefined,
-      thickness: flags.thickness,
-      bends: flags.bends,
-      bulk: flags.bulk ? parseBulk(flags.bulk) : undefined,
-      currency,
-      legacy: flags.legacy || undefined,
-      part: flags.part ? estimate.measuredPart(flags.part, flags.unit) : undefined,
-    })
+    const input = estimate.estimateInputFrom(flags, currency)
     const ctx = await this.context(flags).service()
     // What the flags gave, to tell whether the prompts (or a retry's question) added anything.
     const asGiven = JSON.stringify(input)

@@ -2,14 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {tableFlags} from '../../cli/flags.js'
-import {writeErr} from '../../cli/output.js'
+import {printMachines} from '../../cli/machines.js'
 import {SERVICES} from '../../schemas/common.js'
-import {listMachines, machineRows, type MachinesResult} from '../../services/price/machines.js'
+import {listMachines, type MachinesResult} from '../../services/price/machines.js'
 import {given} from '../../util/fields.js'
-
-const COLUMNS = ['machine', 'service', 'technology', 'material', 'price', 'currency', 'startup cost', 'minimum']
-/** The columns that go first on a narrow terminal (the machine and material stay, cut if need be). */
-const DROP = ['minimum', 'startup cost', 'currency', 'service', 'technology']
 
 export default class PriceMachines extends BaseCommand {
   /** The machines as the service lists them: `--json machines.0.name` and the like. */
@@ -38,14 +34,7 @@ The interface has no REST catalogue endpoint: the list comes from the MCP endpoi
       ctx,
       given({service: flags.service, technology: flags.technology, material: flags.material}),
     )
-    if (!this.jsonEnabled()) {
-      const rows = machineRows(result)
-      if (rows.length === 0) writeErr('No machines match.')
-      else {
-        const {printTable} = await import('../../cli/render.js')
-        printTable(rows, COLUMNS, {drop: DROP, 'no-truncate': flags['no-truncate']})
-      }
-    }
+    if (!this.jsonEnabled()) await printMachines(result, flags)
     return result
   }
 }

@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {askSecret, askText, canPrompt} from '../../cli/prompt.js'
+import {profileFromFlags} from '../../cli/profile-input.js'
 import {maskedProfile, ProfileStore, type Profile} from '../../profiles/index.js'
-import {extractApiKey} from '../../schemas/secrets.js'
 
 export default class ProfileAdd extends BaseCommand {
   static override summary = 'Add or replace a connection profile.'
@@ -31,24 +30,9 @@ With all values given as flags nothing is asked. In a terminal, missing values a
 
   async run(): Promise<Profile & {current: boolean}> {
     const {args, flags} = await this.parse(ProfileAdd)
-    const interactive = canPrompt()
-    const baseUrl = flags['base-url'] ?? (await askText({flag: '--base-url', message: 'Base URL:'}))
-    const apiKey = flags['api-key'] ?? (await askSecret({flag: '--api-key', message: 'API key:'}))
-    const authToken =
-      flags['auth-token'] ??
-      (interactive
-        ? await askSecret({flag: '--auth-token', message: 'v2 auth token (empty to skip):', required: false})
-        : undefined)
-    const businessId = flags['business-id'] ?? (await askText({flag: '--business-id', message: 'Business id:'}))
+    const profile = await profileFromFlags(args.name, flags)
     const store = new ProfileStore()
-    store.add({
-      name: args.name,
-      baseUrl,
-      apiKey: extractApiKey(apiKey),
-      ...(authToken ? {authToken} : {}),
-      businessId,
-      ...(flags.currency ? {currency: flags.currency} : {}),
-    })
+    store.add(profile)
     if (flags.use) store.use(args.name)
     const saved = store.get(args.name)!
     const current = store.current() === args.name

@@ -1,23 +1,10 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
-// Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
-import {LOCAL_PROFILE, ProfileReader} from '../../profiles/config-file.js'
-import {maskSecret} from '../../schemas/secrets.js'
-import {given} from '../../util/fields.js'
+import {profileRows, type ProfileRow} from '../../cli/stored-profiles.js'
 
 const COLUMNS = ['current', 'name', 'baseUrl', 'businessId', 'apiKey', 'authToken', 'currency'] as const
 /** The columns that go first on a narrow terminal, and what is not cut. */
 const LAYOUT = {drop: ['authToken', 'currency', 'apiKey', 'businessId'], keep: ['name']} as const
-
-export interface ProfileRow {
-  name: string
-  baseUrl: string
-  businessId?: string
-  apiKey?: string
-  authToken?: string
-  currency?: string
-  current: boolean
-}
 
 export default class ProfileList extends BaseCommand {
   static override summary = 'List the stored profiles; keys and tokens masked.'
@@ -28,30 +15,11 @@ export default class ProfileList extends BaseCommand {
 
   async run(): Promise<ProfileRow[]> {
     const {flags} = await this.parse(ProfileList)
-    const store = new ProfileReader()
-    const current = store.current() ?? LOCAL_PROFILE
-    const rows: ProfileRow[] = store.list().map((p) => ({
-      name: p.name,
-      baseUrl: p.baseUrl,
-      ...given({
-        businessId: p.businessId,
-        apiKey: p.apiKey ? maskSecret(p.apiKey) : undefined,
-        authToken: p.authToken ? maskSecret(p.authToken) : undefined,
-        currency: p.currency,
-      }),
-      current: p.name === current,
-    }))
-    rows.push({name: LOCAL_PROFILE, baseUrl: '(embedded sandbox)', current: current === LOCAL_PROFILE})
     const {printList, sortRows} = await import('../../cli/render.js')
-    const sorted = sortRows(rows, flags.sort)
+    const sorted = sortRows(profileRows(), flags.sort)
     if (!this.jsonEnabled()) {
-      printList(
-        sorted.map((r) => ({...r, current: r.current ? '*' : ''})),
-        flags,
-        COLUMNS,
-        undefined,
-        LAYOUT,
-      )
+      const marked = sorted.map((r) => ({...r, current: r.current ? '*' : ''}))
+      printList(marked, flags, COLUMNS, undefined, LAYOUT)
     }
     return sorted
   }

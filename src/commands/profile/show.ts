@@ -2,17 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
-// Reading only: the reader, not ProfileStore, whose writes load conf (and its JSON-schema validator).
-import {LOCAL_PROFILE, maskedProfile, ProfileReader, unknownProfile, type Profile} from '../../profiles/config-file.js'
-import {resolveProfile} from '../../profiles/resolve.js'
-import {given} from '../../util/fields.js'
-
-export interface ShownProfile extends Profile {
-  embedded: boolean
-  current: boolean
-  /** Environment variables laid over the stored values. */
-  overrides: string[]
-}
+import {shownProfile, type ShownProfile} from '../../cli/stored-profiles.js'
 
 export default class ProfileShow extends BaseCommand {
   static override outputFields = () =>
@@ -24,25 +14,7 @@ export default class ProfileShow extends BaseCommand {
 
   async run(): Promise<ShownProfile> {
     const {args, flags} = await this.parse(ProfileShow)
-    const store = new ProfileReader()
-    const current = store.current() ?? LOCAL_PROFILE
-    let shown: ShownProfile
-    if (args.name && args.name !== LOCAL_PROFILE) {
-      const p = store.get(args.name)
-      if (!p) throw unknownProfile(args.name, 'mfg profile show', store.list())
-      shown = {...maskedProfile(p), embedded: false, current: p.name === current, overrides: []}
-    } else {
-      const r = resolveProfile({flag: args.name ?? flags.profile, store})
-      const m = maskedProfile(r)
-      shown = {
-        name: m.name,
-        baseUrl: r.embedded ? '(embedded sandbox)' : m.baseUrl,
-        ...given({apiKey: m.apiKey, authToken: m.authToken, businessId: m.businessId, currency: m.currency}),
-        embedded: r.embedded,
-        current: r.name === current,
-        overrides: r.overrides,
-      }
-    }
+    const shown = shownProfile(args.name, flags.profile)
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue({...shown, overrides: shown.overrides.join(', ')}))

@@ -3,8 +3,9 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
+import {defined} from '../../util/fields.js'
 
 export default class WebhookCreate extends BaseCommand {
   static override summary = 'Subscribe a URL to events.'
@@ -26,37 +27,23 @@ The business needs webhook access, requested from the service first; without it 
     'use-secret': Flags.boolean({description: 'Send the secret in the service-signature header.'}),
   }
 
-  private secretValue?: string
-
-  protected override secrets(): string[] {
-    return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
-  }
-
   async run(): Promise<ShownWebhook | Confirmation> {
     const {flags} = await this.parse(WebhookCreate)
-    this.secretValue = flags.secret
+    this.keepSecret(flags.secret)
     const {createWebhook, parseEvents} = await import('../../services/webhooks/subscriptions.js')
     const events = parseEvents(flags.events)
-    const {webhookSecret} = await import('../../cli/webhooks.js')
-    this.secretValue = await webhookSecret({flag: flags.secret, required: true})
+    const {subscribedNote, webhookSecret} = await import('../../cli/webhooks.js')
+    const secret = this.keepSecret(await webhookSecret({flag: flags.secret, required: true}))!
     const ctx = await this.context(flags).service()
-    const {hook, status} = await createWebhook(ctx, {
-      url: flags.url,
-      secret: this.secretValue!,
-      events,
-      ...(flags['use-secret'] ? {useSecret: true} : {}),
-    })
+    const useSecret = flags['use-secret'] || undefined
+    const {hook, status} = await createWebhook(ctx, defined({url: flags.url, secret, events, useSecret}))
     if (!hook) {
-      this.note(
-        `Subscribed ${flags.url} to ${events.join(', ')}: the service ${confirmedAs(status)} without the subscription; find its id with mfg webhook list.`,
-      )
-      return confirmation(status)
+      const done = `Subscribed ${flags.url} to ${events.join(', ')}`
+      return this.confirmedWithout(status, done, 'the subscription; find its id with mfg webhook list')
     }
     if (!this.jsonEnabled()) {
       writeOut(hook._id)
-      this.note(
-        `Subscribed ${hook.url ?? flags.url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`,
-      )
+      this.note(subscribedNote(hook, flags.url))
     }
     return hook
   }

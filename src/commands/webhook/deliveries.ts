@@ -2,15 +2,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
+import {DELIVERY_COLUMNS, DELIVERY_LAYOUT, deliveryRow} from '../../cli/webhooks.js'
 import type {Delivery} from '../../schemas/webhooks.js'
-
-const COLUMNS = ['eventId', 'type', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt'] as const
-/** What --wide adds, what goes first on a narrow terminal, what is not cut. */
-const LAYOUT = {
-  wide: ['_id', 'updatedAt'],
-  drop: ['nextAttemptAt', 'lastStatusCode', 'createdAt', 'attempts'],
-  keep: ['eventId', '_id'],
-} as const
 
 export default class WebhookDeliveries extends BaseCommand {
   static override summary = 'Show the delivery log of a webhook subscription (sandbox).'
@@ -25,7 +18,7 @@ The log is an extension of the mfg sandbox; against a service without it the com
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {
     limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
-    ...listFlags(COLUMNS, LAYOUT.wide),
+    ...listFlags(DELIVERY_COLUMNS, DELIVERY_LAYOUT.wide),
   }
 
   async run(): Promise<Delivery[]> {
@@ -40,18 +33,8 @@ The log is an extension of the mfg sandbox; against a service without it the com
     if (flags.sort && found.length >= limit)
       this.notice(`Sorted the ${limit} newest deliveries only; older ones may exist (raise --limit, at most 500).`)
     if (!this.jsonEnabled()) {
-      const rows =
-        flags.ndjson || flags.columns
-          ? deliveries
-          : deliveries.map((d) => {
-              const last = d.attempts.at(-1)
-              return {
-                ...d,
-                attempts: d.attempts.length,
-                lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : '',
-              }
-            })
-      render.printList(rows, flags, COLUMNS, undefined, LAYOUT)
+      const rows = flags.ndjson || flags.columns ? deliveries : deliveries.map(deliveryRow)
+      render.printList(rows, flags, DELIVERY_COLUMNS, undefined, DELIVERY_LAYOUT)
       if (deliveries.length === 0) this.note(`No deliveries to webhook ${args.id} yet.`)
     }
     return deliveries

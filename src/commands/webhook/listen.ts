@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {UsageError} from '../../cli/errors.js'
+import {untilStopped} from '../../cli/interrupt.js'
 import {writeErr, writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
+import {defined} from '../../util/fields.js'
 
 export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
@@ -26,74 +27,28 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
   }
 
   protected override handlesInterrupt = false
-  private secretValue?: string
-
-  protected override secrets(): string[] {
-    return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
-  }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(WebhookListen)
-    this.secretValue = flags.secret
+    this.keepSecret(flags.secret)
     const {parseEvents} = await import('../../services/webhooks/subscriptions.js')
     const events = flags.events === undefined ? undefined : parseEvents(flags.events)
     const forwardTo = flags['forward-to']
-    if (forwardTo !== undefined && !/^https?:\/\/[^/]/i.test(forwardTo)) {
-      throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}.`)
-    }
-    if (forwardTo !== undefined) {
-      // Forwarded events keep their headers, service-signature (the webhook secret itself) included.
-      const {isLoopbackHost} = await import('../../api/http.js')
-      const {insecureFromEnv} = await import('../../cli/context.js')
-      const target = new URL(forwardTo)
-      if (
-        target.protocol === 'http:' &&
-        !isLoopbackHost(target.hostname) &&
-        !flags.insecure &&
-        !insecureFromEnv(process.env)
-      ) {
-        throw new UsageError(
-          `--forward-to ${target.host} is plain http to another machine: each event's service-signature header (the webhook secret) would travel in clear. Use https, or pass --insecure (or set MFG_INSECURE=1) to allow it.`,
-        )
-      }
-    }
-    const {webhookSecret} = await import('../../cli/webhooks.js')
-    this.secretValue = await webhookSecret({flag: flags.secret, required: false})
+    const {checkForwardTo, eventLine, listeningNote, webhookSecret} = await import('../../cli/webhooks.js')
+    await checkForwardTo(forwardTo, flags.insecure)
+    const secret = this.keepSecret(await webhookSecret({flag: flags.secret, required: false}))
     const json = this.jsonEnabled()
     const {startListener} = await import('../../services/webhooks/listen.js')
     const {redact} = await import('../../schemas/secrets.js')
     const listener = await startListener({
       port: flags.port,
-      ...(this.secretValue === undefined ? {} : {secret: this.secretValue}),
-      ...(events ? {events} : {}),
-      ...(forwardTo ? {forwardTo} : {}),
-      onEvent: (e) => {
-        if (json) {
-          writeOut(JSON.stringify(e))
-          return
-        }
-        const data = e.data as {_id?: unknown; orderNumber?: unknown}
-        const subject =
-          data.orderNumber === undefined
-            ? (data._id ?? '')
-            : `order ${String(data.orderNumber)} ${String(data._id ?? '')}`
-        writeOut(`${e.receivedAt}  ${e.type.padEnd(22)}  ${e.id}  ${String(subject)}`)
-      },
+      ...defined({secret, events, forwardTo}),
+      onEvent: (e) => writeOut(json ? JSON.stringify(e) : eventLine(e)),
       onRejected: (r) => writeErr(redact(`Refused a delivery (${r.status}): ${r.reason}`, this.secrets())),
       onForwardError: (e, message) => writeErr(`Forwarding ${e.id} failed: ${message}`),
     })
-    const stopped = new Promise<NodeJS.Signals>((resolve) => {
-      const stop = (sig: NodeJS.Signals) => {
-        process.removeListener('SIGINT', stop)
-        process.removeListener('SIGTERM', stop)
-        resolve(sig)
-      }
-      process.on('SIGINT', stop)
-      process.on('SIGTERM', stop)
-    })
-    writeErr(
-      `Listening for webhooks on ${listener.url} (${this.secretValue === undefined ? 'signatures NOT checked: pass --secret or set MFG_WEBHOOK_SECRET' : 'signatures checked'}${events ? `; events ${events.join(', ')}` : ''}${forwardTo ? `; forwarding to ${forwardTo}` : ''}).`,
-    )
+    const stopped = untilStopped()
+    writeErr(listeningNote(listener.url, defined({secret, events, forwardTo})))
     if (!json) writeErr('Press Ctrl-C to stop.')
     const signal = await stopped
     await listener.close()

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
-import {confirmation, confirmedAs, type Confirmation} from '../../cli/written.js'
+import type {Confirmation} from '../../cli/written.js'
 import type {ShownWebhook, UpdateWebhookInput} from '../../services/webhooks/subscriptions.js'
 import {defined} from '../../util/fields.js'
 
@@ -29,39 +29,25 @@ A new secret comes from --secret, or with --prompt-secret from MFG_WEBHOOK_SECRE
     }),
   }
 
-  private secretValue?: string
-
-  protected override secrets(): string[] {
-    return [...super.secrets(), ...(this.secretValue ? [this.secretValue] : [])]
-  }
-
   async run(): Promise<ShownWebhook | Confirmation> {
     const {args, flags} = await this.parse(WebhookUpdate)
-    this.secretValue = flags.secret
+    this.keepSecret(flags.secret)
     const {parseEvents, updateWebhook} = await import('../../services/webhooks/subscriptions.js')
     const input: UpdateWebhookInput = defined({
       url: flags.url,
       events: flags.events === undefined ? undefined : parseEvents(flags.events),
       useSecret: flags['use-secret'],
     })
-    if (flags.secret !== undefined || flags['prompt-secret']) {
-      const {webhookSecret} = await import('../../cli/webhooks.js')
-      this.secretValue = await webhookSecret({flag: flags.secret, required: true})
-      input.secret = this.secretValue
-    }
+    const {webhookLine, webhookSecret} = await import('../../cli/webhooks.js')
+    if (flags.secret !== undefined || flags['prompt-secret'])
+      input.secret = this.keepSecret(await webhookSecret({flag: flags.secret, required: true}))
     const ctx = await this.context(flags).service()
     const {hook, status} = await updateWebhook(ctx, args.id, input)
-    if (!hook) {
-      this.note(
-        `Updated ${Object.keys(input).join(', ')}: the service ${confirmedAs(status)} without the subscription.`,
-      )
-      return confirmation(status, args.id)
-    }
+    const changed = Object.keys(input).join(', ')
+    if (!hook) return this.confirmedWithout(status, `Updated ${changed}`, 'the subscription', args.id)
     if (!this.jsonEnabled()) {
-      writeOut(
-        `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`,
-      )
-      this.note(`Updated ${Object.keys(input).join(', ')}.`)
+      writeOut(webhookLine(hook))
+      this.note(`Updated ${changed}.`)
     }
     return hook
   }

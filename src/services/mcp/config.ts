@@ -27,3 +27,13 @@ export function clientConfig(input: ConfigInput): Record<string, unknown> {
   if (input.client === 'vscode') return {servers: {[input.name]: {type: 'stdio', command: input.command, args}}}
   return {mcpServers: {[input.name]: {command: input.command, args}}}
 }
+
+/** What to tell the user beside the snippet: where it goes, and that "env" is no stored profile. */
+export function configNotes(client: McpClient, profile: string): string[] {
+  const notes = [`Put it in ${CONFIG_LOCATIONS[client]}.`]
+  if (profile === 'env')
+    notes.push(
+      'The profile "env" exists only through MFG_* variables: save one with `mfg profile add` so the assistant can use it.',
+    )
+  return notes
+}
