@@ -62,7 +62,7 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
     }),
     'max-reader-mb': positive({
       description: 'Most memory (MiB, resident; watched on Linux) that reader process may use on one file.',
-      default: 400,
+      default: 320,
     }),
   }
 
