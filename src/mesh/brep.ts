@@ -30,7 +30,8 @@ export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
 const occt = new ReaderChild({
   reader: 'OpenCascade',
   module: 'occt-import-js',
-  reuse: true,
+  // Its start (the WebAssembly compile) costs about 0.2 s: kept unless a file grew it past 200 MiB.
+  keepUnderMb: 200,
   nodeFlags: () => ['--liftoff-only'],
   handler: `(init) => {
   const ready = init({print() {}, printErr() {}})

@@ -5,7 +5,7 @@ import {overLimit} from './limits.js'
 // dxf-parser for DXF) run it in a child process of their own: a hostile file can make
 // that code loop or grow without end, and neither a WebAssembly call nor a synchronous
 // parse can be interrupted from its own thread. One ReaderChild per reader: the process is
-// started on the first file, kept for the next ones if the reader asks (unref'd while
+// started on the first file, kept for the next ones while it stays small (unref'd while
 // idle, so it never keeps the command alive; it leaves when its parent does), and killed
 // when a file takes longer than the time limit or more memory than the memory limit; the
 // next file starts a fresh one. The memory is watched from here, on Linux by the child's peak resident size
@@ -29,11 +29,11 @@ export interface ReaderChildSpec {
   /** Node options for the child, given the memory limit in MiB (e.g. a V8 heap cap). */
   nodeFlags: (maxMb: number) => string[]
   /**
-   * Keep the process for the next file (a reader slow to start, whose memory is reused),
-   * or end it once it has answered, so that what it took is given back before the file
-   * is measured here (a reader quick to start).
+   * The process is kept for the next file while its peak resident memory stays under this
+   * many MiB; past it, it is ended once it has answered, so that what a big file took is
+   * given back before the file is measured here (and the next file starts a fresh one).
    */
-  reuse: boolean
+  keepUnderMb: number
 }
 
 /** The limits one file is read under. */
@@ -226,9 +226,12 @@ export class ReaderChild {
     } finally {
       clearTimeout(timer)
       clearInterval(poll)
-      if (!this.spec.reuse && this.current === child) {
-        this.current = undefined
-        child.kill()
+      if (this.current === child && child.pid !== undefined) {
+        const peak = await peakMb(child.pid)
+        if (peak !== undefined && peak >= this.spec.keepUnderMb && this.current === child) {
+          this.current = undefined
+          child.kill()
+        }
       }
     }
   }
