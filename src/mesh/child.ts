@@ -201,10 +201,7 @@ export class ReaderChild {
         timer = setTimeout(
           () =>
             over(
-              overLimit(
-                `${label} takes ${this.spec.reader} more than ${limits.maxSeconds} s to read`,
-                '--max-seconds',
-              ),
+              overLimit(`${label} takes ${this.spec.reader} more than ${limits.maxSeconds} s to read`, '--max-seconds'),
             ),
           limits.maxSeconds * 1000,
         )
