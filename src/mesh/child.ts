@@ -152,7 +152,7 @@ export class ReaderChild {
       if (signal === 'SIGABRT' || code === 134)
         fail(
           overLimit(
-            `the file takes ${this.spec.reader} more than its ${maxMb} MiB of memory to read`,
+            `the file takes ${this.spec.reader} more than ${maxMb} MiB of memory to read`,
             '--max-reader-mb',
           ).message,
         )

@@ -61,7 +61,8 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
       default: 5,
     }),
     'max-reader-mb': positive({
-      description: 'Most memory (MiB, resident; watched on Linux) that reader process may use on one file.',
+      description:
+        'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
       default: 320,
     }),
   }
