@@ -151,10 +151,8 @@ export class ReaderChild {
       // V8 ends a process that reaches its heap cap with abort().
       if (signal === 'SIGABRT' || code === 134)
         fail(
-          overLimit(
-            `the file takes ${this.spec.reader} more than ${maxMb} MiB of memory to read`,
-            '--max-reader-mb',
-          ).message,
+          overLimit(`the file takes ${this.spec.reader} more than ${maxMb} MiB of memory to read`, '--max-reader-mb')
+            .message,
         )
       else fail(`${this.spec.reader} stopped before it finished the file`)
     })
