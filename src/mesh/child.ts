@@ -103,6 +103,8 @@ export class ReaderChild {
   private startedMb = 0
   private readonly jobs = new Map<number, Job>()
   private nextId = 1
+  /** What the file being read is called in messages ("DXF file"). */
+  private label = 'the file'
 
   constructor(private readonly spec: ReaderChildSpec) {}
 
@@ -151,8 +153,10 @@ export class ReaderChild {
       // V8 ends a process that reaches its heap cap with abort().
       if (signal === 'SIGABRT' || code === 134)
         fail(
-          overLimit(`the file takes ${this.spec.reader} more than ${maxMb} MiB of memory to read`, '--max-reader-mb')
-            .message,
+          overLimit(
+            `${this.label} takes ${this.spec.reader} more than ${maxMb} MiB of memory to read`,
+            '--max-reader-mb',
+          ).message,
         )
       else fail(`${this.spec.reader} stopped before it finished the file`)
     })
@@ -184,6 +188,7 @@ export class ReaderChild {
   private async runOne(request: unknown, limits: ChildLimits, label: string): Promise<Answer> {
     const child = await this.start(limits.maxReaderMb)
     const id = this.nextId++
+    this.label = label
     idle(child, false)
     let timer: NodeJS.Timeout | undefined
     let poll: NodeJS.Timeout | undefined
