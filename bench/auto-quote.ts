@@ -215,7 +215,7 @@ ${row('dxf', 100)}
 
 All ${demands.length}: ${total('cold').toFixed(1)} s cold, ${total('warm').toFixed(1)} s warm, baseline ${total('base').toFixed(1)} s. OpenCascade's start (its own process with the WebAssembly module, once, before the rounds; only when a STEP or IGES part appears): ${f0(wasm.ms)} ms, and ${f0(wasm.rssMb)} MB more resident memory in the bench's own process (the module's memory is the child's: docs/benchmarks.md, "STEP and V8's WebAssembly compilers").
 
-The CLI over all of them (\`mfg demand quote --all --status quote_request_received --dry-run --json\`, a new process with an empty cache, start-up, listing and the WebAssembly load included): median ${cliMs.toFixed(1)} s, peak RSS ${f0(rss)} MB, the CLI and OpenCascade's process together (target < 400 MB); runs: ${lines}.`
+The CLI over all of them (\`mfg demand quote --all --status quote_request_received --dry-run --json\`, a new process with an empty cache, start-up, listing and the WebAssembly load included): median ${cliMs.toFixed(1)} s, peak RSS ${f0(rss)} MB, the CLI and its reader processes (OpenCascade's, and dxf-parser's of about 45 MB, kept from one DXF part to the next) together (target < 400 MB); runs: ${lines}.`
   writeSection('auto-quote', text)
   process.stdout.write(`${text}\n`)
 }

@@ -37,6 +37,8 @@ const EXTERNAL = [
   '@oclif/plugin-autocomplete',
   // OpenCascade in WebAssembly: its .wasm is read from beside its .js at run time.
   'occt-import-js',
+  // DXF's parser: run in a child process of its own, which loads it by path (src/mesh/dxf.ts).
+  'dxf-parser',
   // jq compiled to WebAssembly (1.3 MB), loaded only by --jq.
   'jq-wasm',
   // Optional development-time requires inside @oclif/core.

@@ -13,7 +13,8 @@
 #   package with an install script (a user's install builds and runs nothing);
 # - the installed CLI: `mfg --version`, `mfg help`, both plugins, the main job (`mfg demand create --file
 #   quotes.json` on the embedded sandbox, then `mfg demand list` finding what it created),
-#   `mfg price measure part.stl`, and `mfg sandbox serve` answering one request, then
+#   `mfg price measure part.stl` and `plate.dxf` (dxf-parser, a dependency loaded by path in
+#   a process of its own), and `mfg sandbox serve` answering one request, then
 #   stopped with Ctrl-C (SIGINT).
 # It prints the packed size, the installed size and the number of packages
 # (docs/benchmarks.md, "Package size").
@@ -126,12 +127,12 @@ EOF
 say "installed: $(du -sh "$installed" | cut -f1) in $installed, ${packages:-?} packages (npm's count, mfg included)"
 
 # 3. The installed CLI, from an empty directory, on each Node.js.
-cp "$root/examples/quotes.json" "$root/examples/part.stl" "$work/"
+cp "$root/examples/quotes.json" "$root/examples/part.stl" "$root/examples/plate.dxf" "$work/"
 for node in "${nodes[@]}"; do
   version="$("$node" --version)"
   run="$work/run-$version"
   mkdir -p "$run"
-  cp "$work/quotes.json" "$work/part.stl" "$run/"
+  cp "$work/quotes.json" "$work/part.stl" "$work/plate.dxf" "$run/"
   export MFG_HOME="$work/home-$version"
   export CI=true
   # Only the installed mfg and this Node.js: nothing from the checkout's node_modules.
@@ -194,6 +195,15 @@ for node in "${nodes[@]}"; do
     const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
     if (!(m.volume > 0) || !(m.triangles > 0)) throw new Error(`no volume or triangles: ${JSON.stringify(m).slice(0, 200)}`)
   ' "$run/measure.json" || fail "mfg price measure: no measurement ($version)"
+
+  mfg price measure plate.dxf --json >"$run/dxf.json" 2>"$run/dxf.err" || {
+    cat "$run/dxf.err" >&2
+    fail "mfg price measure plate.dxf ($version)"
+  }
+  node -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
+    if (m.format !== "dxf" || !(m.areaMm2 > 0) || !(m.cutLengthMm > 0)) throw new Error(`no sheet measurement: ${JSON.stringify(m).slice(0, 200)}`)
+  ' "$run/dxf.json" || fail "mfg price measure plate.dxf: no sheet measurement ($version)"
 
   mfg sandbox serve --memory --port 0 --json >"$run/serve.out" 2>"$run/serve.err" &
   server=$!

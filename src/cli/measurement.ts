@@ -26,6 +26,7 @@ export interface MeasureFlags {
   'max-entities'?: number
   'max-brep-bytes'?: number
   'max-seconds'?: number
+  'max-reader-mb'?: number
 }
 
 /** Measures the file as the flags ask: a solid, or a DXF flat pattern. */
@@ -36,6 +37,7 @@ export function measureWithFlags(file: string, flags: MeasureFlags): Promise<Par
     ...(flags['max-entities'] !== undefined ? {maxEntities: flags['max-entities']} : {}),
     ...(flags['max-brep-bytes'] !== undefined ? {maxBrepBytes: flags['max-brep-bytes']} : {}),
     ...(flags['max-seconds'] !== undefined ? {maxSeconds: flags['max-seconds']} : {}),
+    ...(flags['max-reader-mb'] !== undefined ? {maxReaderMb: flags['max-reader-mb']} : {}),
   }
   return measureAnyFile({
     file,

@@ -1,3 +1,4 @@
+import {ReaderChild} from './child.js'
 import {MeshError} from './errors.js'
 import {overLimit} from './limits.js'
 import type {Mesh, MeshObject, ReadLimits} from './types.js'
@@ -18,139 +19,48 @@ export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
   return undefined
 }
 
-// OpenCascade runs in a child process: a hostile file can make it loop or grow for a
-// long time, and a WebAssembly call cannot be interrupted from its own thread. The child
-// is started on the first STEP or IGES file, kept for the next ones (unref'd while idle,
-// so it never keeps the command alive; it leaves when its parent does), and ended when a
-// file takes longer than the limit. A process rather than a worker thread, so that it can
-// run with V8's baseline WebAssembly compiler only (`--liftoff-only`, a flag V8 reads at
-// start): the optimising compiler would spend about 1 s and 180 MB recompiling
-// OpenCascade's hot functions for the few files a command reads (docs/benchmarks.md,
-// "STEP and V8's WebAssembly compilers"). Its source is below, in our words.
-const CHILD_SOURCE = `
-process.on('disconnect', () => process.exit(0))
-const ready = require(process.argv[1])({print() {}, printErr() {}})
-process.on('message', async ({id, format, bytes, params, maxTriangles}) => {
-  try {
+// OpenCascade runs in a child process of its own (src/mesh/child.ts: started on the first
+// STEP or IGES file, kept for the next ones, killed over the time or memory limit). A
+// process rather than a worker thread, so that it can run with V8's baseline WebAssembly
+// compiler only (`--liftoff-only`, a flag V8 reads at start): the optimising compiler
+// would spend about 1 s and 180 MB recompiling OpenCascade's hot functions for the few
+// files a command reads (docs/benchmarks.md, "STEP and V8's WebAssembly compilers").
+// Its memory is WebAssembly's, outside V8's heap: only the watch on the process's
+// resident size (Linux) caps it.
+const occt = new ReaderChild({
+  reader: 'OpenCascade',
+  module: 'occt-import-js',
+  // Its start (the WebAssembly compile) costs about 0.2 s: kept unless a file grew it past 200 MiB.
+  keepUnderMb: 200,
+  nodeFlags: () => ['--liftoff-only'],
+  handler: `(init) => {
+  const ready = init({print() {}, printErr() {}})
+  return async ({format, bytes, params, maxTriangles}) => {
     const occt = await ready
     const r = format === 'step' ? occt.ReadStepFile(bytes, params) : occt.ReadIgesFile(bytes, params)
-    if (!r || !r.success) return process.send({id, success: false})
+    if (!r || !r.success) return {success: false}
     let triangles = 0
     for (const m of r.meshes) triangles += Math.floor(((m.index && m.index.array.length) || 0) / 3)
-    if (triangles > maxTriangles) return process.send({id, success: true, triangles, meshes: []})
+    if (triangles > maxTriangles) return {success: true, triangles, meshes: []}
     const meshes = r.meshes.map((m) => ({
       name: m.name,
       position: Float64Array.from(m.attributes.position.array),
       index: Uint32Array.from((m.index && m.index.array) || []),
     }))
-    process.send({id, success: true, triangles, meshes})
-  } catch (e) {
-    process.send({id, error: String((e && e.message) || e)})
+    return {success: true, triangles, meshes}
   }
+}`,
 })
-`
 
-interface WorkerAnswer {
-  id: number
+interface OcctAnswer {
   success?: boolean
   triangles?: number
   meshes?: {name?: string; position: Float64Array; index: Uint32Array}[]
-  error?: string
-}
-
-type Child = import('node:child_process').ChildProcess
-
-interface Pending {
-  child: Child
-  resolve: (a: WorkerAnswer) => void
-  reject: (e: Error) => void
-}
-
-let current: Child | undefined
-const pending = new Map<number, Pending>()
-let nextId = 1
-
-/** While the child has no file to read, it does not keep the command alive. */
-function idle(child: Child, yes: boolean): void {
-  const channel = child.channel as {ref(): void; unref(): void} | null | undefined
-  if (yes) {
-    child.unref()
-    channel?.unref()
-  } else {
-    child.ref()
-    channel?.ref()
-  }
-}
-
-async function occtChild(): Promise<Child> {
-  if (current) return current
-  const [{spawn}, {createRequire}] = await Promise.all([import('node:child_process'), import('node:module')])
-  const occtPath = createRequire(import.meta.url).resolve('occt-import-js')
-  // The module's path is the script's one argument (process.argv[1] under -e).
-  const child = spawn(process.execPath, ['--liftoff-only', '-e', CHILD_SOURCE, occtPath], {
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    serialization: 'advanced',
-  })
-  const fail = (why: string) => {
-    if (current === child) current = undefined
-    for (const [id, p] of pending)
-      if (p.child === child) {
-        pending.delete(id)
-        p.reject(new MeshError(why))
-      }
-  }
-  child.on('message', (a: WorkerAnswer) => {
-    const p = pending.get(a.id)
-    pending.delete(a.id)
-    if (![...pending.values()].some((q) => q.child === child)) idle(child, true)
-    p?.resolve(a)
-  })
-  child.on('error', (e) => fail(`OpenCascade stopped: ${e.message}`))
-  child.on('exit', () => fail('OpenCascade stopped before it finished the file'))
-  idle(child, true)
-  current = child
-  return child
 }
 
 /** Ends the OpenCascade process (a test or a long-running caller may; the next file starts a new one). */
-export async function stopBrepWorker(): Promise<void> {
-  const child = current
-  current = undefined
-  if (!child || child.exitCode !== null) return
-  const gone = new Promise((done) => child.once('exit', done))
-  child.kill()
-  await gone
-}
-
-async function tessellate(
-  bytes: Uint8Array,
-  format: BrepFormat,
-  limits: Required<ReadLimits>,
-  label: string,
-): Promise<WorkerAnswer> {
-  const child = await occtChild()
-  const id = nextId++
-  idle(child, false)
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await new Promise<WorkerAnswer>((resolve, reject) => {
-      pending.set(id, {child, resolve, reject})
-      timer = setTimeout(() => {
-        pending.delete(id)
-        reject(
-          overLimit(
-            `${label} file takes OpenCascade more than ${limits.maxSeconds} s to read and tessellate`,
-            '--max-seconds',
-          ),
-        )
-        if (current === child) current = undefined
-        child.kill()
-      }, limits.maxSeconds * 1000)
-      child.send({id, format, bytes, params: TESSELLATION, maxTriangles: limits.maxTriangles})
-    })
-  } finally {
-    clearTimeout(timer)
-  }
+export function stopBrepWorker(): Promise<void> {
+  return occt.stop()
 }
 
 /** How finely curved faces are cut into triangles: 0.05% of the mean bounding-box size, 0.25 rad. */
@@ -169,8 +79,13 @@ export async function readBrep(bytes: Uint8Array, format: BrepFormat, limits: Re
       `${label} file is ${bytes.length} bytes; this reader takes at most ${limits.maxBrepBytes}`,
       '--max-brep-bytes',
     )
-  const answer = await tessellate(bytes, format, limits, label)
-  if (answer.error !== undefined) throw new MeshError(`${label} file could not be read by OpenCascade: ${answer.error}`)
+  const reply = await occt.run(
+    {format, bytes, params: TESSELLATION, maxTriangles: limits.maxTriangles},
+    limits,
+    `${label} file`,
+  )
+  if (reply.error !== undefined) throw new MeshError(`${label} file could not be read by OpenCascade: ${reply.error}`)
+  const answer = reply.answer as OcctAnswer
   if (!answer.success) throw new MeshError(`${label} file could not be read (OpenCascade found no valid data in it)`)
   const total = answer.triangles ?? 0
   if (total === 0)

@@ -1,5 +1,6 @@
 import type {IDxf, IEntity, IPoint} from 'dxf-parser'
 
+import {ReaderChild} from './child.js'
 import {MeshError} from './errors.js'
 import {overLimit} from './limits.js'
 import type {Box2, LengthUnit, ReadLimits, SheetMeasurement} from './types.js'
@@ -51,9 +52,40 @@ const NOT_CUT = new Set([
 /** Segments a spline or ellipse is cut into, per full turn or per span. */
 const CURVE_STEPS = 64
 
+/** Lines a long spline is cut into at 8 per control point, before it gets one per point. */
+const SPLINE_STEPS = 65_536
+
 /** A bend line is on a layer whose name contains BEND, or drawn in a dashed linetype (DASH..., HIDDEN...). */
 export function isBendEntity(layer: string | undefined, lineType: string | undefined): boolean {
   return /bend/i.test(layer ?? '') || /dash|hidden/i.test(lineType ?? '')
+}
+
+/** Where the line starting at `from` ends, and where the next one starts (a break is CR LF, CR or LF). */
+function lineAt(text: string, from: number): [end: number, next: number] {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) return [i, i + 1]
+    if (c === 13) return [i, text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1]
+  }
+  return [text.length, text.length + 1]
+}
+
+/** The number of lines, as splitting at every break would give. */
+function countLines(text: string): number {
+  let n = 1
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) n++
+  }
+  return n
+}
+
+/** The trimmed value of the pair that starts at `from` (the name after SECTION, the value after $INSUNITS). */
+function valueOfPairAt(text: string, from: number): string | undefined {
+  const [, value] = lineAt(text, from)
+  if (value > text.length) return undefined
+  const [end] = lineAt(text, value)
+  return text.slice(value, end).trim()
 }
 
 /**
@@ -62,11 +94,14 @@ export function isBendEntity(layer: string | undefined, lineType: string | undef
  * on some malformed tables, and it trusts counts and sequences that a hostile file can
  * break. Here the entities are counted (refused over the limit), each LWPOLYLINE's vertex
  * count (group code 90) is checked against the lines left, each POLYLINE must run through
- * VERTEX entities to a SEQEND, and $INSUNITS is read from the HEADER.
+ * VERTEX entities to a SEQEND, and $INSUNITS is read from the HEADER. The text is walked
+ * in place, a line at a time (an array of its 2 million lines would take 100 MB), and the
+ * sections kept are slices of it.
  */
 function precheck(text: string, maxEntities: number): {insunits: number; kept: string} {
-  const lines = text.split(/\r\n|\r|\n/)
+  const lineCount = countLines(text)
   const kept: string[] = []
+  let keptFrom = -1
   let entities = 0
   let type = ''
   let section = ''
@@ -79,9 +114,14 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
   const fail = (i: number, what: string): never => {
     throw new MeshError(`DXF line ${i + 1}: ${what}`)
   }
-  for (let i = 0; i + 1 < lines.length; i += 2) {
-    const code = lines[i]!.trim()
-    const value = lines[i + 1]!.trim()
+  let at = 0
+  for (let i = 0; i + 1 < lineCount; i += 2) {
+    const pairStart = at
+    const [codeEnd, valueStart] = lineAt(text, at)
+    const [valueEnd, next] = lineAt(text, valueStart)
+    at = next
+    const code = text.slice(pairStart, codeEnd).trim()
+    const value = text.slice(valueStart, valueEnd).trim()
     // Every other line is a group code, a whole number (DXF's codes run from 0 to 1071);
     // dxf-parser loops for ever on one that is not.
     if (!/^\d{1,4}$/.test(code))
@@ -93,7 +133,10 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
       declared = 0
       given = 0
       lwStart = i
-      if (value === 'SECTION') section = lines[i + 3]?.trim() ?? ''
+      if (value === 'SECTION') {
+        section = valueOfPairAt(text, next) ?? ''
+        if (section === 'BLOCKS' || section === 'ENTITIES') keptFrom = pairStart
+      }
       if (inPolyline && value !== 'VERTEX' && value !== 'SEQEND')
         fail(i, `a POLYLINE is followed by ${value.slice(0, 20)}, not by its VERTEX entities and SEQEND`)
       if (value === 'SEQEND') inPolyline = false
@@ -106,22 +149,26 @@ function precheck(text: string, maxEntities: number): {insunits: number; kept: s
     } else if (code === '90' && type === 'LWPOLYLINE') {
       const n = Number(value)
       declared = n
-      const room = (lines.length - i) / 4
+      const room = (lineCount - i) / 4
       if (!Number.isInteger(n) || n < 0 || n > room)
         fail(
           i,
           `an LWPOLYLINE declares ${value.slice(0, 20)} vertices; the file has room for at most ${Math.floor(room)}`,
         )
     } else if (code === '9' && value === '$INSUNITS' && section === 'HEADER') {
-      insunits = Number(lines[i + 3]?.trim())
+      insunits = Number(valueOfPairAt(text, next))
       if (!Number.isInteger(insunits)) fail(i + 2, '$INSUNITS is not a whole number')
     }
-    if (section === 'BLOCKS' || section === 'ENTITIES') kept.push(lines[i]!, lines[i + 1]!)
-    if (code === '0' && value === 'ENDSEC') section = ''
+    if (code === '0' && value === 'ENDSEC') {
+      if (keptFrom >= 0) kept.push(text.slice(keptFrom, Math.min(next, text.length)))
+      keptFrom = -1
+      section = ''
+    }
   }
   if (inPolyline) throw new MeshError('DXF file ends inside a POLYLINE (no SEQEND)')
-  kept.push('0', 'EOF', '')
-  return {insunits, kept: kept.join('\n')}
+  if (keptFrom >= 0) kept.push(text.slice(keptFrom, Math.min(at, text.length)))
+  kept.push('0\nEOF\n')
+  return {insunits, kept: kept.map((k) => (/[\r\n]$/.test(k) ? k : `${k}\n`)).join('')}
 }
 
 function segLength(s: Segment): number {
@@ -198,11 +245,9 @@ function polyline(points: {x: number; y: number}[]): Segment[] {
   return out
 }
 
-/** De Boor evaluation of a (non-rational) B-spline at t. */
-function deBoor(degree: number, knots: number[], ctrl: IPoint[], t: number): {x: number; y: number} {
+/** De Boor evaluation of a (non-rational) B-spline at t, in the knot span k (knots[k] <= t < knots[k + 1]). */
+function deBoor(degree: number, knots: number[], ctrl: IPoint[], t: number, k: number): {x: number; y: number} {
   const n = ctrl.length
-  let k = degree
-  while (k < n - 1 && t >= knots[k + 1]!) k++
   const d = []
   for (let j = 0; j <= degree; j++) {
     const p = ctrl[Math.min(n - 1, Math.max(0, j + k - degree))]!
@@ -234,9 +279,17 @@ function splineSegments(e: SplineLike): Segment[] {
   if (ctrl.length > degree && knots.length === ctrl.length + degree + 1) {
     const t0 = knots[degree]!
     const t1 = knots[ctrl.length]!
-    const steps = Math.max(8, ctrl.length * 8)
+    // 8 lines per control point, up to SPLINE_STEPS; one more per point beyond (a spline of
+    // 400 000 points would otherwise be 3.2 million lines).
+    const steps = Math.max(8, Math.min(ctrl.length * 8, SPLINE_STEPS + ctrl.length))
     const pts = []
-    for (let i = 0; i <= steps; i++) pts.push(deBoor(degree, knots, ctrl, t0 + ((t1 - t0) * i) / steps))
+    // The parameter only grows, so the knot span is found by walking on from the last one.
+    let k = degree
+    for (let i = 0; i <= steps; i++) {
+      const t = t0 + ((t1 - t0) * i) / steps
+      while (k < ctrl.length - 1 && t >= knots[k + 1]!) k++
+      pts.push(deBoor(degree, knots, ctrl, t, k))
+    }
     return polyline(pts)
   }
   const fit = e.fitPoints ?? ctrl
@@ -406,7 +459,7 @@ interface Collect {
   maxEntities: number
 }
 
-function collect(dxf: IDxf, entities: IEntity[], m: Affine, depth: number, acc: Collect): void {
+function collect(dxf: Pick<IDxf, 'blocks'>, entities: IEntity[], m: Affine, depth: number, acc: Collect): void {
   for (const e of entities) {
     if (++acc.entities > acc.maxEntities)
       throw overLimit(`DXF file holds more than ${acc.maxEntities} entities (blocks expanded)`, '--max-entities')
@@ -620,33 +673,37 @@ function nestedArea(contours: Contour[]): {area: number; outlines: number; holes
   return {area, outlines, holes}
 }
 
-/**
- * Runs f with the console silenced: dxf-parser reports odd group codes with console.log,
- * which would land on stdout (data only). The parse is synchronous, so nothing else
- * writes meanwhile.
- */
-function quietly<T>(f: () => T): T {
-  const saved = {log: console.log, warn: console.warn, error: console.error, info: console.info, debug: console.debug}
-  const mute = (): void => {}
-  Object.assign(console, {log: mute, warn: mute, error: mute, info: mute, debug: mute})
-  try {
-    return f()
-  } finally {
-    Object.assign(console, saved)
+// dxf-parser runs in a child process of its own (src/mesh/child.ts), bounded in time and
+// memory: it loops for ever on some broken files that the precheck above does not catch,
+// and its process grows to some 40 times the text it reads. A process rather than a worker
+// thread (which starts about 30 ms sooner, measured: 74 against 104 ms to the first answer
+// on plate.dxf): a worker's memory is the command's own, so its resident size cannot be
+// watched apart, resourceLimits cap only its V8 heap, and what a big file took stays in the
+// command's process while the file is measured; a process ended after such a file gives it
+// all back. The child's V8 heap is capped under the memory limit too, so that the cap holds
+// where resident memory is not watched. What it answers is the parsed BLOCKS and ENTITIES,
+// measured here. Its console output (it reports odd group codes with console.log) goes
+// nowhere: the child's stdio is closed.
+const parser = new ReaderChild({
+  reader: 'dxf-parser',
+  module: 'dxf-parser',
+  // About 45 MiB idle, 50 ms to start: kept for the next file unless this one grew it past 100 MiB.
+  keepUnderMb: 100,
+  // V8's old space is capped under the memory limit, so that it collects before the watch
+  // on resident memory (which counts the young space and code too) ends the process.
+  nodeFlags: (maxMb) => [`--max-old-space-size=${Math.max(16, Math.floor(maxMb * 0.75))}`],
+  handler: `(mod) => {
+  const Parser = mod.DxfParser || (typeof mod.default === 'function' ? mod.default : mod.default && mod.default.DxfParser) || mod
+  return ({text}) => {
+    const dxf = new Parser().parseSync(text)
+    return dxf ? {entities: dxf.entities, blocks: dxf.blocks} : null
   }
-}
+}`,
+})
 
-type ParserClass = new () => {parseSync(text: string): IDxf | null}
-
-/** dxf-parser's class: its CommonJS build names it DxfParser and default, depending on the loader. */
-async function dxfParserClass(): Promise<ParserClass> {
-  const mod = (await import('dxf-parser')) as unknown as {
-    DxfParser?: ParserClass
-    default?: ParserClass | {DxfParser?: ParserClass}
-  }
-  const found = mod.DxfParser ?? (typeof mod.default === 'function' ? mod.default : mod.default?.DxfParser)
-  if (!found) throw new MeshError('the DXF reader (dxf-parser) did not load')
-  return found
+/** Ends the dxf-parser process (a test or a long-running caller may; the next file starts a new one). */
+export function stopDxfWorker(): Promise<void> {
+  return parser.stop()
 }
 
 export interface DxfOptions {
@@ -666,13 +723,9 @@ export async function readDxf(
     throw new MeshError('binary DXF is not supported; save the flat pattern as ASCII DXF')
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   const {insunits, kept} = precheck(text, limits.maxEntities)
-  const DxfParser = await dxfParserClass()
-  let dxf: IDxf | null
-  try {
-    dxf = quietly(() => new DxfParser().parseSync(kept))
-  } catch (err) {
-    throw new MeshError(`DXF file cannot be parsed: ${(err as Error).message}`)
-  }
+  const reply = await parser.run({text: kept}, limits, 'DXF file')
+  if (reply.error !== undefined) throw new MeshError(`DXF file cannot be parsed: ${reply.error}`)
+  const dxf = reply.answer as Pick<IDxf, 'entities' | 'blocks'> | null
   if (!dxf || !Array.isArray(dxf.entities)) throw new MeshError('DXF file has no ENTITIES section')
   const code = insunits
   let sourceUnit: string
@@ -689,7 +742,7 @@ export async function readDxf(
     ;[sourceUnit, scale] = known
   }
   const acc: Collect = {pieces: [], entities: 0, maxEntities: limits.maxEntities}
-  collect(dxf, dxf.entities, [scale, 0, 0, scale, 0, 0], 0, acc)
+  collect(dxf, dxf.entities, scale === 1 ? IDENTITY : [scale, 0, 0, scale, 0, 0], 0, acc)
   return measureSheet(acc, sourceUnit, opts.thicknessMm ?? null)
 }
 

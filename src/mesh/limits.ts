@@ -12,6 +12,7 @@ export const DEFAULT_LIMITS: Required<ReadLimits> = {
   maxBrepBytes: 64 * 1024 * 1024,
   maxEntities: 100_000,
   maxSeconds: 5,
+  maxReaderMb: 320,
 }
 
 /** The caller's limits over the defaults; each must be a positive number. */

@@ -57,8 +57,10 @@ export interface ReadLimits {
   maxBrepBytes?: number
   /** Most entities (LINE, ARC, ...) a DXF file may hold, counted before parsing. */
   maxEntities?: number
-  /** Most seconds OpenCascade may spend reading and tessellating one STEP or IGES file. */
+  /** Most seconds the reader's own process (OpenCascade for STEP and IGES, dxf-parser for DXF) may spend on one file. */
   maxSeconds?: number
+  /** Most resident memory, MiB, of that process while it reads one file (watched on Linux). */
+  maxReaderMb?: number
 }
 
 /** A rectangle in the plane of a flat pattern, mm. */

@@ -10,7 +10,7 @@ import {dirname, join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {DEFAULT_LIMITS, MeshError, measurePart} from '../../src/mesh/index.js'
+import {DEFAULT_LIMITS, MeshError, measurePart, type ReadLimits} from '../../src/mesh/index.js'
 import {modelParser} from '../../src/mesh/threemf.js'
 import {boxStep, plateDxf} from '../../src/sandbox/seed-files.js'
 import {runCli} from '../helpers/cli.js'
@@ -24,9 +24,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
 /** measurePart resolves with a measurement or rejects with a MeshError naming the file. */
-async function measuresOrMeshError(bytes: Uint8Array, name: string): Promise<void> {
+async function measuresOrMeshError(bytes: Uint8Array, name: string, limits?: ReadLimits): Promise<void> {
   try {
-    const m = await measurePart(bytes, name)
+    const m = await measurePart(bytes, name, limits ? {limits} : {})
     if (m.kind === 'solid') expect(m.measurement.triangles).toBeGreaterThan(0)
     else expect(Number.isFinite(m.sheet.areaMm2) && Number.isFinite(m.sheet.cutLengthMm)).toBe(true)
   } catch (error) {
@@ -121,6 +121,32 @@ describe('STEP, IGES and DXF readers on hostile bytes', () => {
       {
         numRuns: 100,
       },
+    )
+  })
+
+  it('group-code pairs slipped in among the entities of the plate: a measurement or a MeshError, within the time limit', async () => {
+    // A pair parting a vertex's x from its y made dxf-parser loop for ever (test/mesh/parts.test.ts):
+    // its own process is stopped at the time limit, 1 s here so that each such file costs 1 s.
+    const lines = DXF.toString('latin1').split('\n')
+    const first = lines.indexOf('ENTITIES') + 1
+    const pair = fc.tuple(
+      fc.constantFrom('5', '8', '10', '20', '40', '42', '70', '90', '100', '330', '1001'),
+      fc.oneof(
+        fc.constantFrom('A', '}', '{ACAD_REACTORS', 'LINE', 'SEQEND'),
+        fc.integer({min: -3, max: 9}).map(String),
+      ),
+    )
+    const inserted = fc.array(fc.tuple(fc.integer({min: 0, max: 40}), pair), {minLength: 1, maxLength: 3})
+    await fc.assert(
+      fc.asyncProperty(inserted, async (pairs) => {
+        const out = [...lines]
+        for (const [at, [code, value]] of pairs) {
+          const i = Math.min(first + 2 * at, out.length - 4)
+          out.splice(i - ((i - first) % 2), 0, code, value)
+        }
+        await measuresOrMeshError(Buffer.from(out.join('\n')), 'slipped.dxf', {maxSeconds: 1})
+      }),
+      {numRuns: 40},
     )
   })
 

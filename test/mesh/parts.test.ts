@@ -299,6 +299,26 @@ describe('DXF flat patterns', () => {
     )
   })
 
+  it('a DXF on which dxf-parser loops for ever is stopped at the time limit, and the next file is read', async () => {
+    // An LWPOLYLINE vertex whose x and y are parted by a handle (group code 5): the precheck
+    // lets it through (2 vertices declared, 2 given); dxf-parser, in its own process, never returns.
+    const loop = dxf([
+      [0, 'LWPOLYLINE'],
+      [8, '0'],
+      [90, 2],
+      [70, 1],
+      [10, 0],
+      [20, 0],
+      [10, 5],
+      [5, 'A'],
+      [20, 5],
+    ])
+    await expect(measurePart(loop, 'loop.dxf', {limits: {maxSeconds: 0.5}})).rejects.toThrow(
+      /^loop\.dxf: DXF file takes dxf-parser more than 0\.5 s to read; if the file is trusted, raise the limit with --max-seconds$/,
+    )
+    expect(sheet(await measurePart(plateDxf(120, 40, 100), 'plate.dxf')).areaMm2).toBeCloseTo(plateDxfArea(120, 40), 6)
+  })
+
   it('a line where a group code belongs is a MeshError naming the line (dxf-parser looped on it for ever)', async () => {
     // Found by test/fuzz/parts.test.ts: an LWPOLYLINE cut short, its next line "YLINE" read as a group code.
     const text = [

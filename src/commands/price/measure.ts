@@ -56,7 +56,15 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
     'max-ratio': positive({description: 'Most a 3MF model part may inflate, times its compressed size.', default: 25}),
     'max-entities': positive({description: 'Most entities a DXF file may hold (blocks expanded).', default: 100_000}),
     'max-brep-bytes': positive({description: 'Largest STEP or IGES file read, bytes.', default: 64 * 1024 * 1024}),
-    'max-seconds': positive({description: 'Most seconds OpenCascade may take on one STEP or IGES file.', default: 5}),
+    'max-seconds': positive({
+      description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
+      default: 5,
+    }),
+    'max-reader-mb': positive({
+      description:
+        'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
+      default: 320,
+    }),
   }
 
   async run(): Promise<PartMeasurement | SheetPartMeasurement> {
