@@ -1,44 +1,20 @@
 // What `price measure` accepts and prints: its flags' check, the measuring, and its
 // text output (src/commands/price/measure.ts stays a thin command).
 import {measureAnyFile, type PartMeasurement, type SheetPartMeasurement} from '../services/price/measure.js'
-
-/** A flag value that must be a number above 0; undefined when it is not. */
-export function positiveNumber(text: string): number | undefined {
-  const n = Number(text)
-  return Number.isFinite(n) && n > 0 ? n : undefined
-}
-
-/** The message for a value positiveNumber refuses. */
-export function notPositive(flag: string, text: string): string {
-  return `--${flag} must be a number above 0, got ${text}`
-}
+import {limitsOf, type ReaderLimitFlags} from './reader-limits.js'
 
 /** The flags of `price measure`, parsed. */
-export interface MeasureFlags {
+export interface MeasureFlags extends ReaderLimitFlags {
   'layer-height': number
   'first-layer-height': number
   density: number
   unit: string
   'no-hull'?: boolean
   thickness?: number
-  'max-triangles'?: number
-  'max-ratio'?: number
-  'max-entities'?: number
-  'max-brep-bytes'?: number
-  'max-seconds'?: number
-  'max-reader-mb'?: number
 }
 
 /** Measures the file as the flags ask: a solid, or a DXF flat pattern. */
 export function measureWithFlags(file: string, flags: MeasureFlags): Promise<PartMeasurement | SheetPartMeasurement> {
-  const limits = {
-    ...(flags['max-triangles'] !== undefined ? {maxTriangles: flags['max-triangles']} : {}),
-    ...(flags['max-ratio'] !== undefined ? {maxRatio: flags['max-ratio']} : {}),
-    ...(flags['max-entities'] !== undefined ? {maxEntities: flags['max-entities']} : {}),
-    ...(flags['max-brep-bytes'] !== undefined ? {maxBrepBytes: flags['max-brep-bytes']} : {}),
-    ...(flags['max-seconds'] !== undefined ? {maxSeconds: flags['max-seconds']} : {}),
-    ...(flags['max-reader-mb'] !== undefined ? {maxReaderMb: flags['max-reader-mb']} : {}),
-  }
   return measureAnyFile({
     file,
     unit: flags.unit as 'mm' | 'cm' | 'in',
@@ -47,7 +23,7 @@ export function measureWithFlags(file: string, flags: MeasureFlags): Promise<Par
     density: flags.density,
     hull: !flags['no-hull'],
     ...(flags.thickness !== undefined ? {thicknessMm: flags.thickness} : {}),
-    limits,
+    limits: limitsOf(flags),
   })
 }
 

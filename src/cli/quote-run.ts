@@ -21,6 +21,7 @@ import {UsageError} from './errors.js'
 import {numberOf, yesFlag} from './flags.js'
 import {SlicerNotFoundError, findPrusaSlicer} from '../services/price/slicer.js'
 import {canPrompt} from './prompt.js'
+import {limitsOf, readerLimitFlags, type ReaderLimitFlags} from './reader-limits.js'
 
 /**
  * `demand quote`'s flags and the decisions taken from them before anything is
@@ -80,9 +81,10 @@ export const quoteFlags = {
     description: 'Write the parts that priced when another part cannot be read.',
   }),
   force: Flags.boolean({description: 'Quote again even when nothing changed since the last quote.'}),
+  ...readerLimitFlags('PART FILE LIMITS'),
 }
 
-export interface QuoteFlags {
+export interface QuoteFlags extends ReaderLimitFlags {
   apply: boolean
   'dry-run': boolean
   send: boolean
@@ -171,6 +173,7 @@ export function quoteOptionsOf(
     ...pick('onlyFormats', flags['only-format'] === undefined ? undefined : formatsOf(flags['only-format'])),
   }
   const thickness = positive(flags.thickness, '--thickness')
+  const limits = limitsOf(flags)
   let slicer: {binary: string} | undefined
   if (flags.slicer !== undefined) {
     const binary = findPrusaSlicer()
@@ -190,6 +193,7 @@ export function quoteOptionsOf(
     ...pick('slicer', slicer),
     ...pick('allowPartial', flags['allow-partial'] || undefined),
     ...pick('force', flags.force || undefined),
+    ...pick('limits', Object.keys(limits).length > 0 ? limits : undefined),
   }
 }
 

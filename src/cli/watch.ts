@@ -5,6 +5,7 @@ import {Flags} from '@oclif/core'
 
 import {isLoopbackHost} from '../api/http.js'
 import type {WatchEvent} from '../services/watch/tracker.js'
+import {readerLimitFlags} from './reader-limits.js'
 import {UsageError} from './errors.js'
 import {numberOf} from './flags.js'
 import {quoteFlags} from './quote-run.js'
@@ -57,6 +58,8 @@ export const watchFlags = {
   'only-format': {...guards['only-format'], dependsOn: ['quote']},
   'allow-partial': {...guards['allow-partial'], dependsOn: ['quote']},
   force: {...force, ...QUOTE, dependsOn: ['quote']},
+  // With --quote; each has a default, which oclif's dependsOn would count as given.
+  ...readerLimitFlags('PART FILE LIMITS (WITH --QUOTE)'),
 }
 
 /** `--interval` in ms. */

@@ -184,6 +184,18 @@ describe('mfg demand quote', () => {
     expect(o!.partsTotal).toBeCloseTo(stl!.total! + step!.total! + dxf!.total!, 2)
   })
 
+  it("takes the part readers' limits as price measure does: a part over one skips the demand, naming the flag", async () => {
+    const r = await run(['demand', 'quote', ids.mixed, '--dry-run', '--json', '--max-brep-bytes', '100'])
+    expect(r.exitCode).toBe(4)
+    const [o] = lines(r)
+    expect(o!.status).toBe('skipped')
+    expect(o!.reason).toContain('box-80x60x45.step')
+    expect(o!.reason).toContain('--max-brep-bytes')
+    const bad = await run(['demand', 'quote', ids.mixed, '--dry-run', '--max-seconds', '0'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toContain('--max-seconds must be a number above 0')
+  })
+
   it("prices a DXF flat pattern on its cut length, as the estimation's engine does with dfmData.allLength", async () => {
     const [o] = lines(await run(['demand', 'quote', ids.mixed, '--dry-run', '--json']))
     const dxf = o!.parts[2]!

@@ -1,22 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {
-  measureWithFlags,
-  notPositive,
-  positiveNumber,
-  writeMeasurementText,
-  writeSheetText,
-} from '../../cli/measurement.js'
+import {measureWithFlags, writeMeasurementText, writeSheetText} from '../../cli/measurement.js'
+import {positiveFlag as positive, readerLimitFlags} from '../../cli/reader-limits.js'
 import type {PartMeasurement, SheetPartMeasurement} from '../../services/price/measure.js'
-
-const positive = Flags.custom<number>({
-  parse: async (text, _ctx, opts) => {
-    const n = positiveNumber(text)
-    if (n === undefined) throw new Error(notPositive(opts.name, text))
-    return n
-  },
-})
 
 export default class PriceMeasure extends BaseCommand {
   static override summary =
@@ -49,22 +36,7 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
     }),
     'no-hull': Flags.boolean({description: 'Skip the convex hull (faster on big meshes); convexHullVolume is null.'}),
     thickness: positive({description: 'Sheet thickness of a DXF flat pattern, mm (DXF carries none).'}),
-    'max-triangles': positive({
-      description: 'Most triangles a mesh may have (3MF after components, STEP/IGES after tessellation).',
-      default: 5_000_000,
-    }),
-    'max-ratio': positive({description: 'Most a 3MF model part may inflate, times its compressed size.', default: 25}),
-    'max-entities': positive({description: 'Most entities a DXF file may hold (blocks expanded).', default: 100_000}),
-    'max-brep-bytes': positive({description: 'Largest STEP or IGES file read, bytes.', default: 64 * 1024 * 1024}),
-    'max-seconds': positive({
-      description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
-      default: 5,
-    }),
-    'max-reader-mb': positive({
-      description:
-        'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
-      default: 320,
-    }),
+    ...readerLimitFlags(),
   }
 
   async run(): Promise<PartMeasurement | SheetPartMeasurement> {

@@ -1,4 +1,4 @@
-import {MeshError, measurePart, type Measurement, type PartMeasure} from '../../mesh/index.js'
+import {MeshError, measurePart, type Measurement, type PartMeasure, type ReadLimits} from '../../mesh/index.js'
 import type {EstimateInput} from '../price/estimate.js'
 import type {PartFigures} from './types.js'
 
@@ -29,11 +29,14 @@ export function formatOf(fileName: string): string {
 export async function measureQuotePart(
   path: string,
   name: string,
-  opts: {thickness?: number} = {},
+  opts: {thickness?: number; limits?: ReadLimits} = {},
 ): Promise<PartMeasure> {
   let part: PartMeasure
   try {
-    part = await measurePart(path, name, opts.thickness === undefined ? {} : {thicknessMm: opts.thickness})
+    part = await measurePart(path, name, {
+      ...(opts.thickness === undefined ? {} : {thicknessMm: opts.thickness}),
+      ...(opts.limits ? {limits: opts.limits} : {}),
+    })
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) throw new PartError(error.message)
     throw error

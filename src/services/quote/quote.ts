@@ -91,7 +91,10 @@ async function quotePart(
     )
     Object.assign(part, {bytes: file.bytes, sha256: file.sha256, cached: file.cached})
     const thickness = options.thickness ?? num(record.thickness)
-    const measured = await measureQuotePart(file.path, fileName, thickness === undefined ? {} : {thickness})
+    const measured = await measureQuotePart(file.path, fileName, {
+      ...(thickness === undefined ? {} : {thickness}),
+      ...(options.limits ? {limits: options.limits} : {}),
+    })
     part.format = measured.format
     part.measured = figuresOf(measured)
     const fields = estimateFields(measured, fileName)

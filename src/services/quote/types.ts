@@ -1,3 +1,5 @@
+import type {ReadLimits} from '../../mesh/index.js'
+
 /**
  * `mfg demand quote` and `quoteDemand`: what one demand's quote takes and gives.
  * `mfg demand watch --quote` calls quoteDemand with the same options.
@@ -26,6 +28,8 @@ export interface QuoteOptions {
   /** Technology (machine) and material to price every part on, instead of what each part says. */
   technology?: string
   material?: string
+  /** The part readers' limits, raised for trusted files (the defaults stop hostile ones). */
+  limits?: ReadLimits
   /** Sheet thickness (mm) of DXF flat patterns whose demand does not say it. */
   thickness?: number
   /** PrusaSlicer's command line: FDM parts are sliced with it for print hours, filament and layers. */

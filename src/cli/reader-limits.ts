@@ -1,0 +1,85 @@
+// The part readers' limits as flags, shared by `price measure` and `demand quote`:
+// buyers' files are untrusted, and each limit is raised for a file the operator trusts.
+import {Flags} from '@oclif/core'
+
+import type {ReadLimits} from '../mesh/index.js'
+
+/** A flag value that must be a number above 0; undefined when it is not. */
+export function positiveNumber(text: string): number | undefined {
+  const n = Number(text)
+  return Number.isFinite(n) && n > 0 ? n : undefined
+}
+
+/** The message for a value positiveNumber refuses. */
+export function notPositive(flag: string, text: string): string {
+  return `--${flag} must be a number above 0, got ${text}`
+}
+
+/** A flag that takes a number above 0. */
+export const positiveFlag = Flags.custom<number>({
+  parse: async (text, _ctx, opts) => {
+    const n = positiveNumber(text)
+    if (n === undefined) throw new Error(notPositive(opts.name, text))
+    return n
+  },
+})
+
+/** The readers' limits, each a flag (in `helpGroup` when given). */
+export function readerLimitFlags(helpGroup?: string) {
+  const g = helpGroup === undefined ? {} : {helpGroup}
+  return {
+    'max-triangles': positiveFlag({
+      ...g,
+      description: 'Most triangles a mesh may have (3MF after components, STEP/IGES after tessellation).',
+      default: 5_000_000,
+    }),
+    'max-ratio': positiveFlag({
+      ...g,
+      description: 'Most a 3MF model part may inflate, times its compressed size.',
+      default: 25,
+    }),
+    'max-entities': positiveFlag({
+      ...g,
+      description: 'Most entities a DXF file may hold (blocks expanded).',
+      default: 100_000,
+    }),
+    'max-brep-bytes': positiveFlag({
+      ...g,
+      description: 'Largest STEP or IGES file read, bytes.',
+      default: 64 * 1024 * 1024,
+    }),
+    'max-seconds': positiveFlag({
+      ...g,
+      description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
+      default: 5,
+    }),
+    'max-reader-mb': positiveFlag({
+      ...g,
+      description:
+        'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
+      default: 320,
+    }),
+  }
+}
+
+/** The reader-limit flags, parsed. */
+export interface ReaderLimitFlags {
+  'max-triangles'?: number
+  'max-ratio'?: number
+  'max-entities'?: number
+  'max-brep-bytes'?: number
+  'max-seconds'?: number
+  'max-reader-mb'?: number
+}
+
+/** The readers' limits the flags give. */
+export function limitsOf(flags: ReaderLimitFlags): ReadLimits {
+  const limits: ReadLimits = {}
+  if (flags['max-triangles'] !== undefined) limits.maxTriangles = flags['max-triangles']
+  if (flags['max-ratio'] !== undefined) limits.maxRatio = flags['max-ratio']
+  if (flags['max-entities'] !== undefined) limits.maxEntities = flags['max-entities']
+  if (flags['max-brep-bytes'] !== undefined) limits.maxBrepBytes = flags['max-brep-bytes']
+  if (flags['max-seconds'] !== undefined) limits.maxSeconds = flags['max-seconds']
+  if (flags['max-reader-mb'] !== undefined) limits.maxReaderMb = flags['max-reader-mb']
+  return limits
+}
