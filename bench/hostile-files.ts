@@ -8,7 +8,7 @@
 // process; its peak memory is the peak of its resident set and its reader process's
 // together, sampled every 20 ms (bench/lib.ts treeRss); medians of BENCH_RUNS rounds.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {measurePart, readMesh} from '../src/mesh/index.js'
@@ -245,7 +245,9 @@ ${table}
 
 The streamed reader holds one 1 MiB piece of the XML at a time, so its memory does not grow with the part's size; with the default limits (\`--max-ratio 25\`) the bomb is refused from its zip directory before anything is inflated. The streamed read of the whole bomb is slower than the whole-string read (4.7 s in a quieter run, 12.3 s in another while tests ran beside it): the scanner counts the line breaks of every piece it drops, to name lines in its messages, and this bomb is 480 million line breaks.
 
-STEP, IGES and DXF are read by third-party code in a process of its own (src/mesh/child.ts): each is kept for the next file while it stays small (OpenCascade's under 200 MiB, dxf-parser's under 100 MiB), and ended at \`--max-seconds\` (5) or when its peak resident set passes \`--max-reader-mb\` (320 MiB, watched every 20 ms). Peak RSS here is the command's and that process's together. The DXF rows: the precheck walks the text in place and refuses 255 000 entities by \`--max-entities\`; with that raised, dxf-parser passes its memory limit (it grows to some 40 times the text) and is ended; with both raised, the file is read, over 500 MB, which a trusted file may take. A single 10 MB polyline is one entity and is stopped by the memory limit; the 24-line file on which dxf-parser loops for ever (found by mutating the seeded plate) is stopped at 5 s. The 10 MB STEP box of flat faces takes OpenCascade more than 5 s; with 300 s allowed, it reaches the memory limit instead (read whole, it would take about 55 s and 1.1 GB). Every row with the default limits ends within ${defaultsMax.s.toFixed(1)} s (the reader's 5 s and the command's start) and ${defaultsMax.mb.toFixed(0)} MB (targets: 5 s, 500 MB). The machine is shared (2 cores, other jobs running): times vary by 30% or more between runs.`
+STEP, IGES and DXF are read by third-party code in a process of its own (src/mesh/child.ts): each is kept for the next file while it stays small (OpenCascade's under 200 MiB, dxf-parser's under 100 MiB), and ended at \`--max-seconds\` (4) or when its peak resident set passes \`--max-reader-mb\` (320 MiB, watched every 20 ms). Peak RSS here is the command's and that process's together. The DXF rows: the precheck walks the text in place and refuses 255 000 entities by \`--max-entities\`; with that raised, dxf-parser passes its memory limit (it grows to some 40 times the text) and is ended; with both raised, the file is read, over 500 MB, which a trusted file may take. A single 10 MB polyline is one entity and is stopped by the memory limit; the 24-line file on which dxf-parser loops for ever (found by mutating the seeded plate) is stopped at 4 s. The 10 MB STEP box of flat faces takes OpenCascade more than 4 s; with 300 s allowed, it reaches the memory limit instead (read whole, it would take about 55 s and 1.1 GB). Every row with the default limits ends within ${defaultsMax.s.toFixed(1)} s (the reader's 4 s and the command's start) and ${defaultsMax.mb.toFixed(0)} MB (targets: 5 s, 500 MB). Load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}.`
     writeSection('hostile-files', md)
     process.stdout.write(`${md}\n`)
   } finally {

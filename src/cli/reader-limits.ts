@@ -51,7 +51,7 @@ export function readerLimitFlags(helpGroup?: string) {
     'max-seconds': positiveFlag({
       ...g,
       description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
-      default: 5,
+      default: 4,
     }),
     'max-reader-mb': positiveFlag({
       ...g,
