@@ -4,6 +4,7 @@
 // or nothing. A pure function of the decoded body and the status, tested by table.
 import type {ErrorDetail} from '../schemas/common.js'
 import {excerpt} from '../schemas/read/core.js'
+import {reasonPhrase} from './status.js'
 
 /** What an error answer says. */
 export interface ErrorBodyReading {
@@ -19,11 +20,6 @@ export interface ErrorBodyReading {
 export const SHORT_LINE = 100
 /** At most this many messages of an `errors` list are joined into one line. */
 const JOINED = 3
-
-/** The reason phrase of a status (`Bad Gateway`), or undefined for an unknown status. */
-export function reasonPhrase(status: number): string | undefined {
-  return process.getBuiltinModule('node:http').STATUS_CODES[status]
-}
 
 /**
  * The message of an error answer. `body` is the decoded body: parsed JSON (an

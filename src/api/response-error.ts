@@ -13,7 +13,8 @@ import {
   NetworkError,
   type ApiErrorInit,
 } from './errors.js'
-import {markupOf, readErrorBody, reasonPhrase} from './error-body.js'
+import {markupOf, readErrorBody} from './error-body.js'
+import {reasonPhrase} from './status.js'
 import {neverSent} from './retry.js'
 
 /** How many attempts a failed request took and how long, when it was tried more than once or ran out of time. */

@@ -1,6 +1,6 @@
 // What a command shows when the service confirmed a write without the record
 // (201, 202 or 204 without a body): a success, said as such.
-import {reasonPhrase} from '../api/error-body.js'
+import {reasonPhrase} from '../api/status.js'
 
 /** Printed under --json in place of the record the service did not send. */
 export interface Confirmation {

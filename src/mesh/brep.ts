@@ -1,23 +1,13 @@
 import {ReaderChild} from './child.js'
 import {MeshError} from './errors.js'
 import {overLimit} from './limits.js'
+import type {BrepFormat} from './read.js'
 import type {Mesh, MeshObject, ReadLimits} from './types.js'
 import {Float64Welder, IndexBuffer} from './weld.js'
 
 // STEP and IGES: B-rep files that OpenCascade (occt-import-js, compiled to WebAssembly)
 // reads and tessellates; the triangles are welded into our Mesh and measured like any
 // other. The 7.6 MB WebAssembly module is loaded on the first such file only.
-
-export type BrepFormat = 'step' | 'iges'
-
-/** STEP starts with its ISO 10303-21 header; IGES has fixed 80-column lines with the section letter in column 73. */
-export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 400)).toString('latin1')
-  if (/^\s*ISO-10303-21\s*;/.test(head)) return 'step'
-  const first = head.split(/\r?\n/, 1)[0] ?? ''
-  if (first.length >= 73 && first.length <= 82 && first[72] === 'S') return 'iges'
-  return undefined
-}
 
 // OpenCascade runs in a child process of its own (src/mesh/child.ts: started on the first
 // STEP or IGES file, kept for the next ones, killed over the time or memory limit). A

@@ -2,10 +2,8 @@ import {readFileSync, statSync} from 'node:fs'
 
 import {MeshError} from './errors.js'
 import {measureMesh, type MeasureOptions, type Measurement} from './measure.js'
-import {readBrep, sniffBrep} from './brep.js'
-import {readDxf} from './dxf.js'
 import {resolveLimits} from './limits.js'
-import {extensionOf, looksLikeDxf, readMesh, readMeshFile} from './read.js'
+import {extensionOf, looksLikeDxf, readMesh, readMeshFile, sniffBrep} from './read.js'
 import {readBinaryStlFile} from './stl.js'
 import {read3mfStreaming} from './threemf.js'
 import type {LengthUnit, MeasurePartOptions, Mesh, PartMeasure, ReadLimits} from './types.js'
@@ -28,7 +26,6 @@ export {readMesh, readMeshFile} from './read.js'
 export {layerCount, measureMesh, type MeasureOptions, type Measurement, type SlicingData} from './measure.js'
 export {convexHullVolume} from './hull.js'
 export {DEFAULT_LIMITS} from './limits.js'
-export {isBendEntity} from './dxf.js'
 
 const UNIT_MM: Record<LengthUnit, number> = {mm: 1, cm: 10, in: 25.4}
 
@@ -115,6 +112,8 @@ async function measureAny(file: Uint8Array | string, label: string, opts: Measur
   if (bytes.length === 0) throw new MeshError('the file is empty')
   const brep = sniffBrep(bytes)
   if (brep) {
+    // OpenCascade's and dxf-parser's readers load with the first such file.
+    const {readBrep} = await import('./brep.js')
     const mesh = await readBrep(bytes, brep, limits)
     return {kind: 'solid', format: brep, measurement: measureMesh(mesh, measure)}
   }
@@ -126,6 +125,7 @@ async function measureAny(file: Uint8Array | string, label: string, opts: Measur
     )
   if (looksLikeDxf(bytes) || hint === 'dxf') {
     const dxfOpts = {...(unit ? {unit} : {}), ...(thicknessMm !== undefined ? {thicknessMm} : {})}
+    const {readDxf} = await import('./dxf.js')
     return {kind: 'sheet', format: 'dxf', sheet: await readDxf(bytes, limits, dxfOpts)}
   }
   if (isZip(bytes)) {

@@ -1,5 +1,4 @@
 import {readFileSync} from 'node:fs'
-import {sniffBrep} from './brep.js'
 import {MeshError} from './errors.js'
 import {overLimit, resolveLimits} from './limits.js'
 import {readObj} from './obj.js'
@@ -151,4 +150,15 @@ export function readMeshFile(path: string, opts: Omit<ReadOptions, 'fileName'> =
     if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`)
     throw err
   }
+}
+
+export type BrepFormat = 'step' | 'iges'
+
+/** STEP starts with its ISO 10303-21 header; IGES has fixed 80-column lines with the section letter in column 73. */
+export function sniffBrep(bytes: Uint8Array): BrepFormat | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 400)).toString('latin1')
+  if (/^\s*ISO-10303-21\s*;/.test(head)) return 'step'
+  const first = head.split(/\r?\n/, 1)[0] ?? ''
+  if (first.length >= 73 && first.length <= 82 && first[72] === 'S') return 'iges'
+  return undefined
 }
