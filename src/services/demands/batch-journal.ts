@@ -130,6 +130,22 @@ interface HeldFile {
 }
 
 /**
+ * The events a journal file holds, in order. A line that does not parse (the last one,
+ * cut short by a crash) is passed over: it was never acted on, since each step waits
+ * for its line to be on the disk.
+ */
+export function* journalEvents<E>(text: string): Generator<E> {
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      yield JSON.parse(line) as E
+    } catch {
+      // Cut short: not an event.
+    }
+  }
+}
+
+/**
  * An append-only NDJSON file that records one run (directory 0700, file 0600), held
  * by one process at a time through a lock beside it. Every line is written at once, so
  * a crash of the process loses nothing; `appendDurable` also waits for the disk, and
@@ -362,14 +378,7 @@ function alive(pid: number): boolean {
 function replay(text: string, rows: Map<number, JournalRowState>): {maxChunk: number; events: number} {
   let maxChunk = -1
   let events = 0
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue
-    let event: JournalEvent
-    try {
-      event = JSON.parse(line) as JournalEvent
-    } catch {
-      continue
-    }
+  for (const event of journalEvents<JournalEvent>(text)) {
     events++
     if ('c' in event && event.c > maxChunk) maxChunk = event.c
     switch (event.t) {

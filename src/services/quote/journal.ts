@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {existsSync, readdirSync} from 'node:fs'
 
-import {JournalFile} from '../demands/batch-journal.js'
+import {JournalFile, journalEvents} from '../demands/batch-journal.js'
 import type {QuoteOutcome} from './types.js'
 
 /**
@@ -94,14 +94,7 @@ export class QuoteJournal extends JournalFile<QuoteJournalEvent> {
 function replay(text: string): {targets?: string[]; outcomes: Map<string, QuoteOutcome>} {
   let targets: string[] | undefined
   const outcomes = new Map<string, QuoteOutcome>()
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue
-    let event: QuoteJournalEvent
-    try {
-      event = JSON.parse(line) as QuoteJournalEvent
-    } catch {
-      continue
-    }
+  for (const event of journalEvents<QuoteJournalEvent>(text)) {
     if (event.t === 'targets' && Array.isArray(event.ids)) targets = event.ids
     else if (event.t === 'outcome' && typeof event.outcome?.demandId === 'string')
       outcomes.set(event.outcome.demandId, event.outcome)
