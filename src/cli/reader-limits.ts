@@ -2,7 +2,9 @@
 // buyers' files are untrusted, and each limit is raised for a file the operator trusts.
 import {Flags} from '@oclif/core'
 
-import type {ReadLimits} from '../mesh/index.js'
+// The defaults are the readers' own (src/mesh/limits.ts), shown in each flag's help.
+import {DEFAULT_LIMITS} from '../mesh/limits.js'
+import type {ReadLimits} from '../mesh/types.js'
 
 /** A flag value that must be a number above 0; undefined when it is not. */
 export function positiveNumber(text: string): number | undefined {
@@ -31,33 +33,33 @@ export function readerLimitFlags(helpGroup?: string) {
     'max-triangles': positiveFlag({
       ...g,
       description: 'Most triangles a mesh may have (3MF after components, STEP/IGES after tessellation).',
-      default: 5_000_000,
+      default: DEFAULT_LIMITS.maxTriangles,
     }),
     'max-ratio': positiveFlag({
       ...g,
       description: 'Most a 3MF model part may inflate, times its compressed size.',
-      default: 25,
+      default: DEFAULT_LIMITS.maxRatio,
     }),
     'max-entities': positiveFlag({
       ...g,
       description: 'Most entities a DXF file may hold (blocks expanded).',
-      default: 100_000,
+      default: DEFAULT_LIMITS.maxEntities,
     }),
     'max-brep-bytes': positiveFlag({
       ...g,
       description: 'Largest STEP or IGES file read, bytes.',
-      default: 64 * 1024 * 1024,
+      default: DEFAULT_LIMITS.maxBrepBytes,
     }),
     'max-seconds': positiveFlag({
       ...g,
       description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
-      default: 4,
+      default: DEFAULT_LIMITS.maxSeconds,
     }),
     'max-reader-mb': positiveFlag({
       ...g,
       description:
         'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
-      default: 320,
+      default: DEFAULT_LIMITS.maxReaderMb,
     }),
   }
 }
