@@ -26,40 +26,44 @@ export const positiveFlag = Flags.custom<number>({
   },
 })
 
-/** The readers' limits, each a flag (in `helpGroup` when given). */
-export function readerLimitFlags(helpGroup?: string) {
-  const g = helpGroup === undefined ? {} : {helpGroup}
+/**
+ * The readers' limits, each a flag (in `helpGroup` when given). With `dependsOn` the flags
+ * show no default (oclif would count a default as given); the readers' own apply.
+ */
+export function readerLimitFlags(helpGroup?: string, dependsOn?: string[]) {
+  const g = {...(helpGroup === undefined ? {} : {helpGroup}), ...(dependsOn ? {dependsOn} : {})}
+  const d = (value: number) => (dependsOn ? {} : {default: value})
   return {
     'max-triangles': positiveFlag({
       ...g,
       description: 'Most triangles a mesh may have (3MF after components, STEP/IGES after tessellation).',
-      default: DEFAULT_LIMITS.maxTriangles,
+      ...d(DEFAULT_LIMITS.maxTriangles),
     }),
     'max-ratio': positiveFlag({
       ...g,
       description: 'Most a 3MF model part may inflate, times its compressed size.',
-      default: DEFAULT_LIMITS.maxRatio,
+      ...d(DEFAULT_LIMITS.maxRatio),
     }),
     'max-entities': positiveFlag({
       ...g,
       description: 'Most entities a DXF file may hold (blocks expanded).',
-      default: DEFAULT_LIMITS.maxEntities,
+      ...d(DEFAULT_LIMITS.maxEntities),
     }),
     'max-brep-bytes': positiveFlag({
       ...g,
       description: 'Largest STEP or IGES file read, bytes.',
-      default: DEFAULT_LIMITS.maxBrepBytes,
+      ...d(DEFAULT_LIMITS.maxBrepBytes),
     }),
     'max-seconds': positiveFlag({
       ...g,
       description: 'Most seconds the reader process may take on one STEP, IGES (OpenCascade) or DXF (dxf-parser) file.',
-      default: DEFAULT_LIMITS.maxSeconds,
+      ...d(DEFAULT_LIMITS.maxSeconds),
     }),
     'max-reader-mb': positiveFlag({
       ...g,
       description:
         'Most memory (MiB, resident; watched on Linux) the STEP, IGES or DXF reader process may use on one file.',
-      default: DEFAULT_LIMITS.maxReaderMb,
+      ...d(DEFAULT_LIMITS.maxReaderMb),
     }),
   }
 }

@@ -58,8 +58,7 @@ export const watchFlags = {
   'only-format': {...guards['only-format'], dependsOn: ['quote']},
   'allow-partial': {...guards['allow-partial'], dependsOn: ['quote']},
   force: {...force, ...QUOTE, dependsOn: ['quote']},
-  // With --quote; each has a default, which oclif's dependsOn would count as given.
-  ...readerLimitFlags('PART FILE LIMITS (WITH --QUOTE)'),
+  ...readerLimitFlags('PART FILE LIMITS', ['quote']),
 }
 
 /** `--interval` in ms. */
