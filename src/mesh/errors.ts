@@ -4,7 +4,15 @@
  */
 export class MeshError extends Error {
   override name = 'MeshError'
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * Set when the file was refused for going over one of the readers' limits: what
+     * went over it, and the CLI flag that raises it. A caller that cannot pass that
+     * flag (the sandbox's MCP tool) words the refusal from `what` alone.
+     */
+    readonly limit?: {what: string; flag: string},
+  ) {
     super(message)
   }
 }

@@ -46,7 +46,7 @@ function readPart(path: string, unit: LengthUnit | undefined): Mesh {
     try {
       mesh = readBinaryStlFile(path)
     } catch (err) {
-      if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`)
+      if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`, err.limit)
       throw new MeshError(`${path}: cannot read the file: ${(err as Error).message}`)
     }
   }
@@ -79,7 +79,7 @@ export async function measurePart(
   try {
     return await measureAny(file, label, opts)
   } catch (err) {
-    if (err instanceof MeshError) throw new MeshError(`${label}: ${err.message}`)
+    if (err instanceof MeshError) throw new MeshError(`${label}: ${err.message}`, err.limit)
     if (err instanceof RangeError) throw new MeshError(`${label}: ${err.message}`)
     throw new MeshError(`${label}: cannot read the file: ${(err as Error).message}`)
   }

@@ -31,5 +31,5 @@ export function resolveLimits(limits: ReadLimits | undefined): Required<ReadLimi
 
 /** The refusal of a file over a limit: names the limit and the flag that raises it. */
 export function overLimit(what: string, flag: string): MeshError {
-  return new MeshError(`${what}; if the file is trusted, raise the limit with ${flag}`)
+  return new MeshError(`${what}; if the file is trusted, raise the limit with ${flag}`, {what, flag})
 }

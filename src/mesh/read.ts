@@ -147,7 +147,7 @@ export function readMeshFile(path: string, opts: Omit<ReadOptions, 'fileName'> =
   try {
     return readMesh(bytes, {...opts, fileName: path})
   } catch (err) {
-    if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`)
+    if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`, err.limit)
     throw err
   }
 }

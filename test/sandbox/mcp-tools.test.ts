@@ -13,6 +13,7 @@ import {MACHINES, MATERIALS} from '../../src/sandbox/seed.js'
 import {sandboxClient, startTestSandbox, type SandboxClient} from '../helpers/sandbox.js'
 import {startReceiver, waitFor, type Receiver} from './receiver.js'
 import {meshPath} from '../helpers/meshes.js'
+import {boxObject, makeZip, modelXml, RELS} from '../mesh/helpers.js'
 
 const CUBE = meshPath('cube20.stl')
 
@@ -237,6 +238,18 @@ describe('the MCP endpoint through the SDK client', () => {
     const garbage = await call('measure_part', {content: Buffer.from('hello world').toString('base64')})
     expect(garbage.error.statusCode).toBe(400)
     expect(garbage.error.message).toMatch(/cannot be measured/)
+  })
+
+  it('measure_part refuses a file over a reading limit without naming a CLI flag its caller cannot pass', async () => {
+    // 40 MB of spaces inside the model compress to a few tens of kB: over the inflation limit.
+    const xml = modelXml(boxObject(1, 1, 1, 1) + ' '.repeat(40 * 1024 * 1024), '<item objectid="1"/>')
+    const bomb = makeZip({'[Content_Types].xml': '<Types/>', '_rels/.rels': RELS, '3D/3dmodel.model': xml})
+    const {error} = await call('measure_part', {content: Buffer.from(bomb).toString('base64'), fileName: 'bomb.3mf'})
+    expect(error.statusCode).toBe(400)
+    expect(error.message).toMatch(
+      /^The part file cannot be measured: bomb\.3mf: 3MF entry 3D\/3dmodel\.model inflates \d+ times .*, over this service's limit for reading part files\.$/,
+    )
+    expect(error.message).not.toContain('--max-')
   })
 
   it('get_quote_file signs a link that measure_part (and the file host) accept; foreign links are refused', async () => {

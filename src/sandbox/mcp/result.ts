@@ -28,6 +28,18 @@ export function toolError(statusCode: number, message: string, details?: ApiErro
   return {content: [{type: 'text', text: JSON.stringify(errorBody(statusCode, message, details))}], isError: true}
 }
 
+/**
+ * A reader's refusal in a tool's words: a file over a limit names the limit, not the
+ * CLI flag that raises it, which a tool's caller has no way to pass.
+ */
+function meshProblem(error: MeshError): string {
+  if (!error.limit) return error.message
+  // The message starts with the file's name where the reader knew it; keep that part.
+  const at = error.message.indexOf(error.limit.what)
+  const where = at > 0 ? error.message.slice(0, at) : ''
+  return `${where}${error.limit.what}, over this service's limit for reading part files`
+}
+
 /** Runs a tool body; the sandbox's own input and stage errors become tool errors, anything else is a bug. */
 export async function run(body: () => CallToolResult | Promise<CallToolResult>): Promise<CallToolResult> {
   try {
@@ -35,7 +47,7 @@ export async function run(body: () => CallToolResult | Promise<CallToolResult>):
   } catch (error) {
     if (error instanceof ApiError) return toolError(error.statusCode, error.message, error.details)
     if (error instanceof PricingInputError) return toolError(400, error.message, error.details)
-    if (error instanceof MeshError) return toolError(400, `The part file cannot be measured: ${error.message}.`)
+    if (error instanceof MeshError) return toolError(400, `The part file cannot be measured: ${meshProblem(error)}.`)
     throw error
   }
 }
