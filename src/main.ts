@@ -1,6 +1,8 @@
 // The oclif entry of the bundle: bin/run.js imports it for everything but
 // `--version` (commands, help, unknown commands, plugins). Commands are built in
 // the same esbuild run, so they and this entry share one copy of @oclif/core.
+import {isatty} from 'node:tty'
+
 import {type Interfaces, flush, handle, run, settings} from '@oclif/core'
 
 // The bundle is what runs, whatever NODE_ENV says. With NODE_ENV=development or
@@ -22,7 +24,14 @@ settings.enableAutoTranspile = false
  */
 export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
   try {
-    const result = await run(process.argv.slice(2), options.loadOptions)
+    const argv = process.argv.slice(2)
+    // An unknown command typed at a terminal whose output is piped (src/cli/not-found.ts);
+    // the module loads only when stdin is a terminal and stdout is not, or CI is set.
+    const loadOptions =
+      isatty(0) && (!isatty(1) || process.env.CI)
+        ? await (await import('./cli/not-found.js')).refuseUnknownCommandAtPipe(argv, options.loadOptions)
+        : options.loadOptions
+    const result = await run(argv, loadOptions)
     await Promise.race([flush(), new Promise((resolve) => process.stdout.once('close', resolve))])
     return result
   } catch (error) {

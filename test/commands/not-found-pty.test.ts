@@ -1,0 +1,69 @@
+// An unknown command typed at a real terminal (util-linux `script` gives the CLI a
+// pseudo-terminal as stdin, stdout and stderr, as a user's shell would), with and
+// without its output piped. @oclif/plugin-not-found asks "Did you mean …?" on stdout
+// whenever stdin is a terminal; piped, that question would go down the pipe and the
+// command would wait for an answer nobody sees (src/cli/not-found.ts).
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {stripVTControlCharacters} from 'node:util'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const cli = `'${process.execPath}' '${join(root, 'bin/run.js')}'`
+let home: string
+
+/** Runs a shell command line under `script`; answers the transcript and `script`'s exit code. */
+function inTerminal(line: string, keys = ''): Promise<{code: number | null; shown: string}> {
+  const env: NodeJS.ProcessEnv = {...process.env, MFG_HOME: home, TERM: 'xterm'}
+  delete env.CI
+  const child = spawn('script', ['--quiet', '--return', '--command', line, '/dev/null'], {env})
+  let raw = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    raw += chunk
+    // Answers the plugin's question once it is shown.
+    if (keys && stripVTControlCharacters(raw).includes('Did you mean')) {
+      child.stdin.write(keys)
+      keys = ''
+    }
+  })
+  return new Promise((done, fail) => {
+    child.on('error', fail)
+    child.on('close', (code) => done({code, shown: stripVTControlCharacters(raw)}))
+  })
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mfg-not-found-'))
+})
+afterAll(() => rmSync(home, {recursive: true, force: true}))
+
+describe('an unknown command at a terminal', () => {
+  it('with stdout piped: nothing goes down the pipe, no question is asked, exit 127', async () => {
+    const out = join(home, 'piped.txt')
+    const r = await inTerminal(`${cli} demand lst --json | cat > '${out}'; exit "\${PIPESTATUS[0]}"`)
+    expect(r.code).toBe(127)
+    expect(readFileSync(out, 'utf8')).toBe('')
+    expect(r.shown).toContain('demand lst is not a mfg command.')
+    expect(r.shown).toContain('Run mfg help demand for a list of available commands.')
+    expect(r.shown).not.toContain('Did you mean')
+  })
+
+  it('with stdout piped, a command that exists runs as always', async () => {
+    const out = join(home, 'known.txt')
+    const r = await inTerminal(`${cli} profile list --json | cat > '${out}'; exit "\${PIPESTATUS[0]}"`)
+    expect(r.code).toBe(0)
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toContainEqual(expect.objectContaining({name: 'local'}))
+  })
+
+  it('a terminal throughout: @oclif/plugin-not-found asks, and runs the command it suggests', async () => {
+    const r = await inTerminal(`${cli} demand lst --page-size 1`, 'y\r')
+    expect(r.shown).toContain('demand lst is not a mfg command.')
+    expect(r.shown).toMatch(/Did you mean demand list\?/)
+    expect(r.code).toBe(0)
+    expect(r.shown).toContain('orderNumber')
+  })
+})
