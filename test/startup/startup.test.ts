@@ -137,6 +137,31 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.builtins.filter((b) => b.includes('undici'))).toEqual([])
   })
 
+  it("imports of Node's modules read only the exports they name (no ES facade reading every export)", () => {
+    // node:util's TextDecoder (worker_threads), node:process's report, node:crypto's
+    // webcrypto: what reading every export loads, and no command here uses.
+    const unread = ['worker_threads', 'internal/process/report', 'internal/crypto/webcrypto']
+    const csv = join(scratch, 'one-dry.csv')
+    writeFileSync(csv, 'technique,material,quantity\n3D_PRINTING,PLA,2\n')
+    const runs = [
+      ['demand', 'list', '--help'],
+      ['profile', 'list'],
+      ['demand', 'create', '--file', csv, '--dry-run'],
+    ]
+    for (const args of runs) {
+      const r = traced(args)
+      expect(r.code, r.stderr).toBe(0)
+      // The lists are real: node:util and node:process are loaded, and the batch
+      // command (which hashes its input) loads node:crypto.
+      expect(r.builtins, args.join(' ')).toEqual(expect.arrayContaining(['util', 'internal/process/per_thread']))
+      if (args[1] === 'create') expect(r.builtins).toContain('crypto')
+      expect(
+        r.builtins.filter((b) => unread.includes(b)),
+        args.join(' '),
+      ).toEqual([])
+    }
+  })
+
   it("keeps Node's compile cache in oclif's cache directory: under MFG_HOME, or MFG_CACHE_DIR when set", () => {
     const home = join(scratch, 'compile-home')
     const r = traced(['profile', 'list', '--json'], {MFG_HOME: home})
