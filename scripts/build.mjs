@@ -107,8 +107,8 @@ function builtinsByName() {
           return {path: `node:${name}`, external: true}
         return {path: `node:${name}`, namespace, suffix: `?${relative(root, args.importer)}`}
       })
-      b.onLoad({filter: /.*/, namespace}, async (args) => {
-        const exports = Object.keys(await import(args.path)).filter(
+      b.onLoad({filter: /.*/, namespace}, (args) => {
+        const exports = Object.keys(process.getBuiltinModule(args.path)).filter(
           (key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key),
         )
         return {
