@@ -78,33 +78,48 @@ const standIns = {
   },
 }
 
-// Node's modules through require() rather than import: an ES import of a
-// built-in builds a facade module, reading every export once, and a lazy export
-// then loads what it stands for: on Node 22 and later node:http's WebSocket,
-// CloseEvent and MessageEvent load Node's fetch implementation (undici) with
-// node:assert, about 74 modules and 10 to 20 ms of CPU, for every command that
-// imports got or the sandbox's server.
-// A bundled import of `node:x` (or a bare `x`) resolves to a small CommonJS
-// module that requires `node:x` with the bundle's require (its banner), so a
-// module's exports are read where they are used, and a module imported only by
-// code in a chunk loaded later (or first run later) is loaded then. `only`
-// limits this to the named modules: each such module is shared between commands
-// and becomes a chunk of its own.
-function builtinsByRequire(only) {
+// Node's modules read by name rather than through an ES import: an ES import of a
+// built-in builds a facade module that reads every export once, and reading some
+// exports loads what they stand for: node:util's TextDecoder loads worker_threads
+// and the stream classes (2 to 5 ms), node:fs's ReadStream the stream classes,
+// node:process's report and finalization, node:crypto's webcrypto, and on Node 22
+// and later node:http's WebSocket, CloseEvent and MessageEvent load Node's fetch
+// implementation (undici) with node:assert (about 74 modules, 10 to 20 ms of CPU).
+// A bundled `import ... from 'node:x'` (or a bare `x`) resolves to a small ES module
+// that requires `node:x` with the bundle's require (its banner) and exports its
+// default and one binding per export, each read by a call marked pure, so that
+// esbuild keeps only the bindings the importer uses. Each importing file gets a
+// module of its own (the importer is part of its path): shared, it would keep the
+// union of every importer's names and become a chunk of its own, one more file to
+// load; this way it sits in its importer's chunk. A CommonJS require() of a
+// built-in is left as written (it reads nothing), and so is a dynamic import().
+// (A CommonJS stand-in module instead, as before, is no better: esbuild's interop
+// copies every export with Object.getOwnPropertyDescriptor, which reads them all.)
+function builtinsByName() {
+  const namespace = 'builtin-by-name'
   return {
-    name: 'builtins-by-require',
+    name: 'builtins-by-name',
     setup(b) {
       b.onResolve({filter: /^[a-z_]/}, (args) => {
         const name = args.path.replace(/^node:/, '')
         if (name === args.path && !builtinModules.includes(name)) return undefined
-        if (args.namespace === 'builtin') return {path: args.path, external: true}
-        if (only && !only.includes(name)) return undefined
-        return {path: `node:${name}`, namespace: 'builtin'}
+        if (args.namespace === namespace || args.kind !== 'import-statement')
+          return {path: `node:${name}`, external: true}
+        return {path: `node:${name}`, namespace, suffix: `?${relative(root, args.importer)}`}
       })
-      b.onLoad({filter: /.*/, namespace: 'builtin'}, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(args.path)})`,
-        loader: 'js',
-      }))
+      b.onLoad({filter: /.*/, namespace}, (args) => {
+        const exports = Object.keys(process.getBuiltinModule(args.path)).filter(
+          (key) => key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key),
+        )
+        return {
+          contents: [
+            `const m = require(${JSON.stringify(args.path)})`,
+            'export default m',
+            ...exports.map((key) => `export const ${key} = /* @__PURE__ */ (() => m.${key})()`),
+          ].join('\n'),
+          loader: 'js',
+        }
+      })
     },
   }
 }
@@ -163,11 +178,7 @@ const result = await build({
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
-  // Only node:http in this build: requiring every built-in saved no more (node:fs's
-  // stream classes load with got anyway) and made 20 more chunks.
-  plugins: [builtinsByRequire(['http']), gotStandIn, standIns, externals].filter(
-    (plugin) => !WITHOUT.includes(plugin.name),
-  ),
+  plugins: [builtinsByName(), gotStandIn, standIns, externals].filter((plugin) => !WITHOUT.includes(plugin.name)),
   // Bundled CommonJS modules call require() and read __dirname; give every
   // output file its own.
   banner: {
