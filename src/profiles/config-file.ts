@@ -1,6 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import * as z from 'zod'
+
+import {CURRENCIES} from '../schemas/common.js'
 import {maskSecret} from '../schemas/secrets.js'
 import {ProfileError} from './errors.js'
 import {mfgPaths} from './paths.js'
@@ -19,55 +22,19 @@ export const LOCAL_PROFILE = 'local'
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 export const CONFIG_FILE_NAME = 'config.json'
 
-/** One profile as stored. Unknown keys are kept for later versions. */
-export interface StoredProfile {
-  baseUrl: string
-  apiKey?: string
-  authToken?: string
-  businessId?: string
-  currency?: string
-  [key: string]: unknown
-}
+export const StoredProfile = z.looseObject({
+  baseUrl: z.string(),
+  apiKey: z.string().optional(),
+  authToken: z.string().optional(),
+  businessId: z.string().optional(),
+  currency: z.string().optional(),
+})
 /** The whole config file. Unknown top-level keys are kept for later versions. */
-export interface ConfigData {
-  current?: string
-  profiles?: Record<string, StoredProfile>
-  [key: string]: unknown
-}
-
-const OPTIONAL_TEXT = ['apiKey', 'authToken', 'businessId', 'currency'] as const
-
-/**
- * The first thing wrong with a parsed config file, as "where: what", or undefined for a
- * valid one. Checked by hand rather than with a zod schema: zod's chunk is 7 to 9 ms of
- * every `profile list` and `profile show`, which load nothing else of it.
- */
-export function configProblem(raw: unknown): string | undefined {
-  if (!isRecord(raw)) return `expected an object, got ${kindOf(raw)}`
-  if (raw.current !== undefined && typeof raw.current !== 'string')
-    return `current: expected a string, got ${kindOf(raw.current)}`
-  if (raw.profiles === undefined) return undefined
-  if (!isRecord(raw.profiles)) return `profiles: expected an object, got ${kindOf(raw.profiles)}`
-  for (const [name, p] of Object.entries(raw.profiles)) {
-    if (!isRecord(p)) return `profiles.${name}: expected an object, got ${kindOf(p)}`
-    if (typeof p.baseUrl !== 'string') return `profiles.${name}.baseUrl: expected a string, got ${kindOf(p.baseUrl)}`
-    for (const key of OPTIONAL_TEXT) {
-      if (p[key] !== undefined && typeof p[key] !== 'string')
-        return `profiles.${name}.${key}: expected a string, got ${kindOf(p[key])}`
-    }
-  }
-  return undefined
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function kindOf(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (value === null) return 'null'
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
-}
+export const ConfigData = z.looseObject({
+  current: z.string().optional(),
+  profiles: z.record(z.string(), StoredProfile).optional(),
+})
+export type ConfigData = z.infer<typeof ConfigData>
 
 /**
  * Reads profiles from `<configDir>/config.json`, afresh on every call so
@@ -119,14 +86,16 @@ export class ProfileReader {
     } catch (error) {
       throw this.broken(error)
     }
-    const problem = configProblem(raw)
-    if (problem !== undefined) {
+    const parsed = ConfigData.safeParse(raw)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const where = issue ? issue.path.map(String).join('.') : ''
       throw new ProfileError(
-        `the config file ${this.path} is not a valid mfg config: ${problem}. Fix it or delete it to start over.`,
+        `the config file ${this.path} is not a valid mfg config: ${where ? `${where}: ` : ''}${issue?.message ?? 'wrong shape'}. Fix it or delete it to start over.`,
         {code: 'config_invalid', exitCode: 1},
       )
     }
-    return raw as ConfigData
+    return parsed.data
   }
 
   protected broken(error: unknown): ProfileError {
@@ -143,7 +112,7 @@ export class ProfileReader {
   }
 }
 
-export function toProfile(name: string, p: StoredProfile): Profile {
+export function toProfile(name: string, p: z.infer<typeof StoredProfile>): Profile {
   const out: Profile = {name, baseUrl: p.baseUrl}
   if (p.apiKey !== undefined) out.apiKey = p.apiKey
   if (p.authToken !== undefined) out.authToken = p.authToken
@@ -159,6 +128,16 @@ export function checkName(name: string): void {
       {code: 'invalid_name'},
     )
   }
+}
+
+export function checkCurrency(raw: string): string {
+  const code = raw.trim().toUpperCase()
+  if (!(CURRENCIES as readonly string[]).includes(code)) {
+    throw new ProfileError(`--currency must be one of ${CURRENCIES.join(', ')}; got ${JSON.stringify(raw)}`, {
+      code: 'invalid_currency',
+    })
+  }
+  return code
 }
 
 /**

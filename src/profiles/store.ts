@@ -1,12 +1,13 @@
 import fs from 'node:fs'
 
 import Conf from 'conf'
+import type * as z from 'zod'
 
-import {CURRENCIES} from '../schemas/common.js'
 import {extractApiKey} from '../schemas/secrets.js'
 import {
   LOCAL_PROFILE,
   ProfileReader,
+  checkCurrency,
   checkName,
   normalizeBaseUrl,
   unknownProfile,
@@ -34,7 +35,7 @@ export class ProfileStore extends ProfileReader {
         code: 'reserved_name',
       })
     }
-    const stored: StoredProfile = {baseUrl: normalizeBaseUrl(p.baseUrl, '--base-url')}
+    const stored: z.infer<typeof StoredProfile> = {baseUrl: normalizeBaseUrl(p.baseUrl, '--base-url')}
     const apiKey = p.apiKey === undefined ? undefined : extractApiKey(p.apiKey)
     if (apiKey) stored.apiKey = apiKey
     const authToken = p.authToken?.trim()
@@ -95,14 +96,4 @@ export class ProfileStore extends ProfileReader {
     // atomically writes a new file each time; keep it owner-only whatever the umask or earlier mode.
     if (process.platform !== 'win32') fs.chmodSync(this.path, 0o600)
   }
-}
-
-export function checkCurrency(raw: string): string {
-  const code = raw.trim().toUpperCase()
-  if (!(CURRENCIES as readonly string[]).includes(code)) {
-    throw new ProfileError(`--currency must be one of ${CURRENCIES.join(', ')}; got ${JSON.stringify(raw)}`, {
-      code: 'invalid_currency',
-    })
-  }
-  return code
 }
