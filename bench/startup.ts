@@ -89,7 +89,7 @@ What got there:
 - Every command is an entry of one esbuild build with code splitting (\`scripts/build.mjs\`): the CLI loads a few larger chunks instead of hundreds of files, and what a command needs only inside \`run()\` (HTTP client, sandbox, mesh, prompts, tables, MCP) sits in chunks loaded when imported.
 - oclif's manifest (\`oclif.manifest.json\`, written by the build; the plugins ship theirs): no command module is imported to list, find or show help for a command.
 - Node's compile cache (\`module.enableCompileCache\`, Node 22.1 and later) in \`<oclif cache dir>/compile\` (under \`MFG_HOME\` when set).
-- Commands import what only some paths need when they need it; \`profile list\` and \`profile show\` read profiles without conf and check the config file without zod.
+- Commands import what only some paths need when they need it; \`profile list\` and \`profile show\` read profiles without conf.
 - A bundled import of a Node module reads only the exports it names (a small module per importing file over \`require\`), not an ES facade that reads every export: reading them all loads worker_threads (\`node:util\`'s \`TextDecoder\`), the process report, webcrypto and, on Node 22 and later, undici (\`node:http\`'s \`WebSocket\`).
 - zod is imported as a namespace so the bundle leaves out its translated error messages (about 360 KB of locales); got's response cache and five packages inside oclif that mfg never exercises are replaced by stand-ins (below); no dependency's code is edited.
 
