@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: a standalone sandbox, timed child runs, and the results page.
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
 export const root = resolve(import.meta.dirname, '..')
@@ -161,6 +162,27 @@ export function benchEnv(sandbox: Served, home: string): NodeJS.ProcessEnv {
   }
   for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_COMPILE_CACHE', 'NODE_OPTIONS']) delete env[name]
   return env
+}
+
+/**
+ * bench/oclif-floor built with mfg's build (scripts/build.mjs, MFG_BUILD_PROJECT) and its
+ * manifest written, in a temporary directory whose node_modules is this checkout's: an
+ * oclif CLI with two commands that print a line, laid out, bundled, started and given
+ * plugins as mfg is. Answers its bin/run.js and the directory to remove afterwards.
+ */
+export function buildOclifFloor(): {bin: string; dir: string} {
+  const dir = mkdtempSync(join(tmpdir(), 'mfg-oclif-floor-'))
+  cpSync(join(root, 'bench/oclif-floor'), dir, {recursive: true})
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  for (const argv of [[join(root, 'scripts/build.mjs')], [join(root, 'node_modules/oclif/bin/run.js'), 'manifest']]) {
+    const r = spawnSync(process.execPath, argv, {
+      cwd: dir,
+      env: {...process.env, MFG_BUILD_PROJECT: dir},
+      encoding: 'utf8',
+    })
+    if (r.status !== 0) throw new Error(`building bench/oclif-floor failed (${argv.join(' ')}): ${r.stderr}`)
+  }
+  return {bin: join(dir, 'bin/run.js'), dir}
 }
 
 /** Row `i` of the row-reading benchmarks: one create-quotes row as an NDJSON line (no newline). */

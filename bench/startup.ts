@@ -10,7 +10,17 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {benchEnv, cli, machine, median, root, serveSandbox, timeSpawn as time, writeSection} from './lib.js'
+import {
+  benchEnv,
+  buildOclifFloor,
+  cli,
+  machine,
+  median,
+  root,
+  serveSandbox,
+  timeSpawn as time,
+  writeSection,
+} from './lib.js'
 
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 31))
 
@@ -29,8 +39,10 @@ function quartiles(xs: number[], digits: number): string {
 
 const sandbox = await serveSandbox()
 const home = mkdtempSync(join(tmpdir(), 'mfg-bench-startup-'))
+const floor = buildOclifFloor()
 try {
-  const env = benchEnv(sandbox, home)
+  // The floor keeps its compile cache in the bench's home too.
+  const env = {...benchEnv(sandbox, home), FLOOR_CACHE_DIR: join(home, 'floor')}
   const part = join(root, 'examples/part.stl')
   const node = process.execPath
   const cases: Case[] = [
@@ -45,6 +57,9 @@ try {
       target: 3.5,
     },
     {label: '`mfg --help`', argv: [node, cli, '--help']},
+    // Reference, not a target: an oclif CLI with two commands, built and started as mfg is.
+    {label: 'floor: `hello` of bench/oclif-floor', argv: [node, floor.bin, 'hello']},
+    {label: 'floor: `hello --help`', argv: [node, floor.bin, 'hello', '--help']},
   ]
   // Warm the file cache, the compile cache and the sandbox once; these runs are not counted.
   for (const c of cases) time(c.argv, env)
@@ -91,6 +106,7 @@ What got there:
 - Node's compile cache (\`module.enableCompileCache\`, Node 22.1 and later) in \`<oclif cache dir>/compile\` (under \`MFG_HOME\` when set).
 - Commands import what only some paths need when they need it; \`profile list\` and \`profile show\` read profiles without conf.
 - A bundled import of a Node module reads only the exports it names (a small module per importing file over \`require\`), not an ES facade that reads every export: reading them all loads worker_threads (\`node:util\`'s \`TextDecoder\`), the process report, webcrypto and, on Node 22 and later, undici (\`node:http\`'s \`WebSocket\`).
+- The two floor rows are the least such a start costs: \`bench/oclif-floor\` is an oclif CLI with two commands (\`hello\` parses a flag and prints a line; with two, oclif sorts the command ids at each start as it sorts mfg's, which starts ICU's collator), with mfg's plugins, built by mfg's \`scripts/build.mjs\` (its stand-ins included) with a manifest, and started as \`bin/run.js\` starts mfg (package.json handed in, the compile cache warm). Whatever a command of mfg does beyond that start shows as its distance from these rows.
 - zod is imported as a namespace so the bundle leaves out its translated error messages (about 360 KB of locales); got's response cache and five packages inside oclif that mfg never exercises are replaced by stand-ins (below); no dependency's code is edited.
 
 ${machine()}; load average at the end ${load}. The CPU profile and the before and after of each change: "Start-up through oclif" below.`,
@@ -100,4 +116,5 @@ ${machine()}; load average at the end ${load}. The CPU profile and the before an
 } finally {
   await sandbox.stop()
   rmSync(home, {recursive: true, force: true})
+  rmSync(floor.dir, {recursive: true, force: true})
 }

@@ -8,13 +8,20 @@
 // server framework with its worker-based logger) or that oclif loads by path
 // (its plugins) stay in node_modules. The sandbox's SQLite is Node's own
 // node:sqlite, loaded on first use (src/sandbox/store/sql.ts).
-import {readdirSync, rmSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {join, relative, resolve} from 'node:path'
 
 import {build} from 'esbuild'
 
-const root = resolve(import.meta.dirname, '..')
+/** mfg's checkout: the stand-ins below come from here. */
+const tools = resolve(import.meta.dirname, '..')
+/**
+ * The project built: mfg itself, or (`MFG_BUILD_PROJECT=DIR`) another oclif CLI laid out
+ * the same way (src/main.ts, src/commands/), built with the same settings into DIR/dist:
+ * bench/startup.ts builds bench/oclif-floor so, the least an oclif CLI built like mfg costs.
+ */
+const root = process.env.MFG_BUILD_PROJECT ? resolve(process.env.MFG_BUILD_PROJECT) : tools
 const src = join(root, 'src')
 const out = join(root, 'dist')
 
@@ -60,7 +67,7 @@ function packageName(spec) {
 const gotStandIn = {
   name: 'got-stand-in',
   setup(b) {
-    b.onResolve({filter: /^cacheable-request$/}, () => ({path: join(src, 'api/no-cache.ts')}))
+    b.onResolve({filter: /^cacheable-request$/}, () => ({path: join(tools, 'src/api/no-cache.ts')}))
   },
 }
 
@@ -73,7 +80,7 @@ const standIns = {
   setup(b) {
     b.onResolve({filter: new RegExp(`^(${STAND_INS.join('|')})$`)}, (args) => {
       if (!/@oclif[\\/]core[\\/]/.test(args.importer)) return undefined
-      return {path: join(root, 'scripts/stand-ins', `${args.path}.cjs`)}
+      return {path: join(tools, 'scripts/stand-ins', `${args.path}.cjs`)}
     })
   },
 }
@@ -149,10 +156,9 @@ function commandEntries(dir) {
 // its own: oclif loads it by path, and it shares oclif's chunk with the commands,
 // which the process has loaded by then, and no command's code.
 const entryPoints = Object.fromEntries(
-  [join(src, 'main.ts'), join(src, 'help/index.ts'), ...commandEntries(join(src, 'commands'))].map((file) => [
-    relative(src, file).replace(/\.ts$/, ''),
-    file,
-  ]),
+  [join(src, 'main.ts'), join(src, 'help/index.ts'), ...commandEntries(join(src, 'commands'))]
+    .filter((file) => existsSync(file))
+    .map((file) => [relative(src, file).replace(/\.ts$/, ''), file]),
 )
 
 rmSync(out, {recursive: true, force: true})
@@ -195,7 +201,8 @@ const result = await build({
 
 // The Node.js check that bin/run.js runs first is a file of its own with no imports,
 // in a syntax old releases still parse, so that it can tell their users what to install.
-await build({...common, target: 'node14', entryPoints: {engines: join(src, 'engines.ts')}})
+if (existsSync(join(src, 'engines.ts')))
+  await build({...common, target: 'node14', entryPoints: {engines: join(src, 'engines.ts')}})
 
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0)
