@@ -213,6 +213,9 @@ class BatchRun {
   }
 
   async execute(context: ServiceContext | (() => Promise<ServiceContext>)): Promise<BatchSummary> {
+    // A context made on demand loads the HTTP client (api/http.js) once the rows are checked:
+    // loaded now, while the first pass waits on the input, it is ready by then. A dry run never needs it.
+    if (this.spool && typeof context === 'function') void import('../../api/http.js').catch(() => undefined)
     const validation = await this.validate()
     this.summary = {
       validation,
