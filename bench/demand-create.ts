@@ -5,11 +5,12 @@
 // Then the sandbox's side of that work on each SQLite driver, node:sqlite (the
 // product's) against better-sqlite3 (bench/sqlite-drivers.ts): the same keyed
 // chunks posted to a sandbox on each, in memory and on a file database.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {idempotencyKeyFor} from '../src/services/demands/create.js'
+import {draftIdFor, idempotencyKeyFor} from '../src/services/demands/batch-ids.js'
 import {cli, keptDrivers, machine, measure, median, pairedRatios, root, serveSandbox, writeSection} from './lib.js'
 import {compare, DRIVERS, ensureBetterSqlite3, percent, serveSandboxOn, type DriverName} from './sqlite-drivers.js'
 
@@ -73,11 +74,17 @@ function asObject(i: number, draftId: string): object {
   }
 }
 
-/** The rows in chunks of 100, each with the Idempotency-Key the CLI derives from its draftIds. */
-function keyedChunks(prefix: string): {idempotencyKey: string; items: object[]}[] {
+/**
+ * The rows in chunks of 100 with the draftIds and Idempotency-Keys the CLI gives them:
+ * `identity` is the CSV's sha256, as the CLI's, so the baseline's requests are the
+ * CLI's byte for byte (draftIds of another shape cost the sandbox's draftId index
+ * about 30 ms less over 10,000 rows, which flattered the baseline). Each run posts
+ * to a fresh sandbox, so the same ids never meet.
+ */
+function keyedChunks(identity: string): {idempotencyKey: string; items: object[]}[] {
   const chunks: {idempotencyKey: string; items: object[]}[] = []
   for (let i = 0; i < ROWS; i += 100) {
-    const draftIds = Array.from({length: Math.min(100, ROWS - i)}, (_, k) => `${prefix}-${i + k}`)
+    const draftIds = Array.from({length: Math.min(100, ROWS - i)}, (_, k) => draftIdFor(identity, i + k))
     chunks.push({
       idempotencyKey: idempotencyKeyFor('v1 create-quotes', draftIds),
       items: draftIds.map((draftId, k) => asObject(i + k, draftId)),
@@ -92,6 +99,7 @@ if (DRIVER_RUNS > 0) ensureBetterSqlite3()
 const work = mkdtempSync(join(tmpdir(), 'mfg-bench-create-'))
 const csv = join(work, 'rows.csv')
 writeFileSync(csv, [header.join(','), ...Array.from({length: ROWS}, (_, i) => row(i).join(','))].join('\n') + '\n')
+const csvIdentity = createHash('sha256').update(readFileSync(csv)).digest('hex')
 
 // One MFG_HOME for every CLI run, its compile cache filled by an untimed run first, as on
 // a machine where mfg has run before (bench/startup measures warm runs the same way). Each
@@ -137,7 +145,7 @@ for (let run = 0; run < RUNS; run++) {
         // The same requests as the CLI's: the same rows per chunk, each chunk with an
         // Idempotency-Key derived from its draftIds (the sandbox keeps the answer
         // of every keyed create, which costs it as much for either client).
-        const chunks = keyedChunks(`${which}-${run}`)
+        const chunks = keyedChunks(csvIdentity)
         const file = join(work, `chunks-${which}-${run}.json`)
         writeFileSync(file, JSON.stringify(which === 'bare' ? chunks.map((c) => c.items) : chunks))
         const r = await postChunks(file, sb)
@@ -163,7 +171,7 @@ for (let run = 0; run < DRIVER_RUNS; run++) {
   for (const storage of STORAGES) {
     for (const driver of run % 2 ? [...DRIVERS].reverse() : DRIVERS) {
       const file = join(work, `chunks-driver-${run}.json`)
-      writeFileSync(file, JSON.stringify(keyedChunks(`driver-${run}`)))
+      writeFileSync(file, JSON.stringify(keyedChunks(csvIdentity)))
       const sb = await serveSandboxOn(driver, storage === 'file' ? mkdtempSync(join(work, 'db-')) : undefined)
       const r = await postChunks(file, sb)
       const cpu = await sb.stop()
@@ -202,7 +210,7 @@ const ratio = median(cliMs) / median(baseMs)
 const verdict = ratio <= TARGET ? 'met' : 'NOT met'
 const table = `## demand create: ${ROWS.toLocaleString('en')} rows from CSV
 
-Baseline: \`bench/baseline/post-chunks.mjs\`, the same rows in chunks of 100, each with an Idempotency-Key as the CLI sends them, posted over ${CONCURRENCY} keep-alive connections with nothing else (no parsing of CSV, validation, journal or output). Both against a fresh standalone \`mfg sandbox serve --memory\` per run; ${RUNS} runs each, alternating order; medians. The CLI's runs share one \`MFG_HOME\` whose compile cache an untimed run of 200 rows filled first, as on a machine where mfg has run before.
+Baseline: \`bench/baseline/post-chunks.mjs\`, the same rows in chunks of 100 with the CLI's own draftIds (from the CSV's sha256) and Idempotency-Keys, so its requests are the CLI's byte for byte, posted over ${CONCURRENCY} keep-alive connections with nothing else (no parsing of CSV, validation, journal or output). Both against a fresh standalone \`mfg sandbox serve --memory\` per run; ${RUNS} runs each, alternating order; medians. The CLI's runs share one \`MFG_HOME\` whose compile cache an untimed run of 200 rows filled first, as on a machine where mfg has run before.
 
 | | median ms | runs (ms) |
 |---|---:|---|
