@@ -71,7 +71,8 @@ export function measure(cmd: string[], env: NodeJS.ProcessEnv = {}): Promise<Run
   let lines = 0
   child.stdout!.on('data', (chunk: Buffer) => {
     if (firstLineMs === undefined) firstLineMs = Number(process.hrtime.bigint() - started) / 1e6
-    for (const b of chunk) if (b === 10) lines++
+    // indexOf rather than a loop over the bytes: the counting runs beside the command measured.
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++
   })
   let treeKb = 0
   const sampler = setInterval(() => (treeKb = Math.max(treeKb, treeRss(child.pid!))), 20)
