@@ -8,7 +8,7 @@ import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
-import {type CsvRecord, CsvRowBuilder, csvRecords} from './csv.js'
+import {CsvRowBuilder, csvRecords, FaultyRow} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
@@ -478,32 +478,24 @@ export async function* csvBatches(
 ): AsyncGenerator<InputRow[]> {
   let builder: CsvRowBuilder | undefined
   let row = 0
-  const convert = (records: CsvRecord[]): InputRow[] => {
-    const out: InputRow[] = []
-    for (const record of records) {
-      if (!builder) {
-        try {
-          builder = new CsvRowBuilder(record.cells, schema)
-        } catch (error) {
-          throw new InputError(`${label}: ${(error as Error).message}`)
-        }
-        continue
+  // Each record becomes its row as soon as it is cut; the first one is the header.
+  const make = (cells: string[], line: number): InputRow | undefined => {
+    if (!builder) {
+      try {
+        builder = new CsvRowBuilder(cells, schema)
+      } catch (error) {
+        throw new InputError(`${label}: ${(error as Error).message}`)
       }
-      row++
-      const {value, problems} = builder.build(record.cells)
-      out.push(
-        problems.length > 0
-          ? {row, line: record.line, value, problems, raw: record.cells.join(',')}
-          : {row, line: record.line, value},
-      )
+      return undefined
     }
-    return out
+    row++
+    const built = builder.build(cells)
+    return built instanceof FaultyRow
+      ? {row, line, value: built.value, problems: built.problems, raw: cells.join(',')}
+      : {row, line, value: built}
   }
   try {
-    for await (const records of csvRecords(chunks)) {
-      const out = convert(records)
-      if (out.length > 0) yield out
-    }
+    yield* csvRecords(chunks, make)
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)
