@@ -435,6 +435,18 @@ function setPath(target: Record<string, unknown>, column: Column, value: unknown
     }
     let next = cur[key]
     if (next === null || typeof next !== 'object') {
+      if (nextIsIndex[i] && indexes[i + 1] === 0) {
+        // A new array whose first element is set now is made with it: `[]` would grow room for 17 at its first store.
+        if (i + 1 === last) {
+          cur[key] = [value]
+          return holes
+        }
+        next = nextIsIndex[i + 1] ? [] : {}
+        cur[key] = [next]
+        cur = next as Record<string | number, unknown>
+        i++
+        continue
+      }
       next = nextIsIndex[i] ? [] : {}
       cur[key] = next
     }

@@ -80,6 +80,12 @@ const cases: Case[] = [
     value: {meta: [['x'], ['y']]},
   },
   {
+    name: 'arrays made at their first element, at every level, grow as later cells fill them',
+    header: ['grid.0.0', 'grid.0.1', 'grid.1.0', 'tags.0', 'tags.1', 'grid.0.2'],
+    cells: ['a', 'b', 'c', 'x', 'y', 'd'],
+    value: {grid: [['a', 'b', 'd'], ['c']], tags: ['x', 'y']},
+  },
+  {
     name: 'an index with leading zeros is the same element',
     header: ['quoteModel.0.fileName', 'quoteModel.00.service', 'quoteModel.03.scale'],
     cells: ['a.stl', 'CNC', '1.5'],
