@@ -228,6 +228,10 @@ describe('CsvRowBuilder', () => {
     expect(first.quoteModel).toStrictEqual([{fileName: 'a.stl', service: 'CNC', quantity: 1}])
     expect(second.quoteModel).toStrictEqual([{fileName: 'b.stl', service: 'CNC', quantity: 2}])
     expect(first.shippingAddress).not.toBe(second.shippingAddress)
+    // Plain objects, as JSON.parse makes them: the quick check and zod take nothing else for an object.
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+    expect(Object.getPrototypeOf(first.shippingAddress)).toBe(Object.prototype)
+    expect(first.constructor).toBe(Object)
   })
 
   it.each([
