@@ -125,22 +125,30 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
 }
 
 /**
- * A file's bytes 64 KiB at a time, read into one buffer that each piece
- * reuses: every piece is hashed, copied to the spool and decoded before the
- * next is asked for. Plainer than a read stream (a new buffer a piece, and its
- * machinery between them): a first pass over 10,000 CSV rows took about 2 ms
- * less.
+ * A file's bytes 64 KiB at a time, read into two buffers in turn: the next
+ * piece is read while the one handed out is hashed, copied to the spool and
+ * decoded, which is all done with it before it is asked for again. Plainer
+ * than a read stream (a new buffer a piece, and its machinery between them): a
+ * first pass over 10,000 CSV rows took about 2 ms less.
  */
 async function* filePieces(path: string): AsyncGenerator<Buffer> {
   const handle = await open(path, 'r')
+  const buffers = [Buffer.allocUnsafe(64 * 1024), Buffer.allocUnsafe(64 * 1024)]
+  let turn = 0
+  let reading: Promise<{bytesRead: number; buffer: Buffer}> | undefined
   try {
-    const buf = Buffer.allocUnsafe(64 * 1024)
+    reading = handle.read(buffers[0]!, 0, 64 * 1024, null)
     for (;;) {
-      const {bytesRead} = await handle.read(buf, 0, buf.length, null)
+      const {bytesRead, buffer} = await reading
+      reading = undefined
       if (bytesRead === 0) return
-      yield buf.subarray(0, bytesRead)
+      turn ^= 1
+      reading = handle.read(buffers[turn]!, 0, 64 * 1024, null)
+      yield buffer.subarray(0, bytesRead)
     }
   } finally {
+    // A reader that stops early leaves a read in flight: it ends before the file is closed.
+    await reading?.catch(() => undefined)
     await handle.close()
   }
 }
