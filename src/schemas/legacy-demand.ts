@@ -113,7 +113,7 @@ export const CreateLegacyDemandItem = z
     jobDetails: z.looseObject({takenAs: z.enum(TAKEN_AS)}).partial(),
   })
   .partial()
-  .superRefine(requireModelOrMaterial)
+  .check(requireModelOrMaterial)
 export type CreateLegacyDemandItem = z.infer<typeof CreateLegacyDemandItem>
 
 export const MAX_LEGACY_BATCH = 100

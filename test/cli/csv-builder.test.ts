@@ -3,7 +3,7 @@
 // key order is compared too (it is the order of the JSON that is sent).
 import {describe, expect, it} from 'vitest'
 
-import {CsvRowBuilder} from '../../src/cli/csv.js'
+import {CsvRowBuilder, FaultyRow} from '../../src/cli/csv.js'
 import {MAX_JSON_DEPTH} from '../../src/cli/json-locate.js'
 import type {FieldProblem} from '../../src/services/demands/batch-validate.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
@@ -78,6 +78,12 @@ const cases: Case[] = [
     header: ['meta.0.1', 'meta.1.0'],
     cells: ['x', 'y'],
     value: {meta: [['x'], ['y']]},
+  },
+  {
+    name: 'arrays made at their first element, at every level, grow as later cells fill them',
+    header: ['grid.0.0', 'grid.0.1', 'grid.1.0', 'tags.0', 'tags.1', 'grid.0.2'],
+    cells: ['a', 'b', 'c', 'x', 'y', 'd'],
+    value: {grid: [['a', 'b', 'd'], ['c']], tags: ['x', 'y']},
   },
   {
     name: 'an index with leading zeros is the same element',
@@ -190,9 +196,14 @@ const cases: Case[] = [
   },
 ]
 
+/** A built row as its object and its problems (none for a row without a FaultyRow). */
+function parts(built: Record<string, unknown> | FaultyRow): {value: Record<string, unknown>; problems: FieldProblem[]} {
+  return built instanceof FaultyRow ? {value: built.value, problems: built.problems} : {value: built, problems: []}
+}
+
 describe('CsvRowBuilder', () => {
   it.each(cases)('$name', ({header, cells, value, problems}) => {
-    const built = new CsvRowBuilder(header, CreateDemandItem).build(cells)
+    const built = parts(new CsvRowBuilder(header, CreateDemandItem).build(cells))
     expect(built.value).toStrictEqual(value)
     // The same keys in the same order, at every level.
     expect(JSON.stringify(built.value)).toBe(JSON.stringify(value))
@@ -201,21 +212,26 @@ describe('CsvRowBuilder', () => {
 
   it('converts for the legacy schema as well (its integer and number fields)', () => {
     const built = new CsvRowBuilder(['quantity', 'quoteModel.0.fileName', 'quoteModel.0.scale'], CreateLegacyDemandItem)
+    // A good row is its object itself, no wrapper.
     expect(built.build(['4', 'a.stl', '0.5'])).toStrictEqual({
-      value: {quantity: 4, quoteModel: [{fileName: 'a.stl', scale: 0.5}]},
-      problems: [],
+      quantity: 4,
+      quoteModel: [{fileName: 'a.stl', scale: 0.5}],
     })
-    expect(built.build(['4.5', '', ''])).toStrictEqual({value: {quantity: 4.5}, problems: []})
+    expect(built.build(['4.5', '', ''])).toStrictEqual({quantity: 4.5})
   })
 
   it('gives every row objects of its own (rows built one after another share nothing)', () => {
     const builder = new CsvRowBuilder(BENCH_HEADER, CreateDemandItem)
     const cells = ['3D_PRINTING', 'PLA', '1', 'e@x.io', 'A', 'B', 'Lyon', 'FR', 'QUOTE', 'a.stl', 'CNC', '1']
-    const first = builder.build(cells).value
-    const second = builder.build([...cells.slice(0, 9), 'b.stl', 'CNC', '2']).value
+    const first = parts(builder.build(cells)).value
+    const second = parts(builder.build([...cells.slice(0, 9), 'b.stl', 'CNC', '2'])).value
     expect(first.quoteModel).toStrictEqual([{fileName: 'a.stl', service: 'CNC', quantity: 1}])
     expect(second.quoteModel).toStrictEqual([{fileName: 'b.stl', service: 'CNC', quantity: 2}])
     expect(first.shippingAddress).not.toBe(second.shippingAddress)
+    // Plain objects, as JSON.parse makes them: the quick check and zod take nothing else for an object.
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+    expect(Object.getPrototypeOf(first.shippingAddress)).toBe(Object.prototype)
+    expect(first.constructor).toBe(Object)
   })
 
   it.each([

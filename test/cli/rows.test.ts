@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {CsvRowBuilder, csvRecords} from '../../src/cli/csv.js'
+import {CsvRowBuilder, csvRecords, FaultyRow} from '../../src/cli/csv.js'
 import {jsonValues, ndjsonRows} from '../../src/cli/rows.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 
@@ -67,22 +67,18 @@ describe('CSV rows typed by the schema', () => {
       CreateDemandItem,
     )
     expect(b.build(['3', '12.5', 'Yes', '01000', '', 'b.stl', '["x"]'])).toEqual({
-      value: {
-        quantity: 3,
-        priceTotal: 12.5,
-        isCompany: true,
-        shippingAddress: {zip: '01000'},
-        quoteModel: [{fileName: 'b.stl'}],
-        remark: ['x'],
-      },
-      problems: [],
+      quantity: 3,
+      priceTotal: 12.5,
+      isCompany: true,
+      shippingAddress: {zip: '01000'},
+      quoteModel: [{fileName: 'b.stl'}],
+      remark: ['x'],
     })
     // A cell that does not read as its type stays text, for validation to refuse in the words it uses for JSON.
-    expect(b.build(['2.5', 'x', 'maybe', '', '', '', ''])).toEqual({
-      value: {quantity: 2.5, priceTotal: 'x', isCompany: 'maybe'},
-      problems: [],
-    })
-    expect(b.build(['1']).problems).toEqual([{path: '', reason: 'has 1 cells; the header has 7'}])
+    expect(b.build(['2.5', 'x', 'maybe', '', '', '', ''])).toEqual({quantity: 2.5, priceTotal: 'x', isCompany: 'maybe'})
+    const short = b.build(['1'])
+    expect(short).toBeInstanceOf(FaultyRow)
+    expect(short).toEqual(new FaultyRow({quantity: 1}, [{path: '', reason: 'has 1 cells; the header has 7'}]))
   })
 })
 
