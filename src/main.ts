@@ -25,12 +25,11 @@ settings.enableAutoTranspile = false
 export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
   try {
     const argv = process.argv.slice(2)
-    // An unknown command typed at a terminal whose output is piped (src/cli/not-found.ts);
-    // the module loads only when stdin is a terminal and stdout is not, or CI is set.
-    const loadOptions =
-      isatty(0) && (!isatty(1) || process.env.CI)
-        ? await (await import('./cli/not-found.js')).refuseUnknownCommandAtPipe(argv, options.loadOptions)
-        : options.loadOptions
+    // An unknown command typed at a terminal whose output is piped (src/cli/not-found.ts,
+    // which decides); loaded only when stdin is a terminal, so scripts never load it.
+    const loadOptions = isatty(0)
+      ? await (await import('./cli/not-found.js')).refuseUnknownCommandAtPipe(argv, options.loadOptions)
+      : options.loadOptions
     const result = await run(argv, loadOptions)
     await Promise.race([flush(), new Promise((resolve) => process.stdout.once('close', resolve))])
     return result

@@ -3,7 +3,7 @@ import {isatty} from 'node:tty'
 import {Config, Errors, type Interfaces, toConfiguredId} from '@oclif/core'
 import {normalizeArgv} from '@oclif/core/help'
 
-import {canPrompt} from './prompt.js'
+import {ciIsSet} from './prompt.js'
 
 /**
  * An unknown command typed at a terminal whose output is not one. @oclif/plugin-not-found
@@ -20,8 +20,10 @@ export async function refuseUnknownCommandAtPipe(
   argv: string[],
   loadOptions: Interfaces.LoadOptions,
 ): Promise<Interfaces.LoadOptions> {
-  // Anywhere the plugin would not ask, or would ask where mfg asks too, nothing is loaded here.
-  if (!isatty(0) || (isatty(1) && canPrompt())) return loadOptions
+  // Anywhere the plugin would not ask (stdin not a terminal), or would ask where mfg
+  // asks too (a terminal throughout, CI not set), nothing is loaded here. File
+  // descriptors, not process.stdin, which is a stream made on first touch.
+  if (!isatty(0) || (isatty(1) && isatty(2) && !ciIsSet())) return loadOptions
   const config = await Config.load(loadOptions)
   const [id] = normalizeArgv(config, argv)
   if (id === undefined || id === '' || id.startsWith('-')) return config

@@ -1,9 +1,15 @@
 import {UsageError} from './errors.js'
 
+/** Whether CI is set: to anything but nothing, `false` or `0`. */
+export function ciIsSet(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0'
+}
+
 /** Prompts only in a real terminal: stdin and stderr are TTYs and CI is not set. */
 export function canPrompt(env: NodeJS.ProcessEnv = process.env): boolean {
-  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0'
-  return Boolean((process.stdin as {isTTY?: boolean}).isTTY && (process.stderr as {isTTY?: boolean}).isTTY && !ci)
+  return Boolean(
+    (process.stdin as {isTTY?: boolean}).isTTY && (process.stderr as {isTTY?: boolean}).isTTY && !ciIsSet(env),
+  )
 }
 
 // Prompts draw on stderr so stdout stays data only.
