@@ -7,11 +7,12 @@ export class MeshError extends Error {
   constructor(
     message: string,
     /**
-     * Set when the file was refused for going over one of the readers' limits: what
-     * went over it, and the CLI flag that raises it. A caller that cannot pass that
-     * flag (the sandbox's MCP tool) words the refusal from `what` alone.
+     * Set when the file was refused for going over one of the readers' limits: the
+     * CLI flag that raises it, which the message ends by naming (limits.ts'
+     * `limitAdvice`). A caller that cannot pass that flag (the sandbox's MCP tool)
+     * words the end of the refusal its own way.
      */
-    readonly limit?: {what: string; flag: string},
+    readonly limit?: {flag: string},
   ) {
     super(message)
   }

@@ -25,7 +25,7 @@ export type {
 export {readMesh, readMeshFile} from './read.js'
 export {layerCount, measureMesh, type MeasureOptions, type Measurement, type SlicingData} from './measure.js'
 export {convexHullVolume} from './hull.js'
-export {DEFAULT_LIMITS} from './limits.js'
+export {DEFAULT_LIMITS, limitAdvice} from './limits.js'
 
 const UNIT_MM: Record<LengthUnit, number> = {mm: 1, cm: 10, in: 25.4}
 

@@ -29,7 +29,10 @@ export function resolveLimits(limits: ReadLimits | undefined): Required<ReadLimi
   return out
 }
 
+/** How a refusal over a limit ends: the flag that raises it. */
+export const limitAdvice = (flag: string): string => `; if the file is trusted, raise the limit with ${flag}`
+
 /** The refusal of a file over a limit: names the limit and the flag that raises it. */
 export function overLimit(what: string, flag: string): MeshError {
-  return new MeshError(`${what}; if the file is trusted, raise the limit with ${flag}`, {what, flag})
+  return new MeshError(`${what}${limitAdvice(flag)}`, {flag})
 }

@@ -1,6 +1,6 @@
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
-import {MeshError} from '../../mesh/index.js'
+import {limitAdvice, MeshError} from '../../mesh/index.js'
 import {ApiError, errorBody} from '../errors.js'
 import {PricingInputError} from '../pricing.js'
 import type {Business} from '../store/businesses.js'
@@ -34,10 +34,7 @@ export function toolError(statusCode: number, message: string, details?: ApiErro
  */
 function meshProblem(error: MeshError): string {
   if (!error.limit) return error.message
-  // The message starts with the file's name where the reader knew it; keep that part.
-  const at = error.message.indexOf(error.limit.what)
-  const where = at > 0 ? error.message.slice(0, at) : ''
-  return `${where}${error.limit.what}, over this service's limit for reading part files`
+  return error.message.replace(limitAdvice(error.limit.flag), ", over this service's limit for reading part files")
 }
 
 /** Runs a tool body; the sandbox's own input and stage errors become tool errors, anything else is a bug. */
