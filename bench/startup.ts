@@ -37,9 +37,10 @@ function quartiles(xs: number[], digits: number): string {
   return `${at(0.25).toFixed(digits)}–${at(0.75).toFixed(digits)}`
 }
 
+// Built first: a failed build then leaves no sandbox running behind it.
+const floor = buildOclifFloor()
 const sandbox = await serveSandbox()
 const home = mkdtempSync(join(tmpdir(), 'mfg-bench-startup-'))
-const floor = buildOclifFloor()
 try {
   // The floor keeps its compile cache in the bench's home too.
   const env = {...benchEnv(sandbox, home), FLOOR_CACHE_DIR: join(home, 'floor')}
