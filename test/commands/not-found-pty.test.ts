@@ -15,7 +15,10 @@ const root = resolve(import.meta.dirname, '../..')
 const cli = `'${process.execPath}' '${join(root, 'bin/run.js')}'`
 let home: string
 
-/** Runs a shell command line under `script`; answers the transcript and `script`'s exit code. */
+/**
+ * Runs a shell command line under `script`, which hands it to the user's $SHELL (often
+ * /bin/sh, so the line keeps to POSIX sh); answers the transcript and the exit code.
+ */
 function inTerminal(line: string, keys = ''): Promise<{code: number | null; shown: string}> {
   const env: NodeJS.ProcessEnv = {...process.env, MFG_HOME: home, TERM: 'xterm'}
   delete env.CI
@@ -36,6 +39,12 @@ function inTerminal(line: string, keys = ''): Promise<{code: number | null; show
   })
 }
 
+/** `command | cat > out`, exiting with the command's own status (no bash PIPESTATUS in sh). */
+function piped(command: string, out: string): string {
+  const status = `${out}.status`
+  return `(${command}; echo $? > '${status}') | cat > '${out}'; exit "$(cat '${status}')"`
+}
+
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'mfg-not-found-'))
 })
@@ -44,7 +53,7 @@ afterAll(() => rmSync(home, {recursive: true, force: true}))
 describe('an unknown command at a terminal', () => {
   it('with stdout piped: nothing goes down the pipe, no question is asked, exit 127', async () => {
     const out = join(home, 'piped.txt')
-    const r = await inTerminal(`${cli} demand lst --json | cat > '${out}'; exit "\${PIPESTATUS[0]}"`)
+    const r = await inTerminal(piped(`${cli} demand lst --json`, out))
     expect(r.code).toBe(127)
     expect(readFileSync(out, 'utf8')).toBe('')
     expect(r.shown).toContain('demand lst is not a mfg command.')
@@ -54,7 +63,7 @@ describe('an unknown command at a terminal', () => {
 
   it('with stdout piped, a command that exists runs as always', async () => {
     const out = join(home, 'known.txt')
-    const r = await inTerminal(`${cli} profile list --json | cat > '${out}'; exit "\${PIPESTATUS[0]}"`)
+    const r = await inTerminal(piped(`${cli} profile list --json`, out))
     expect(r.code).toBe(0)
     expect(JSON.parse(readFileSync(out, 'utf8'))).toContainEqual(expect.objectContaining({name: 'local'}))
   })
