@@ -34,7 +34,7 @@ export async function createSource(flags: CreateFlags): Promise<{source: Closabl
     return {source: memoryRowSource([item], 'flags', identity), identity}
   }
   const format = flags.format as 'json' | undefined
-  return {source: openRowSource(flags.file, {schema: createSchema(flags.legacy), ...(format ? {format} : {})})}
+  return {source: openRowSource(flags.file, {schema: await createSchema(flags.legacy), ...(format ? {format} : {})})}
 }
 
 /** The batch's options from the flags; the proof file is kept per profile (none for --dry-run). */

@@ -22,7 +22,7 @@ import {
 import {createSchema} from '../../src/services/demands/batch-validate.js'
 import type {InputRow} from '../../src/services/demands/batch-validate.js'
 
-const schema = createSchema(false)
+const schema = await createSchema(false)
 
 let dir: string
 beforeAll(() => {

@@ -164,7 +164,7 @@ const rowsText: fc.Arbitrary<string> = fc.oneof(
   },
 )
 
-const schema = createSchema(false)
+const schema = await createSchema(false)
 
 // ---------------------------------------------------------------- JSON, NDJSON, CSV
 

@@ -5,7 +5,6 @@ import {join} from 'node:path'
 import type * as z from 'zod'
 
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
-import {CreateLegacyDemandItem} from '../../schemas/legacy-demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
 import {type FieldProblem, issueProblems, problemLine, quickCheck, rowLabel} from '../validate.js'
@@ -64,14 +63,16 @@ export function parseShard(spec: string): Shard {
   return {index, count}
 }
 
-export function createSchema(legacy: boolean): z.ZodType {
-  return legacy ? CreateLegacyDemandItem : CreateDemandItem
+/**
+ * The create schema of the chosen generation. The legacy one is built only when
+ * asked for: a v1 batch never pays for its schemas.
+ */
+export async function createSchema(legacy: boolean): Promise<z.ZodObject> {
+  return legacy ? (await import('../../schemas/legacy-demand.js')).CreateLegacyDemandItem : CreateDemandItem
 }
 
-function topLevelKeys(legacy: boolean): Set<string> {
-  const schema = (legacy ? CreateLegacyDemandItem : CreateDemandItem) as unknown as {shape: Record<string, unknown>}
-  return new Set(Object.keys(schema.shape))
-}
+/** The fields a create schema knows at the top level (the others are not sent). */
+export const topLevelKeys = (schema: z.ZodObject): Set<string> => new Set(Object.keys(schema.shape))
 
 export interface CheckedRow {
   row: number
@@ -278,9 +279,8 @@ export interface ValidateOptions {
  * `skipInvalid`, any invalid row ends here with one InputError listing them.
  */
 export async function validateSource(source: RowSource, opts: ValidateOptions = {}): Promise<ValidationReport> {
-  const legacy = opts.legacy ?? false
-  const schema = createSchema(legacy)
-  const known = topLevelKeys(legacy)
+  const schema = await createSchema(opts.legacy ?? false)
+  const known = topLevelKeys(schema)
   const maxListed = opts.maxListed ?? 50
   const chunkSize = Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH)
   const report: ValidationReport = {

@@ -1,7 +1,6 @@
 import {ApiError} from '../../api/errors.js'
 import {sleep} from '../../api/retry.js'
 import {createQuotes} from '../../api/v1/demands.js'
-import {createLegacyDemands} from '../../api/v2/demands.js'
 import {MAX_BATCH} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {
@@ -31,6 +30,7 @@ import {LookupProofFile} from './batch-proof.js'
 import {DraftIdFinder, SCAN_MARGIN_MS, type FoundDemand} from './batch-reconcile.js'
 import {
   createSchema,
+  topLevelKeys,
   knownFields,
   RowSpool,
   validateSource,
@@ -260,8 +260,7 @@ class BatchRun {
 
   /** Read and validate: the first pass, which fills the spool with the valid rows. */
   private async validate(): Promise<ValidationReport> {
-    const schema = createSchema(this.legacy)
-    const known = new Set<string>(Object.keys((schema as unknown as {shape: Record<string, unknown>}).shape))
+    const known = topLevelKeys(await createSchema(this.legacy))
     const spool = this.spool
     const {shard, skipInvalid, errorsFile} = this.opts
     const validation = await validateSource(this.source, {
@@ -481,7 +480,7 @@ class BatchRun {
     const items = rows.map((r) => r.item)
     this.summary.requests++
     const records: {_id: string; orderNumber?: number; draftId?: string; status?: string}[] = this.legacy
-      ? await createLegacyDemands(this.ctx.client, items, write)
+      ? await (await import('../../api/v2/demands.js')).createLegacyDemands(this.ctx.client, items, write)
       : await createQuotes(this.ctx.client, this.ctx.businessId, items, write)
     const sent = new Set(rows.map((r) => r.draftId))
     for (const record of records) if (record.draftId && sent.has(record.draftId)) this.finder.remember(record.draftId)
