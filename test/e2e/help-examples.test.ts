@@ -13,6 +13,7 @@ import {join, resolve} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {FIXED_PORTS_WAIT_MS, holdFixedPorts} from '../helpers/fixed-ports.js'
 import {serveSandbox, type Served} from '../helpers/serve.js'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -81,8 +82,10 @@ describe("every command's help examples, run as written", () => {
   })
 
   let served: Served
+  let release: (() => void) | undefined
 
   beforeAll(async () => {
+    release = await holdFixedPorts()
     symlinkSync(bin, join(shims, 'mfg'))
     // The fixture directory: examples/, and the other files the examples name.
     symlinkSync(join(root, 'examples'), join(work, 'examples'))
@@ -102,9 +105,10 @@ describe("every command's help examples, run as written", () => {
     if (warm.status !== 0) throw new Error(`seeding the template home failed: ${warm.stderr}`)
     // The remote profiles the examples name: a standalone sandbox stands in for the service.
     served = await serveSandbox([], env(mkdtempSync(join(tmpdir(), 'mfg-help-standalone-'))))
-  })
+  }, FIXED_PORTS_WAIT_MS)
 
   afterAll(async () => {
+    release?.()
     await served?.stop()
     for (const dir of [work, template, shims, ...homes]) rmSync(dir, {recursive: true, force: true})
   })

@@ -21,6 +21,7 @@ import {join, resolve} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {FIXED_PORTS_WAIT_MS, holdFixedPorts} from '../helpers/fixed-ports.js'
 import {serveSandbox, type Served} from '../helpers/serve.js'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -109,8 +110,10 @@ describe('the README, run as written', () => {
   }
 
   let served: Served
+  let release: (() => void) | undefined
 
   beforeAll(async () => {
+    release = await holdFixedPorts()
     for (const [tool, arg] of [
       ['jq', '--version'],
       ['openssl', 'version'],
@@ -119,9 +122,10 @@ describe('the README, run as written', () => {
     }
     const sandboxHome = mkdtempSync(join(tmpdir(), 'mfg-readme-standalone-'))
     served = await serveSandbox([], {...env, MFG_HOME: sandboxHome})
-  })
+  }, FIXED_PORTS_WAIT_MS)
 
   afterAll(async () => {
+    release?.()
     await served?.stop()
     for (const dir of [home, work, shims]) rmSync(dir, {recursive: true, force: true})
   })
