@@ -237,5 +237,7 @@ describe('the README, run as written', () => {
     }
     await stopServers()
     expect(failures, failures.join('\n\n')).toEqual([])
-  })
+    // The whole page, one command after another: about 20 s alone, 50 to 65 s beside
+    // another test file on a 2-core machine; the limit only stops a command that hangs.
+  }, 300_000)
 })
