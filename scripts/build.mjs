@@ -207,9 +207,9 @@ if (!WITHOUT.includes('needed-shims')) {
   for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'))) {
     const path = resolve(file)
     const text = readFileSync(path, 'utf8')
-    const body = text.slice(shims.length)
     if (!text.startsWith(`${shims}\n`)) throw new Error(`build: ${file} does not start with the shims line`)
-    if (!/\b(require|__filename|__dirname)\b/.test(body)) writeFileSync(path, body)
+    const rest = text.slice(shims.length)
+    if (!/\b(require|__filename|__dirname)\b/.test(rest)) writeFileSync(path, rest)
   }
 }
 
