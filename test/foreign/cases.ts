@@ -994,6 +994,12 @@ export function spawnCli(
 
 const TRACE = /\n\s+at .+:\d+:\d+\)?|\b(TypeError|ReferenceError|RangeError)\b|is not a function|Cannot read propert/
 const JUNK = /undefined|NaN|\[object Object\]|\uFFFD/
+/**
+ * Paths under the temporary directory (the case's home and input files, which --json
+ * prints as the journal's and the source's) are left out of the junk check: their
+ * random names (mfg-foreign-DNaNsd) are not something printed by mistake.
+ */
+const TEMP_PATHS = new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^\\s"',]*`, 'g')
 const HTML = /<\/?(html|head|body|center|h1|hr|title)\b/i
 
 function excerpt(text: string, at: number): string {
@@ -1088,8 +1094,9 @@ export function judge(
     return `exit ${run.exit}, expected ${want.exit.join(' or ')}: ${said}`
   })
   add('bounded', 'failed', stats.served <= want.budget, () => `${stats.served} requests (budget ${want.budget})`)
-  const junk = JUNK.exec(out)
-  add('clean', 'failed', !junk, () => `prints ${JSON.stringify(junk![0])}: ${excerpt(out, junk!.index)}`)
+  const shown = out.replace(TEMP_PATHS, '<tmp>')
+  const junk = JUNK.exec(shown)
+  add('clean', 'failed', !junk, () => `prints ${JSON.stringify(junk![0])}: ${excerpt(shown, junk!.index)}`)
   if (c.mode === 'json') {
     // Data as JSON on stdout; on failure the documented {"error": {...}} line on stderr (or a batch's result rows).
     const parses = c.command.jsonLines ? parsesAsJsonLines : parsesAsJson
