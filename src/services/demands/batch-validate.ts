@@ -72,7 +72,7 @@ export async function createSchema(legacy: boolean): Promise<z.ZodObject> {
 }
 
 /** The fields a create schema knows at the top level (the others are not sent). */
-export const topLevelKeys = (schema: z.ZodObject): Set<string> => new Set(Object.keys(schema.shape))
+const topLevelKeys = (schema: z.ZodObject): Set<string> => new Set(Object.keys(schema.shape))
 
 export interface CheckedRow {
   row: number
@@ -127,12 +127,14 @@ function unknownKeys(value: object, known: Set<string>): readonly string[] {
 
 /**
  * A row the first pass found valid, made ready to send without validating it a
- * second time: the fields the schema does not know are left out, as zod would.
+ * second time: the fields the check found unknown are left out, as zod would; a
+ * row without any is sent as it was read.
  */
-export function knownFields(input: InputRow, known: Set<string>): Record<string, unknown> {
+export function knownFields(input: InputRow, checked: CheckedRow): Record<string, unknown> {
   const value = input.value as Record<string, unknown>
+  if (checked.unknownFields.length === 0) return value
   const item: Record<string, unknown> = {}
-  for (const key in value) if (Object.hasOwn(value, key) && known.has(key)) item[key] = value[key]
+  for (const key in value) if (Object.hasOwn(value, key) && !checked.unknownFields.includes(key)) item[key] = value[key]
   return item
 }
 

@@ -29,8 +29,6 @@ import {
 import {LookupProofFile} from './batch-proof.js'
 import {DraftIdFinder, SCAN_MARGIN_MS, type FoundDemand} from './batch-reconcile.js'
 import {
-  createSchema,
-  topLevelKeys,
   knownFields,
   RowSpool,
   validateSource,
@@ -260,7 +258,6 @@ class BatchRun {
 
   /** Read and validate: the first pass, which fills the spool with the valid rows. */
   private async validate(): Promise<ValidationReport> {
-    const known = topLevelKeys(await createSchema(this.legacy))
     const spool = this.spool
     const {shard, skipInvalid, errorsFile} = this.opts
     const validation = await validateSource(this.source, {
@@ -269,18 +266,7 @@ class BatchRun {
       ...(skipInvalid ? {skipInvalid: true} : {}),
       ...(errorsFile ? {errorsFile} : {}),
       chunkSize: this.chunkSize,
-      // A row without unknown fields is sent as it was read.
-      ...(spool
-        ? {
-            onValid: (input, checked) =>
-              spool.add(
-                input.row,
-                checked.unknownFields.length === 0
-                  ? (input.value as Record<string, unknown>)
-                  : knownFields(input, known),
-              ),
-          }
-        : {}),
+      ...(spool ? {onValid: (input, checked) => spool.add(input.row, knownFields(input, checked))} : {}),
     })
     this.opts.onValidated?.(validation)
     return validation
