@@ -4,6 +4,7 @@
 // or nothing. A pure function of the decoded body and the status, tested by table.
 import type {ErrorDetail} from '../schemas/common.js'
 import {excerpt} from '../schemas/read/core.js'
+import {escapeRegExp} from '../util/regexp.js'
 import {reasonPhrase} from './status.js'
 
 /** What an error answer says. */
@@ -212,10 +213,6 @@ function pageLine(html: string, status: number, reason: string | undefined): str
   for (const [s, flags] of said) text = text.replace(new RegExp(`(?<!\\w)${escapeRegExp(s)}(?!\\w)`, flags), ' ')
   text = oneLine(text.replace(/^[\s:–—-]+|[\s:–—-]+$/g, ''))
   return short(text)
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 function oneLine(text: string): string {

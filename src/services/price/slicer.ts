@@ -4,6 +4,7 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {delimiter, extname, isAbsolute, join} from 'node:path'
 
+import {escapeRegExp} from '../../util/regexp.js'
 import {InputError} from '../errors.js'
 
 /**
@@ -106,8 +107,7 @@ export function parseDuration(text: string): number {
 
 /** A comment's value: `; name = value`, the first occurrence. */
 function comment(text: string, name: string): string | undefined {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  return new RegExp(`^;\\s*${escaped}\\s*=\\s*(.*?)\\s*$`, 'm').exec(text)?.[1]
+  return new RegExp(`^;\\s*${escapeRegExp(name)}\\s*=\\s*(.*?)\\s*$`, 'm').exec(text)?.[1]
 }
 
 /** `1491.16` or, with several extruders, `1491.16, 20.00`: the sum. */
