@@ -995,11 +995,14 @@ export function spawnCli(
 const TRACE = /\n\s+at .+:\d+:\d+\)?|\b(TypeError|ReferenceError|RangeError)\b|is not a function|Cannot read propert/
 const JUNK = /undefined|NaN|\[object Object\]|\uFFFD/
 /**
- * Paths under the temporary directory (the case's home and input files, which --json
- * prints as the journal's and the source's) are left out of the junk check: their
+ * `out` with the paths under the temporary directory (the case's home and input
+ * files, which --json prints as the journal's and the source's) shown as <tmp>: their
  * random names (mfg-foreign-DNaNsd) are not something printed by mistake.
  */
-const TEMP_PATHS = new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^\\s"',]*`, 'g')
+function withoutTempPaths(out: string): string {
+  const [head, ...rest] = out.split(`${tmpdir()}/`)
+  return [head, ...rest.map((after) => after.replace(/^[^\s"',]*/, '<tmp>'))].join('')
+}
 const HTML = /<\/?(html|head|body|center|h1|hr|title)\b/i
 
 function excerpt(text: string, at: number): string {
@@ -1094,7 +1097,7 @@ export function judge(
     return `exit ${run.exit}, expected ${want.exit.join(' or ')}: ${said}`
   })
   add('bounded', 'failed', stats.served <= want.budget, () => `${stats.served} requests (budget ${want.budget})`)
-  const shown = out.replace(TEMP_PATHS, '<tmp>')
+  const shown = withoutTempPaths(out)
   const junk = JUNK.exec(shown)
   add('clean', 'failed', !junk, () => `prints ${JSON.stringify(junk![0])}: ${excerpt(shown, junk!.index)}`)
   if (c.mode === 'json') {
