@@ -3,6 +3,7 @@ import {closeSync, mkdtempSync, openSync, read, rmSync, statSync, writeSync} fro
 import {tmpdir} from 'node:os'
 import {extname, join} from 'node:path'
 import {StringDecoder} from 'node:string_decoder'
+import {promisify} from 'node:util'
 
 import type * as z from 'zod'
 
@@ -133,12 +134,8 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
   }
 }
 
-/** One read of up to 64 KiB from `fd` into `buffer`, at the file's current position. */
-function readPiece(fd: number, buffer: Buffer): Promise<{bytesRead: number; buffer: Buffer}> {
-  return new Promise((done, fail) =>
-    read(fd, buffer, 0, buffer.length, null, (error, bytesRead) => (error ? fail(error) : done({bytesRead, buffer}))),
-  )
-}
+/** fs.read as a promise of {bytesRead, buffer} (Node's own promisified form of it). */
+const readAsync = promisify(read)
 
 /**
  * A file's bytes 64 KiB at a time, read into two buffers in turn: the next
@@ -156,13 +153,13 @@ async function* filePieces(path: string): AsyncGenerator<Buffer> {
   let turn = 0
   let reading: Promise<{bytesRead: number; buffer: Buffer}> | undefined
   try {
-    reading = readPiece(fd, buffers[0]!)
+    reading = readAsync(fd, buffers[0]!, 0, 64 * 1024, null)
     for (;;) {
       const {bytesRead, buffer} = await reading
       reading = undefined
       if (bytesRead === 0) return
       turn ^= 1
-      reading = readPiece(fd, buffers[turn]!)
+      reading = readAsync(fd, buffers[turn]!, 0, 64 * 1024, null)
       yield buffer.subarray(0, bytesRead)
     }
   } finally {
