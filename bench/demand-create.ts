@@ -2,6 +2,8 @@
 // bench/baseline/post-chunks.mjs posting the same rows in the same chunks (each with an
 // Idempotency-Key, as the CLI sends them) over the same number of keep-alive
 // connections. Target: CLI time / baseline time at most 1.1 (issue 15).
+// The same race at 100,000 rows (BENCH_SCALE_ROWS; 0 leaves it out) splits the times into
+// a fixed cost (start-up, the first request) and a cost per row, for the CLI and the baseline.
 // Then the sandbox's side of that work on each SQLite driver, node:sqlite (the
 // product's) against better-sqlite3 (bench/sqlite-drivers.ts): the same keyed
 // chunks posted to a sandbox on each, in memory and on a file database.
@@ -17,6 +19,8 @@ import {compare, DRIVERS, ensureBetterSqlite3, percent, serveSandboxOn, type Dri
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const DRIVER_RUNS = Number(process.env.BENCH_DRIVER_RUNS ?? 5)
+const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 100_000)
+const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 5)
 const CONCURRENCY = 4
 
 /** The baseline: bench/baseline/post-chunks.mjs posting a file of chunks to a sandbox's first business. */
@@ -81,10 +85,10 @@ function asObject(i: number, draftId: string): object {
  * about 30 ms less over 10,000 rows, which flattered the baseline). Each run posts
  * to a fresh sandbox, so the same ids never meet.
  */
-function keyedChunks(identity: string): {idempotencyKey: string; items: object[]}[] {
+function keyedChunks(identity: string, rows: number): {idempotencyKey: string; items: object[]}[] {
   const chunks: {idempotencyKey: string; items: object[]}[] = []
-  for (let i = 0; i < ROWS; i += 100) {
-    const draftIds = Array.from({length: Math.min(100, ROWS - i)}, (_, k) => draftIdFor(identity, i + k))
+  for (let i = 0; i < rows; i += 100) {
+    const draftIds = Array.from({length: Math.min(100, rows - i)}, (_, k) => draftIdFor(identity, i + k))
     chunks.push({
       idempotencyKey: idempotencyKeyFor('v1 create-quotes', draftIds),
       items: draftIds.map((draftId, k) => asObject(i + k, draftId)),
@@ -97,9 +101,13 @@ function keyedChunks(identity: string): {idempotencyKey: string; items: object[]
 if (DRIVER_RUNS > 0) ensureBetterSqlite3()
 
 const work = mkdtempSync(join(tmpdir(), 'mfg-bench-create-'))
-const csv = join(work, 'rows.csv')
-writeFileSync(csv, [header.join(','), ...Array.from({length: ROWS}, (_, i) => row(i).join(','))].join('\n') + '\n')
-const csvIdentity = createHash('sha256').update(readFileSync(csv)).digest('hex')
+/** A CSV of `rows` rows in the work directory, and its sha256 (the CLI's input identity). */
+function writeCsv(name: string, rows: number): {path: string; identity: string} {
+  const path = join(work, name)
+  writeFileSync(path, [header.join(','), ...Array.from({length: rows}, (_, i) => row(i).join(','))].join('\n') + '\n')
+  return {path, identity: createHash('sha256').update(readFileSync(path)).digest('hex')}
+}
+const csv = writeCsv('rows.csv', ROWS)
 
 // One MFG_HOME for every CLI run, its compile cache filled by an untimed run first, as on
 // a machine where mfg has run before (bench/startup measures warm runs the same way). Each
@@ -114,49 +122,65 @@ const cliEnv = (sb: {url: string; businesses: {id: string; apiKey: string}[]}) =
 })
 {
   const sb = await serveSandbox()
-  const warm = join(work, 'warm-up.csv')
-  writeFileSync(warm, [header.join(','), ...Array.from({length: 200}, (_, i) => row(i).join(','))].join('\n') + '\n')
+  const warm = writeCsv('warm-up.csv', 200)
   try {
-    const r = await measure([process.execPath, cli, 'demand', 'create', '--file', warm], cliEnv(sb))
+    const r = await measure([process.execPath, cli, 'demand', 'create', '--file', warm.path], cliEnv(sb))
     if (r.code !== 0) throw new Error(`warm-up run failed (exit ${r.code}): ${r.stderr.slice(-2000)}`)
   } finally {
     await sb.stop()
   }
 }
 
-const cliMs: number[] = []
-const baseMs: number[] = []
-// The bare baseline: the same chunks without the Idempotency-Key header, for reference.
-const bareMs: number[] = []
-for (let run = 0; run < RUNS; run++) {
-  // Alternate which goes first, each against a fresh sandbox, so neither gains from the order.
-  for (const which of run % 2 ? ['baseline', 'bare', 'cli'] : ['cli', 'bare', 'baseline']) {
-    const sb = await serveSandbox()
-    try {
-      if (which === 'cli') {
-        const r = await measure(
-          [process.execPath, cli, 'demand', 'create', '--file', csv, '--concurrency', String(CONCURRENCY)],
-          cliEnv(sb),
-        )
-        if (r.code !== 0 || r.stdoutLines !== ROWS)
-          throw new Error(`CLI run failed (exit ${r.code}, ${r.stdoutLines} lines): ${r.stderr.slice(-2000)}`)
-        cliMs.push(r.ms)
-      } else {
-        // The same requests as the CLI's: the same rows per chunk, each chunk with an
-        // Idempotency-Key derived from its draftIds (the sandbox keeps the answer
-        // of every keyed create, which costs it as much for either client).
-        const chunks = keyedChunks(csvIdentity)
-        const file = join(work, `chunks-${which}-${run}.json`)
-        writeFileSync(file, JSON.stringify(which === 'bare' ? chunks.map((c) => c.items) : chunks))
-        const r = await postChunks(file, sb)
-        if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
-        ;(which === 'bare' ? bareMs : baseMs).push(r.ms)
+interface Race {
+  rows: number
+  runs: number
+  cli: number[]
+  base: number[]
+  /** The bare baseline: the same chunks without the Idempotency-Key header, for reference. */
+  bare: number[]
+}
+
+/** `runs` rounds of the CLI and the baseline (and the bare baseline, with `bare`) creating `input`'s `rows` rows. */
+async function race(input: {path: string; identity: string}, rows: number, runs: number, bare: boolean): Promise<Race> {
+  const times: Race = {rows, runs, cli: [], base: [], bare: []}
+  const others = bare ? ['bare', 'baseline'] : ['baseline']
+  for (let run = 0; run < runs; run++) {
+    // Alternate which goes first, each against a fresh sandbox, so neither gains from the order.
+    for (const which of run % 2 ? [...others.toReversed(), 'cli'] : ['cli', ...others]) {
+      const sb = await serveSandbox()
+      try {
+        if (which === 'cli') {
+          const r = await measure(
+            [process.execPath, cli, 'demand', 'create', '--file', input.path, '--concurrency', String(CONCURRENCY)],
+            cliEnv(sb),
+          )
+          if (r.code !== 0 || r.stdoutLines !== rows)
+            throw new Error(`CLI run failed (exit ${r.code}, ${r.stdoutLines} lines): ${r.stderr.slice(-2000)}`)
+          times.cli.push(r.ms)
+        } else {
+          // The same requests as the CLI's: the same rows per chunk, each chunk with an
+          // Idempotency-Key derived from its draftIds (the sandbox keeps the answer
+          // of every keyed create, which costs it as much for either client).
+          const chunks = keyedChunks(input.identity, rows)
+          const file = join(work, `chunks-${which}.json`)
+          writeFileSync(file, JSON.stringify(which === 'bare' ? chunks.map((c) => c.items) : chunks))
+          const r = await postChunks(file, sb)
+          if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
+          ;(which === 'bare' ? times.bare : times.base).push(r.ms)
+          rmSync(file)
+        }
+      } finally {
+        await sb.stop()
       }
-    } finally {
-      await sb.stop()
     }
   }
+  return times
 }
+
+const main = await race(csv, ROWS, RUNS, true)
+const {cli: cliMs, base: baseMs, bare: bareMs} = main
+const scale =
+  SCALE_ROWS > ROWS ? await race(writeCsv('scale.csv', SCALE_ROWS), SCALE_ROWS, SCALE_RUNS, false) : undefined
 
 // The drivers: each round posts the baseline's keyed chunks to a fresh sandbox on
 // each driver and storage, alternating which driver goes first.
@@ -171,7 +195,7 @@ for (let run = 0; run < DRIVER_RUNS; run++) {
   for (const storage of STORAGES) {
     for (const driver of run % 2 ? [...DRIVERS].reverse() : DRIVERS) {
       const file = join(work, `chunks-driver-${run}.json`)
-      writeFileSync(file, JSON.stringify(keyedChunks(csvIdentity)))
+      writeFileSync(file, JSON.stringify(keyedChunks(csv.identity, ROWS)))
       const sb = await serveSandboxOn(driver, storage === 'file' ? mkdtempSync(join(work, 'db-')) : undefined)
       const r = await postChunks(file, sb)
       const cpu = await sb.stop()
@@ -221,6 +245,41 @@ Baseline: \`bench/baseline/post-chunks.mjs\`, the same rows in chunks of 100 wit
 Ratio CLI / baseline: **${ratio.toFixed(2)}** (target ≤ ${TARGET}: ${verdict}). Per round (the CLI and the baseline of a round back to back), median and range: ${pairedRatios(cliMs, baseMs)}. For reference, CLI / bare baseline: ${(median(cliMs) / median(bareMs)).toFixed(2)}; the difference between the two baselines is what the sandbox spends keeping each keyed answer for replay. ${machine()}; load average at the end ${loadavg()
   .map((x) => x.toFixed(1))
   .join(' ')}.`
+
+/** The CLI's time over the baseline's, round by round: median, and the range as text. */
+function over(r: {cli: number[]; base: number[]}): {median: number; range: string} {
+  const d = r.cli.map((x, i) => x - r.base[i]!)
+  return {median: median(d), range: `${Math.min(...d).toFixed(0)} to ${Math.max(...d).toFixed(0)}`}
+}
+function scaleSection(s: Race): string {
+  const n = (x: number) => x.toLocaleString('en')
+  // Differences of runs against fresh sandboxes of the same size: the sandbox's own cost per
+  // row, which grows with its tables, is the same on both sides and drops out.
+  const small = over(main)
+  const big = over(s)
+  const thousands = (s.rows - ROWS) / 1000
+  const perThousand = (big.median - small.median) / thousands
+  const basePerThousand = (median(s.base) - median(baseMs)) / thousands
+  const fixed = small.median - (perThousand * ROWS) / 1000
+  const allowed = (TARGET - 1) * median(baseMs)
+  return `### The same at ${n(s.rows)} rows: what the CLI adds, fixed and per row
+
+The CLI and the keyed baseline again, on a CSV of ${n(s.rows)} rows of the same shape, ${s.runs} runs each after the runs above, alternating order; medians.
+
+| | median ms | runs (ms) |
+|---|---:|---|
+| \`mfg demand create --file rows.csv --concurrency ${CONCURRENCY}\` | ${median(s.cli).toFixed(0)} | ${s.cli.map((x) => x.toFixed(0)).join(', ')} |
+| baseline | ${median(s.base).toFixed(0)} | ${s.base.map((x) => x.toFixed(0)).join(', ')} |
+
+Ratio CLI / baseline at ${n(s.rows)} rows: **${(median(s.cli) / median(s.base)).toFixed(2)}**; per round, median and range: ${pairedRatios(s.cli, s.base)}. The target is the ${n(ROWS)}-row figure above; this one says where its distance comes from.
+
+| the CLI's time over the baseline's, round by round | median ms | range ms |
+|---|---:|---|
+| ${n(ROWS)} rows | ${small.median.toFixed(0)} | ${small.range} |
+| ${n(s.rows)} rows | ${big.median.toFixed(0)} | ${big.range} |
+
+Taken as a straight line through the two medians, what the CLI adds is **${fixed.toFixed(0)} ms whatever the input** (start-up through oclif, loading the command, the exit) and **${perThousand.toFixed(1)} ms per 1,000 rows** (reading and checking them, the journal, the output), where the baseline's time grows by ${basePerThousand.toFixed(1)} ms per 1,000 rows. At ${n(ROWS)} rows the target leaves the CLI ${allowed.toFixed(0)} ms over the baseline.`
+}
 const DRIVERS_HEADING = 'The sandbox on node:sqlite and on better-sqlite3'
 // BENCH_DRIVER_RUNS=0 leaves the drivers out and keeps the figures of the last run that compared them.
 const drivers =
@@ -235,6 +294,7 @@ ${driverRows.join('\n')}
 
 ${driverVerdict}`
     : keptDrivers('demand-create', DRIVERS_HEADING)
-writeSection('demand-create', drivers ? `${table}\n\n${drivers}` : table)
-console.log(drivers ? `${table}\n\n${drivers}` : table)
+const section = [table, scale ? scaleSection(scale) : '', drivers].filter(Boolean).join('\n\n')
+writeSection('demand-create', section)
+console.log(section)
 if (ratio > TARGET || slowest > DRIVER_LIMIT) process.exitCode = 1
