@@ -1,5 +1,6 @@
 import * as z from 'zod'
 
+import {closest} from '../util/closest.js'
 import {UsageError} from './errors.js'
 
 /**
@@ -105,8 +106,8 @@ export function topFields(source: FieldSource): string[] {
 
 /**
  * Checks each path a flag names; a usage error (exit 2) names the first unknown
- * one, why, and the valid names (the sub-fields when the path went wrong below
- * a known field).
+ * one, why, the valid name it probably is, and the valid names (the sub-fields
+ * when the path went wrong below a known field).
  */
 export function checkPaths(source: FieldSource, paths: readonly string[], flag: string): void {
   for (const path of paths) {
@@ -115,8 +116,10 @@ export function checkPaths(source: FieldSource, paths: readonly string[], flag: 
     const top = path.split('.')[0] ?? path
     const below = fieldPaths(source).filter((p) => p.startsWith(`${top}.`))
     const valid = below.length > 0 && topFields(source).includes(top) ? below : topFields(source)
+    const [meant] = closest(path, valid, 1)
+    const hint = meant === undefined ? '' : ` Did you mean ${JSON.stringify(meant)}?`
     throw new UsageError(
-      `${flag}: unknown field ${JSON.stringify(path)} (${problem}). Valid fields: ${valid.join(', ')}. Nested fields by dotted path (a.b), list items by index (a.0.b).`,
+      `${flag}: unknown field ${JSON.stringify(path)} (${problem}).${hint} Valid fields: ${valid.join(', ')}. Nested fields by dotted path (a.b), list items by index (a.0.b).`,
     )
   }
 }

@@ -3,6 +3,8 @@
 // to a width. The help class (index.ts) feeds them oclif's loaded commands; the tests
 // feed them data of their own.
 
+import {closest} from '../util/closest.js'
+
 export interface ManifestFlag {
   name: string
   type: 'boolean' | 'option'
@@ -431,19 +433,6 @@ export function unknownCommand(argv: string[], data: Names): string[] | undefine
   return words.slice(0, known + 1)
 }
 
-/** Edit distance between two short strings (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({length: b.length + 1}, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    prev = row
-  }
-  return prev[b.length]!
-}
-
 /**
  * The visible commands, topics and help topics closest to the words typed (at most
  * `max`, closest first), of those close enough to be what was meant.
@@ -458,12 +447,9 @@ export function suggestions(words: string[], data: Names, max = 3): string[] {
     for (let n = 1; n < parts.length; n++) names.add(parts.slice(0, n).join(':'))
   }
   for (const name of Object.keys(data.guides)) names.add(name)
-  const limit = Math.max(2, Math.floor(typed.length / 3))
-  return [...names]
-    .filter((name) => name.split(':').length === words.length)
-    .map((name) => ({name, d: distance(typed, name)}))
-    .filter((x) => x.d <= limit)
-    .sort((a, b) => a.d - b.d || byCodeUnit(a.name, b.name))
-    .slice(0, max)
-    .map((x) => x.name)
+  return closest(
+    typed,
+    [...names].filter((name) => name.split(':').length === words.length),
+    max,
+  )
 }
