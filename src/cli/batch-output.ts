@@ -1,5 +1,5 @@
 import type {BatchProgress, RowOutcome} from '../services/demands/batch.js'
-import type {ValidationReport} from '../services/demands/batch-validate.js'
+import {unknownFieldLines, type ValidationReport} from '../services/demands/batch-validate.js'
 import type {CreateResult} from '../services/demands/create.js'
 import {UsageError} from './errors.js'
 import {stopOnSignals} from './interrupt.js'
@@ -118,8 +118,7 @@ export class RowOutput {
 export function validationNotes(report: ValidationReport): string[] {
   const notes: string[] = []
   if (report.unknownFields.length > 0) {
-    const more = report.moreUnknownFields > 0 ? `\n  … and ${report.moreUnknownFields} more rows` : ''
-    notes.push(`Warning: unknown fields are not sent:\n${report.unknownFields.map((l) => `  ${l}`).join('\n')}${more}`)
+    notes.push(`Warning: unknown fields are not sent:\n${unknownFieldLines(report).join('\n')}`)
   }
   if (report.invalid > 0) {
     const where = report.errorsFile ? `; written with reasons to ${report.errorsFile}` : ' (--errors FILE keeps them)'

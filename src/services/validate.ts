@@ -2,6 +2,7 @@ import * as z from 'zod'
 
 import {describeIssue, type ErrorDetail} from '../schemas/common.js'
 import {InputError} from './errors.js'
+import {droppedFields, fieldTree} from './unknown-fields.js'
 
 /** A problem with one field of an input (a row, a body); path "" is the whole of it. */
 export interface FieldProblem {
@@ -88,11 +89,26 @@ function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-/** Validates one object (an update body); problems are listed by field path. */
-export function validateObject<S extends z.ZodType>(value: unknown, schema: S, what: string): z.infer<S> {
+/**
+ * Validates one object (an update body); problems are listed by field path. A
+ * field the schema does not name is refused at any depth, with the field it
+ * probably is: dropped without a word, a typo would look like a change made.
+ */
+export async function validateObject<S extends z.ZodType>(
+  value: unknown,
+  schema: S,
+  what: string,
+): Promise<z.infer<S>> {
   const result = schema.safeParse(value, {reportInput: true})
-  if (result.success) return result.data
-  const problems = issueProblems(result.error)
+  const tree = fieldTree(schema)
+  const dropped = droppedFields(value, tree)
+  if (result.success && dropped.length === 0) return result.data
+  // Loaded for a refusal only.
+  const {droppedProblems, hintedProblems} = await import('./field-hints.js')
+  const problems = [
+    ...(result.success ? [] : hintedProblems(result.error, issueProblems(result.error), tree)),
+    ...droppedProblems(dropped, tree),
+  ]
   throw new InputError(
     `invalid ${what}; nothing was sent:\n${problems.map((p) => `  ${problemLine(p)}`).join('\n')}`,
     problems.map((p): ErrorDetail => ({path: p.path, message: p.reason})),

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {json, jsonLines, secretsOf, useCliSandbox} from '../helpers/cli.js'
+import {startProxy} from '../helpers/proxy.js'
 
 interface Demand {
   _id: string
@@ -128,6 +129,63 @@ describe('mfg demand create', () => {
     const r = await run(['demand', 'create', '--file', file('typo.json', JSON.stringify(rows)), '--dry-run'])
     expect(r.exitCode, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/unknown fields are not sent:\s+row 1: materail, colour/)
+  })
+
+  it('leaves out misspelt fields at any depth, names the fields probably meant, and never sends them', async () => {
+    // What reaches the service, read through a proxy in front of the sandbox.
+    const sent: unknown[] = []
+    const proxy = await startProxy(sb.url, (req) => {
+      if (req.method !== 'POST') return
+      const parts: Buffer[] = []
+      req.on('data', (c: Buffer) => parts.push(c))
+      req.on('end', () => sent.push(...(JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown[])))
+    })
+    try {
+      const csv = file(
+        'typos.csv',
+        'technique,material,quantity,emial,shippingAddress.city,shippingAddress.cty,jobDetails.takenAss\n' +
+          '3D_PRINTING,PLA,2,a@example.com,Lyon,Paris,ORDER\n' +
+          '3D_PRINTING,PETG,3,b@example.com,Nantes,,\n',
+      )
+      const r = await run(['demand', 'create', '--file', csv, '--json'], {env: {MFG_BASE_URL: proxy.url}})
+      expect(r.exitCode, r.stderr).toBe(0)
+      const v = json<{validation: {unknownFields: string[]; suggestedFields: Record<string, string>}}>(r).validation
+      expect(v.unknownFields).toEqual([
+        'row 1 (line 2): emial, shippingAddress.cty, jobDetails.takenAss',
+        'row 2 (line 3): emial',
+      ])
+      expect(v.suggestedFields).toEqual({
+        emial: 'email',
+        'shippingAddress.cty': 'shippingAddress.city',
+        'jobDetails.takenAss': 'jobDetails.takenAs',
+      })
+      // Without --json the warning says it.
+      const dry = await run(['demand', 'create', '--file', csv, '--dry-run'])
+      expect(dry.exitCode, dry.stderr).toBe(0)
+      expect(dry.stderr).toContain(
+        'Did you mean email (for emial), shippingAddress.city (for shippingAddress.cty), jobDetails.takenAs (for jobDetails.takenAss)?',
+      )
+      expect(sent).toHaveLength(2)
+      expect(sent[0]).toMatchObject({material: 'PLA', shippingAddress: {city: 'Lyon'}})
+      expect(sent[1]).toMatchObject({material: 'PETG', shippingAddress: {city: 'Nantes'}})
+      for (const item of sent as {shippingAddress: object; jobDetails?: object}[]) {
+        expect(Object.keys(item)).not.toContain('emial')
+        expect(Object.keys(item.shippingAddress)).toEqual(['city'])
+        expect(item.jobDetails ?? {}).toEqual({})
+      }
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('lists the misspelt fields of invalid rows with the fields probably meant', async () => {
+    const csv = file('materail.csv', 'technique,materail,quantity\n3D_PRINTING,PLA,2\n')
+    const r = await run(['demand', 'create', '--file', csv])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('row 1 (line 2): material: a demand needs a non-empty quoteModel')
+    expect(r.stderr).toMatch(
+      /Unknown fields \(never sent\):\s+row 1 \(line 2\): materail\s+Did you mean material \(for materail\)\?/,
+    )
   })
 
   it('reports bad JSON with line and column, exit 2', async () => {
@@ -320,7 +378,24 @@ describe('mfg demand get and update', () => {
     expect(json(r)).toMatchObject({shippingAddress: {city: 'Lyon'}})
     r = await run(['demand', 'update', id, '--file', '-'], {stdin: '{"materail": "PLA"}'})
     expect(r.exitCode).toBe(2)
-    expect(r.stderr).toMatch(/unknown field materail/)
+    expect(r.stderr).toContain('(body): unknown field materail (did you mean material?)')
+    // At any depth: dropped without a word, it would look like a change made.
+    const fields = ['demand', 'get', id, '--json', 'shippingAddress,jobDetails']
+    const before = json(await run(fields))
+    r = await run(['demand', 'update', id, '--file', '-', '--json'], {
+      stdin: '{"shippingAddress": {"cty": "Paris"}, "jobDetails": {"takenAs": "ORDER", "zzz": 1}}',
+    })
+    expect(r.exitCode).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      error: {
+        details: [
+          {path: 'shippingAddress', message: 'unknown field cty (did you mean city?)'},
+          {path: 'jobDetails', message: 'unknown field zzz'},
+        ],
+      },
+    })
+    expect(json(await run(fields))).toEqual(before)
     r = await run(['demand', 'update', id])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/nothing to update/)

@@ -10,6 +10,7 @@ import {csvRows} from '../../src/cli/rows.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../src/schemas/legacy-demand.js'
 import {checkRow} from '../../src/services/demands/batch-validate.js'
+import {droppedFields, fieldTree, withoutFields} from '../../src/services/unknown-fields.js'
 import {issueProblems, quickCheck} from '../../src/services/validate.js'
 
 /** The public parts of a zod schema the generator reads. */
@@ -178,11 +179,10 @@ describe.each(schemas)('quick check of the %s', (_name, schema) => {
   })
 
   it('reports, through checkRow, what zod reports: verdict and problems', () => {
-    const known = new Set(Object.keys((schema as unknown as {shape: object}).shape))
     // Rows that are objects: checkRow answers the others itself, before any schema.
     fc.assert(
       fc.property(validArb(schema as unknown as Node, 0), (value) => {
-        const checked = checkRow({row: 1, value}, schema, known)
+        const checked = checkRow({row: 1, value}, schema)
         const zod = schema.safeParse(value, {reportInput: true})
         expect(checked.ok).toBe(zod.success)
         expect(checked.problems).toStrictEqual(zod.success ? [] : issueProblems(zod.error))
@@ -190,7 +190,39 @@ describe.each(schemas)('quick check of the %s', (_name, schema) => {
       {numRuns: 500},
     )
   })
+
+  it('leaves out of a valid row exactly the fields zod drops, at any depth', () => {
+    const tree = fieldTree(schema)
+    let dropped = 0
+    fc.assert(
+      fc.property(validArb(schema as unknown as Node, 0), fc.boolean(), (value, nested) => {
+        const row = withUnknownFields(value, nested)
+        const zod = schema.safeParse(row)
+        // A strict object refuses what it does not name: zod's issue, not a field left out.
+        fc.pre(zod.success)
+        const paths = droppedFields(row, tree)
+        dropped += paths.length
+        // Compared as sent, as JSON: zod rebuilds records on plain objects.
+        const sent = (v: unknown): unknown => JSON.parse(JSON.stringify(v))
+        expect(sent(withoutFields(row as Record<string, unknown>, paths))).toStrictEqual(sent(zod.data))
+        // The row as read is left as it was.
+        expect(row).toStrictEqual(withUnknownFields(value, nested))
+      }),
+      {numRuns: 300},
+    )
+    expect(dropped).toBeGreaterThan(300)
+  })
 })
+
+/** A copy of `value` with a field no schema names in each object (only the top one unless `nested`). */
+function withUnknownFields(value: unknown, nested: boolean, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withUnknownFields(v, nested, depth + 1))
+  if (typeof value !== 'object' || value === null) return value
+  if (depth > 0 && !nested) return value
+  const out: Record<string, unknown> = {zzUnknown: depth}
+  for (const [k, v] of Object.entries(value)) out[k] = withUnknownFields(v, nested, depth + 1)
+  return out
+}
 
 describe('quick check on rows converted from CSV', () => {
   const PATHS = [

@@ -36,7 +36,7 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
     const {flags} = await this.parse(DemandOrder)
     const items = await orderItems(flags)
     const {checkProductOrder, placeProductOrders} = await import('../../services/demands/legacy.js')
-    const checked = items.map((i) => checkProductOrder(i))
+    const checked = await Promise.all(items.map((i) => checkProductOrder(i)))
     const {client} = await this.context(flags).session()
     const records = await placeProductOrders({client}, checked, flags.lang as Lang)
     if (!this.jsonEnabled()) {

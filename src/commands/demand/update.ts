@@ -13,7 +13,7 @@ import type {DemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandUpdate extends BaseCommand {
   static override summary = 'Change a demand: stage, fields, prices.'
-  static override description = `Sends the changed fields only. Use the flags for common fields, or --file with an update body (a JSON object; - reads stdin); flags override the file's values. The body is checked before sending: unknown fields or wrong types exit 2.
+  static override description = `Sends the changed fields only. Use the flags for common fields, or --file with an update body (a JSON object; - reads stdin); flags override the file's values. The body is checked before sending: unknown fields at any depth (each with the field it probably meant) or wrong types exit 2.
 
 --legacy sends the legacy update (PUT /api/v2/ms-machine-owner/demand/{id}), which changes only material, resolution, filling, quantity, color, thickness, tolerance and shippingAddress (the --shipping-* flags or the file); it answers the changed fields with _id.
 
@@ -58,7 +58,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     const shipping = shippingAddressFrom(flags)
     checkUpdateFlags(flags)
     if (flags.legacy) return this.legacy(args.id, legacyFields(flags, shipping), fromFile, flags)
-    const body = buildUpdateBody(fromFile, v1Fields(flags))
+    const body = await buildUpdateBody(fromFile, v1Fields(flags))
     if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
     const {client} = await this.context(flags).session()
     const changed = await updateDemand({client}, args.id, body)
@@ -78,7 +78,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     flags: {profile?: string; verbose?: boolean; insecure?: boolean},
   ): Promise<LegacyUpdateAnswer> {
     const {buildLegacyUpdate, updateLegacy} = await import('../../services/demands/legacy.js')
-    const body = buildLegacyUpdate(fromFile, fields)
+    const body = await buildLegacyUpdate(fromFile, fields)
     const {client} = await this.context(flags).session()
     const written = await updateLegacy({client}, id, body)
     // The legacy update answers the changed fields; without them, what was sent is what changed.

@@ -7,6 +7,7 @@ import type * as z from 'zod'
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
+import {droppedFields, fieldTree, type FieldPath, meantLine, pathText, withoutFields} from '../unknown-fields.js'
 import {type FieldProblem, issueProblems, problemLine, quickCheck, rowLabel} from '../validate.js'
 
 export type {FieldProblem}
@@ -71,17 +72,14 @@ export async function createSchema(legacy: boolean): Promise<z.ZodObject> {
   return legacy ? (await import('../../schemas/legacy-demand.js')).CreateLegacyDemandItem : CreateDemandItem
 }
 
-/** The fields a create schema knows at the top level (the others are not sent). */
-const topLevelKeys = (schema: z.ZodObject): Set<string> => new Set(Object.keys(schema.shape))
-
 export interface CheckedRow {
   row: number
   line: number | undefined
   ok: boolean
   /** Empty for a valid row (a shared array: replaced, never added to). */
   problems: readonly FieldProblem[]
-  /** Top-level fields the schema does not know (not sent); empty for most rows (shared, like `problems`). */
-  unknownFields: readonly string[]
+  /** Fields the schema does not know, at any depth (not sent); empty for most rows (shared, like `problems`). */
+  unknownFields: readonly FieldPath[]
 }
 
 /** What a valid row without unknown fields holds in both lists: one frozen array, so a good row allocates neither. */
@@ -92,7 +90,7 @@ const NONE: readonly never[] = Object.freeze([])
  * quick check settles the rows it can vouch for; zod parses the others, and
  * its issues, worded by `issueProblems`, are the row's problems.
  */
-export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>): CheckedRow {
+export function checkRow(input: InputRow, schema: z.ZodType, tree = fieldTree(schema)): CheckedRow {
   const checked: CheckedRow = {row: input.row, line: input.line, ok: false, problems: NONE, unknownFields: NONE}
   if (input.problems && input.problems.length > 0) {
     checked.problems = input.problems
@@ -103,7 +101,7 @@ export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>)
     checked.problems = [{path: '', reason: 'is not a JSON object'}]
     return checked
   }
-  checked.unknownFields = unknownKeys(value, known)
+  checked.unknownFields = droppedFields(value, tree)
   if (quickCheck(schema)(value)) {
     checked.ok = true
     return checked
@@ -115,27 +113,12 @@ export function checkRow(input: InputRow, schema: z.ZodType, known: Set<string>)
 }
 
 /**
- * The own keys of `value` that `known` lacks, in order. A for-in walk: unlike
- * a for-of over Object.keys, it makes neither the array of keys nor a result
- * object per key before the JIT has compiled the loop (most of a run's rows).
- */
-function unknownKeys(value: object, known: Set<string>): readonly string[] {
-  let out: string[] | undefined
-  for (const key in value) if (!known.has(key) && Object.hasOwn(value, key)) (out ??= []).push(key)
-  return out ?? NONE
-}
-
-/**
  * A row the first pass found valid, made ready to send without validating it a
  * second time: the fields the check found unknown are left out, as zod would; a
  * row without any is sent as it was read.
  */
 export function knownFields(input: InputRow, checked: CheckedRow): Record<string, unknown> {
-  const value = input.value as Record<string, unknown>
-  if (checked.unknownFields.length === 0) return value
-  const item: Record<string, unknown> = {}
-  for (const key in value) if (Object.hasOwn(value, key) && !checked.unknownFields.includes(key)) item[key] = value[key]
-  return item
+  return withoutFields(input.value as Record<string, unknown>, checked.unknownFields)
 }
 
 /**
@@ -251,9 +234,11 @@ export interface ValidationReport {
   problems: {row: number; line?: number; path: string; reason: string}[]
   /** Problems beyond those listed. */
   moreProblems: number
-  /** "row N: a, b" for rows with fields the schema does not know (first ones), and how many more. */
+  /** "row N: a, b.c" for rows with fields the schema does not know (first ones), and how many more. */
   unknownFields: string[]
   moreUnknownFields: number
+  /** Each unknown field with a known one it is probably a typo of: `{"emial": "email"}`. */
+  suggestedFields: Record<string, string>
   /** The input's identity: sha256 of its bytes. */
   contentHash: string
   errorsFile?: string
@@ -282,7 +267,9 @@ export interface ValidateOptions {
  */
 export async function validateSource(source: RowSource, opts: ValidateOptions = {}): Promise<ValidationReport> {
   const schema = await createSchema(opts.legacy ?? false)
-  const known = topLevelKeys(schema)
+  const tree = fieldTree(schema)
+  // The distinct unknown fields met (up to a few dozen), to look up the fields they probably are.
+  const unknown = new Map<string, FieldPath>()
   const maxListed = opts.maxListed ?? 50
   const chunkSize = Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH)
   const report: ValidationReport = {
@@ -296,6 +283,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     moreProblems: 0,
     unknownFields: [],
     moreUnknownFields: 0,
+    suggestedFields: {},
     contentHash: '',
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
   }
@@ -312,16 +300,32 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     if (errorsFd !== undefined) closeSync(errorsFd)
   }
   report.contentHash = source.contentHash()
+  if (unknown.size > 0) {
+    const {meantField} = await import('../field-hints.js')
+    for (const [given, path] of unknown) {
+      const known = meantField(tree, path)
+      if (known !== undefined) report.suggestedFields[given] = known
+    }
+  }
   report.chunks = Math.ceil(report.valid / chunkSize)
   if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
   if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
   return report
 
+  function noteUnknown(checked: CheckedRow): void {
+    const texts = checked.unknownFields.map(pathText)
+    if (report.unknownFields.length < 10) report.unknownFields.push(`${rowLabel(checked)}: ${texts.join(', ')}`)
+    else report.moreUnknownFields++
+    checked.unknownFields.forEach((path, i) => {
+      if (unknown.size < MAX_MEANT && !unknown.has(texts[i]!)) unknown.set(texts[i]!, path)
+    })
+  }
+
   function visit(input: InputRow): void {
     report.rows++
     if (!inShard(input.row, opts.shard)) return
     report.selected++
-    const checked = checkRow(input, schema, known)
+    const checked = checkRow(input, schema, tree)
     const own = checked.ok ? (input.value as Record<string, unknown>).draftId : undefined
     if (checked.ok && typeof own === 'string') {
       const first = draftIds.get(own)
@@ -336,11 +340,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
         ]
       }
     }
-    if (checked.unknownFields.length > 0) {
-      if (report.unknownFields.length < 10)
-        report.unknownFields.push(`${rowLabel(checked)}: ${checked.unknownFields.join(', ')}`)
-      else report.moreUnknownFields++
-    }
+    if (checked.unknownFields.length > 0) noteUnknown(checked)
     if (checked.ok) {
       report.valid++
       opts.onValid?.(input, checked)
@@ -365,10 +365,29 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   }
 }
 
-/** The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`, then a count. */
+/** Distinct unknown fields looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */
+const MAX_MEANT = 50
+
+/**
+ * The listing of rows with unknown fields (the first ten, then a count) and the
+ * known fields they probably meant, indented for a warning or an error.
+ */
+export function unknownFieldLines(report: ValidationReport): string[] {
+  const lines = report.unknownFields.map((l) => `  ${l}`)
+  if (report.moreUnknownFields > 0) lines.push(`  … and ${report.moreUnknownFields} more rows`)
+  const meant = meantLine(new Map(Object.entries(report.suggestedFields)))
+  if (meant) lines.push(`  ${meant}`)
+  return lines
+}
+
+/**
+ * The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`,
+ * then a count; then the unknown fields, since a misspelt field often makes the row invalid.
+ */
 export function invalidRowsError(report: ValidationReport): InputError {
   const lines = report.problems.map((p) => `  ${problemLine(p)}`)
   if (report.moreProblems > 0) lines.push(`  … and ${report.moreProblems} more problem(s)`)
+  if (report.unknownFields.length > 0) lines.push('Unknown fields (never sent):', ...unknownFieldLines(report))
   const details: ErrorDetail[] = report.problems.map((p) => ({
     path: [String(p.row - 1), ...(p.path ? [p.path] : [])].join('.'),
     message: p.reason,

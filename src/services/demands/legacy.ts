@@ -28,7 +28,7 @@ export function deleteLegacy(ctx: Ctx, id: string): Promise<LegacyDemandRecord> 
 export function buildLegacyUpdate(
   fromFile: Record<string, unknown> | undefined,
   fields: Partial<LegacyUpdateBody>,
-): LegacyUpdateBody {
+): Promise<LegacyUpdateBody> {
   const body: Record<string, unknown> = {...fromFile}
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue
@@ -91,7 +91,7 @@ export function splitIds(text: string): string[] {
 }
 
 /** Checks one by-product order item. */
-export function checkProductOrder(item: Record<string, unknown>): ProductOrderItem {
+export function checkProductOrder(item: Record<string, unknown>): Promise<ProductOrderItem> {
   return validateObject(item, ProductOrderItem.strict(), 'by-product order')
 }
 

@@ -27,7 +27,10 @@ export interface UpdateFields {
  * Merges a body from a file (optional) with the flag fields (flags win) and
  * validates the result with the shared schema before anything is sent.
  */
-export function buildUpdateBody(fromFile: Record<string, unknown> | undefined, fields: UpdateFields): UpdateDemandBody {
+export async function buildUpdateBody(
+  fromFile: Record<string, unknown> | undefined,
+  fields: UpdateFields,
+): Promise<UpdateDemandBody> {
   const body: Record<string, unknown> = {...fromFile}
   const set = (key: string, value: unknown) => {
     if (value !== undefined) body[key] = value

@@ -36,7 +36,10 @@ export async function writeQuote(
     }
   })
   const priceTotal = round2((outcome.partsTotal ?? 0) + num(record.priceDelivery) + num(record.feesTotalAmount))
-  const body = buildUpdateBody({quoteModel}, {priceTotal, ...(options.send ? {status: 'quote_sent' as const} : {})})
+  const body = await buildUpdateBody(
+    {quoteModel},
+    {priceTotal, ...(options.send ? {status: 'quote_sent' as const} : {})},
+  )
   const changed = await updateDemand(ctx, record._id, body)
   const stage = changed.record.demandStatusInfo?.status
   return {
@@ -50,7 +53,7 @@ export async function writeQuote(
 
 /** Moves a demand whose prices already stand to quote_sent (emails the buyer). */
 export async function sendOnly(ctx: ServiceContext, outcome: QuoteOutcome): Promise<QuoteOutcome> {
-  const changed = await updateDemand(ctx, outcome.demandId, buildUpdateBody(undefined, {status: 'quote_sent'}))
+  const changed = await updateDemand(ctx, outcome.demandId, await buildUpdateBody(undefined, {status: 'quote_sent'}))
   const stage = changed.record.demandStatusInfo?.status
   return {...outcome, sent: stage === 'quote_sent', ...(stage ? {stage} : {})}
 }

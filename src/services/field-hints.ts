@@ -1,0 +1,61 @@
+import type * as z from 'zod'
+
+import {closest} from '../util/closest.js'
+// Types only: a runtime import would give unknown-fields.ts a chunk of its own, apart from validate.ts.
+import type {FieldPath, FieldTree} from './unknown-fields.js'
+
+/**
+ * The field a user probably meant by one the schema does not name, for the
+ * messages about unknown fields. Loaded when there is such a field: most
+ * inputs have none.
+ */
+
+/**
+ * The field probably meant by an unknown one: a name of the same object
+ * within a few edits (`emial` → `email`, `shippingAddress.cty` →
+ * `shippingAddress.city`), as a whole path; undefined when none is close.
+ */
+export function meantField(tree: FieldTree | undefined, path: FieldPath): string | undefined {
+  let place = tree
+  for (const key of path.slice(0, -1)) {
+    if (!place) return undefined
+    place = (typeof key === 'number' ? place.items : place.below?.get(key)) ?? undefined
+  }
+  const last = path[path.length - 1]
+  if (!place?.names || typeof last !== 'string') return undefined
+  const [best] = closest(last, place.names, 1)
+  return best === undefined ? undefined : [...path.slice(0, -1), best].join('.')
+}
+
+/** `unknown field cty (did you mean city?)` for the field at `path`. */
+function unknownField(tree: FieldTree | undefined, path: FieldPath): string {
+  const meant = meantField(tree, path)
+  const last = String(path[path.length - 1])
+  return meant === undefined
+    ? `unknown field ${last}`
+    : `unknown field ${last} (did you mean ${meant.split('.').pop()}?)`
+}
+
+/** A problem with a field: where (a dotted path; "" for the whole input) and why. */
+interface Problem {
+  path: string
+  reason: string
+}
+
+/** Fields the schema would drop, as problems of the object holding each, worded as zod's refusal of a strict one. */
+export function droppedProblems(paths: readonly FieldPath[], tree: FieldTree | undefined): Problem[] {
+  return paths.map((path) => ({path: path.slice(0, -1).join('.'), reason: unknownField(tree, path)}))
+}
+
+/**
+ * A zod error's problems as `worded` (issueProblems, one per issue), except
+ * that a strict object's unknown fields are one problem each, with the field
+ * probably meant.
+ */
+export function hintedProblems(error: z.ZodError, worded: readonly Problem[], tree: FieldTree | undefined): Problem[] {
+  return error.issues.flatMap((issue, i) => {
+    if (issue.code !== 'unrecognized_keys') return [worded[i]!]
+    const at = issue.path as FieldPath
+    return issue.keys.map((key) => ({path: at.join('.'), reason: unknownField(tree, [...at, key])}))
+  })
+}

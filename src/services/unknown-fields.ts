@@ -1,0 +1,174 @@
+import type * as z from 'zod'
+
+/**
+ * Fields an input names that its schema does not, at any depth. zod drops an
+ * unknown field of a plain object (strip) without a word, refuses one of a
+ * strict object, and keeps one of a loose object. What is dropped is what a
+ * user loses without knowing: `shippingAddress.cty` for `shippingAddress.city`.
+ * This finds those (strict ones are zod's to report), says which known field
+ * was probably meant, and makes the copy of an input that leaves them out.
+ * Read from the schema's public definition (`def`, the shapes), built once per schema.
+ */
+
+/** A field's place in an input: its keys and list indexes from the top. */
+export type FieldPath = readonly (string | number)[]
+
+/**
+ * Where a schema names its fields: an object's names, and the objects and lists
+ * below it. Every node has every property (null where it does not apply), so
+ * the walk over each row reads one shape.
+ */
+export interface FieldTree {
+  /** The names of an object that drops or refuses other fields; null for one that keeps them. */
+  names: ReadonlySet<string> | null
+  /** Whether the object drops other fields (zod's default); a strict one refuses them. */
+  drops: boolean
+  /** Fields whose values hold such objects further down. */
+  below: ReadonlyMap<string, FieldTree> | null
+  /** For a list: the tree of its items. */
+  items: FieldTree | null
+}
+
+const treeNode = (parts: Partial<FieldTree>): FieldTree => ({
+  names: null,
+  drops: false,
+  below: null,
+  items: null,
+  ...parts,
+})
+
+interface Def {
+  type: string
+  innerType?: z.ZodType
+  element?: z.ZodType
+  shape?: Record<string, z.ZodType>
+  catchall?: z.ZodType
+}
+
+const defOf = (node: z.ZodType): Def => node.def as unknown as Def
+
+const trees = new WeakMap<z.ZodType, FieldTree | null>()
+
+/** The schema's tree, or undefined when it names no field anywhere (any input passes as it is). */
+export function fieldTree(schema: z.ZodType): FieldTree | undefined {
+  let tree = trees.get(schema)
+  if (tree === undefined) {
+    tree = build(schema, 0) ?? null
+    trees.set(schema, tree)
+  }
+  return tree ?? undefined
+}
+
+/** Deeper than any schema of the service: a guard against a schema that refers to itself. */
+const MAX_DEPTH = 12
+
+function build(schema: z.ZodType, depth: number): FieldTree | undefined {
+  if (depth > MAX_DEPTH) return undefined
+  const def = defOf(schema)
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+      return def.innerType ? build(def.innerType, depth + 1) : undefined
+    case 'array': {
+      const items = def.element ? build(def.element, depth + 1) : undefined
+      return items ? treeNode({items}) : undefined
+    }
+    case 'object': {
+      const shape = def.shape ?? {}
+      const below = new Map<string, FieldTree>()
+      for (const [key, child] of Object.entries(shape)) {
+        const tree = build(child, depth + 1)
+        if (tree) below.set(key, tree)
+      }
+      const catchall = def.catchall ? defOf(def.catchall).type : undefined
+      const named = catchall === undefined || catchall === 'never'
+      if (!named && below.size === 0) return undefined
+      return treeNode({
+        names: named ? new Set(Object.keys(shape)) : null,
+        drops: catchall === undefined,
+        below: below.size > 0 ? below : null,
+      })
+    }
+    default:
+      // Unions, records, unknown: what they take is not a fixed list of names.
+      return undefined
+  }
+}
+
+/** What a row without dropped fields has: one frozen list, so a good row allocates none. */
+const NONE: readonly never[] = Object.freeze([])
+
+/** The fields of `value` that its schema's objects would drop, in the value's own order (empty when none). */
+export function droppedFields(value: unknown, tree: FieldTree | undefined): readonly FieldPath[] {
+  return (tree && collect(value, tree, undefined)) ?? NONE
+}
+
+/** The path from the row to the value being walked: pushed and popped, copied only for a find (the walk is synchronous). */
+const at: (string | number)[] = []
+
+function collect(value: unknown, tree: FieldTree, out: FieldPath[] | undefined): FieldPath[] | undefined {
+  if (typeof value !== 'object' || value === null) return out
+  if (tree.items !== null) {
+    if (!Array.isArray(value)) return out
+    for (let i = 0; i < value.length; i++) {
+      at.push(i)
+      out = collect((value as unknown[])[i], tree.items, out)
+      at.pop()
+    }
+    return out
+  }
+  if (Array.isArray(value)) return out
+  const record = value as Record<string, unknown>
+  const {names, below, drops} = tree
+  // One for-in walk over the value's keys, in their order: it makes no array of keys.
+  for (const key in record) {
+    if (drops && !names!.has(key)) {
+      if (Object.hasOwn(record, key)) (out ??= []).push([...at, key])
+      continue
+    }
+    const sub = below?.get(key)
+    if (sub === undefined) continue
+    const child = record[key]
+    if (typeof child !== 'object' || child === null || !Object.hasOwn(record, key)) continue
+    at.push(key)
+    out = collect(child, sub, out)
+    at.pop()
+  }
+  return out
+}
+
+/**
+ * A copy of `value` without the fields at `paths`: the objects on the way are
+ * copied, everything else is shared. `value` itself is left as it is.
+ */
+export function withoutFields(value: Record<string, unknown>, paths: readonly FieldPath[]): Record<string, unknown> {
+  if (paths.length === 0) return value
+  const copy = {...value}
+  for (const path of paths) {
+    let parent: Record<string | number, unknown> = copy
+    let reached = true
+    for (let i = 0; i < path.length - 1 && reached; i++) {
+      const key = path[i]!
+      const child: unknown = parent[key]
+      if (typeof child !== 'object' || child === null) reached = false
+      else {
+        const own = (Array.isArray(child) ? [...(child as unknown[])] : {...child}) as Record<string | number, unknown>
+        parent[key] = own
+        parent = own
+      }
+    }
+    if (reached && !Array.isArray(parent)) delete parent[path[path.length - 1]!]
+  }
+  return copy
+}
+
+/** A path as messages show it: `shippingAddress.city`, `quoteModel.0.fileName`. */
+export const pathText = (path: FieldPath): string => path.join('.')
+
+/** `Did you mean email (for emial)?` for the unknown fields that have a likely meaning; undefined when none has. */
+export function meantLine(meant: ReadonlyMap<string, string>): string | undefined {
+  if (meant.size === 0) return undefined
+  return `Did you mean ${[...meant].map(([given, known]) => `${known} (for ${given})`).join(', ')}?`
+}

@@ -1,0 +1,69 @@
+// Fields an input names that its schema does not: found at any depth, left out of what is
+// sent, and answered with the field probably meant. The property test over generated rows
+// (every object given such a field) is in quick-check.test.ts.
+import {describe, expect, it} from 'vitest'
+import {z} from 'zod'
+
+import {CreateDemandItem} from '../../src/schemas/demand.js'
+import {droppedProblems, meantField} from '../../src/services/field-hints.js'
+import {droppedFields, fieldTree, pathText, withoutFields} from '../../src/services/unknown-fields.js'
+
+const row = {
+  technique: '3D_PRINTING',
+  emial: 'a@example.com',
+  material: 'PLA',
+  shippingAddress: {city: 'Lyon', cty: 'Paris'},
+  jobDetails: {takenAs: 'QUOTE', takenAss: 'ORDER'},
+  // quoteModel items keep fields they do not name; their `failure` does not.
+  quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x', optoin: 'y'}}],
+}
+
+describe('droppedFields and withoutFields', () => {
+  const tree = fieldTree(CreateDemandItem)
+  const paths = droppedFields(row, tree)
+
+  it('finds what zod would drop, in the order of the row, and not what a loose object keeps', () => {
+    expect(paths.map(pathText)).toEqual([
+      'emial',
+      'shippingAddress.cty',
+      'jobDetails.takenAss',
+      'quoteModel.0.failure.optoin',
+    ])
+  })
+
+  it('leaves them out of a copy, as zod does, and leaves the row as it was', () => {
+    const before = structuredClone(row)
+    const sent = withoutFields(row, paths)
+    expect(sent).toEqual(CreateDemandItem.parse(row))
+    expect(sent).toEqual({
+      technique: '3D_PRINTING',
+      material: 'PLA',
+      shippingAddress: {city: 'Lyon'},
+      jobDetails: {takenAs: 'QUOTE'},
+      quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x'}}],
+    })
+    expect(row).toEqual(before)
+    expect(withoutFields(row, [])).toBe(row)
+  })
+
+  it('names the field probably meant, or none', () => {
+    expect(paths.map((p) => meantField(tree, p))).toEqual([
+      'email',
+      'shippingAddress.city',
+      'jobDetails.takenAs',
+      'quoteModel.0.failure.option',
+    ])
+    expect(meantField(tree, ['zzzzzz'])).toBeUndefined()
+    expect(droppedProblems(paths.slice(1, 2), tree)).toEqual([
+      {path: 'shippingAddress', reason: 'unknown field cty (did you mean city?)'},
+    ])
+  })
+
+  it('leaves strict objects to zod (which refuses) and finds nothing in loose ones or records', () => {
+    const strict = z.strictObject({a: z.string(), b: z.object({c: z.string()}).partial()})
+    expect(droppedFields({a: 'x', zz: 1, b: {c: 'y', cc: 2}}, fieldTree(strict)).map(pathText)).toEqual(['b.cc'])
+    expect(fieldTree(z.looseObject({a: z.string()}))).toBeUndefined()
+    expect(fieldTree(z.record(z.string(), z.unknown()))).toBeUndefined()
+    expect(droppedFields({anything: 1}, undefined)).toEqual([])
+  })
+})
