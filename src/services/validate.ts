@@ -133,11 +133,26 @@ const compiled = new WeakMap<z.ZodType, QuickCheck>()
 export function quickCheck(schema: z.ZodType): QuickCheck {
   let check = compiled.get(schema)
   if (check === undefined) {
-    check = compileNode(schema)
+    const walk = compileNode(schema)
+    check = (v) => {
+      metDropped = false
+      return walk(v)
+    }
     compiled.set(schema, check)
   }
   return check
 }
+
+/** Whether the last quick check met a field that a plain object of its schema drops. */
+let metDropped = false
+
+/**
+ * True when the last quick check that vouched for a value walked past a field
+ * that zod would drop (an unknown field of a plain object, at any depth); which
+ * ones is for droppedFields (unknown-fields.ts) to say. A value vouched for with
+ * false here has none, and is not walked a second time.
+ */
+export const quickCheckMetDropped = (): boolean => metDropped
 
 /** The public definition fields the walk reads; any other field sends the node to zod whole. */
 interface Def {
@@ -320,6 +335,7 @@ function compileObject(def: Def, level: z.ZodType | undefined): QuickCheck | und
       if (field === undefined) {
         if (mode === 'strict') return false
         unknown = true
+        if (mode === 'strip') metDropped = true
         continue
       }
       // Compiled when a value first has the field: a row holds a dozen of the create schemas' ninety.

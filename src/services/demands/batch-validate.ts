@@ -8,7 +8,7 @@ import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
 import {droppedFields, fieldTree, type FieldPath, meantLine, pathText, withoutFields} from '../unknown-fields.js'
-import {type FieldProblem, issueProblems, problemLine, quickCheck, rowLabel} from '../validate.js'
+import {type FieldProblem, issueProblems, problemLine, quickCheck, quickCheckMetDropped, rowLabel} from '../validate.js'
 
 export type {FieldProblem}
 
@@ -101,11 +101,13 @@ export function checkRow(input: InputRow, schema: z.ZodType, tree = fieldTree(sc
     checked.problems = [{path: '', reason: 'is not a JSON object'}]
     return checked
   }
-  checked.unknownFields = droppedFields(value, tree)
   if (quickCheck(schema)(value)) {
     checked.ok = true
+    // The quick check walked every key of the row: only a row where it met a dropped field is walked again.
+    if (quickCheckMetDropped()) checked.unknownFields = droppedFields(value, tree)
     return checked
   }
+  checked.unknownFields = droppedFields(value, tree)
   const result = schema.safeParse(value, {reportInput: true})
   if (result.success) checked.ok = true
   else checked.problems = issueProblems(result.error)
