@@ -168,7 +168,8 @@ export function withoutFields(value: Record<string, unknown>, paths: readonly Fi
 export const pathText = (path: FieldPath): string => path.join('.')
 
 /** `Did you mean email (for emial)?` for the unknown fields that have a likely meaning; undefined when none has. */
-export function meantLine(meant: ReadonlyMap<string, string>): string | undefined {
-  if (meant.size === 0) return undefined
-  return `Did you mean ${[...meant].map(([given, known]) => `${known} (for ${given})`).join(', ')}?`
+export function meantLine(meant: Readonly<Record<string, string>>): string | undefined {
+  const pairs = Object.entries(meant)
+  if (pairs.length === 0) return undefined
+  return `Did you mean ${pairs.map(([given, known]) => `${known} (for ${given})`).join(', ')}?`
 }

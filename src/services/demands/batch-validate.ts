@@ -377,7 +377,7 @@ const MAX_MEANT = 50
 export function unknownFieldLines(report: ValidationReport): string[] {
   const lines = report.unknownFields.map((l) => `  ${l}`)
   if (report.moreUnknownFields > 0) lines.push(`  … and ${report.moreUnknownFields} more rows`)
-  const meant = meantLine(new Map(Object.entries(report.suggestedFields)))
+  const meant = meantLine(report.suggestedFields)
   if (meant) lines.push(`  ${meant}`)
   return lines
 }
