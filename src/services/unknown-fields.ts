@@ -102,7 +102,10 @@ const NONE: readonly never[] = Object.freeze([])
 
 /** The fields of `value` that its schema's objects would drop, in the value's own order (empty when none). */
 export function droppedFields(value: unknown, tree: FieldTree | undefined): readonly FieldPath[] {
-  return (tree && collect(value, tree, undefined)) ?? NONE
+  if (!tree) return NONE
+  // Empty unless a walk was cut short (a getter that threw): each walk starts from the row.
+  at.length = 0
+  return collect(value, tree, undefined) ?? NONE
 }
 
 /** The path from the row to the value being walked: pushed and popped, copied only for a find (the walk is synchronous). */
