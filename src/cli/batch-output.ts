@@ -1,5 +1,5 @@
 import type {BatchProgress, RowOutcome} from '../services/demands/batch.js'
-import {unknownFieldLines, type ValidationReport} from '../services/demands/batch-validate.js'
+import {lookalikeLines, unknownFieldLines, type ValidationReport} from '../services/demands/batch-validate.js'
 import type {CreateResult} from '../services/demands/create.js'
 import {UsageError} from './errors.js'
 import {stopOnSignals} from './interrupt.js'
@@ -119,6 +119,11 @@ export function validationNotes(report: ValidationReport): string[] {
   const notes: string[] = []
   if (report.unknownFields.length > 0) {
     notes.push(`Warning: unknown fields are not sent:\n${unknownFieldLines(report).join('\n')}`)
+  }
+  if (report.lookalikeFields.length > 0) {
+    notes.push(
+      `Warning: these fields are sent as given but look like misspelt known ones:\n${lookalikeLines(report).join('\n')}`,
+    )
   }
   if (report.invalid > 0) {
     const where = report.errorsFile ? `; written with reasons to ${report.errorsFile}` : ' (--errors FILE keeps them)'

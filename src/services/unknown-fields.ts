@@ -5,8 +5,10 @@ import type * as z from 'zod'
  * unknown field of a plain object (strip) without a word, refuses one of a
  * strict object, and keeps one of a loose object. What is dropped is what a
  * user loses without knowing: `shippingAddress.cty` for `shippingAddress.city`.
- * This finds those (strict ones are zod's to report), says which known field
- * was probably meant, and makes the copy of an input that leaves them out.
+ * What is kept is sent as given, and a misspelt known field among them is lost
+ * as surely (`quoteModel.0.fileNam`). This finds both (strict ones are zod's
+ * to report), and makes the copy of an input that leaves the dropped ones out;
+ * field-hints.ts says which known field was probably meant.
  * Read from the schema's public definition (`def`, the shapes), built once per schema.
  */
 
@@ -19,10 +21,12 @@ export type FieldPath = readonly (string | number)[]
  * the walk over each row reads one shape.
  */
 export interface FieldTree {
-  /** The names of an object that drops or refuses other fields; null for one that keeps them. */
+  /** An object's field names; null for a list. */
   names: ReadonlySet<string> | null
-  /** Whether the object drops other fields (zod's default); a strict one refuses them. */
+  /** Whether the object drops other fields (zod's default). */
   drops: boolean
+  /** Whether it keeps them (loose); a strict object, neither, refuses them. */
+  keeps: boolean
   /** Fields whose values hold such objects further down. */
   below: ReadonlyMap<string, FieldTree> | null
   /** For a list: the tree of its items. */
@@ -32,6 +36,7 @@ export interface FieldTree {
 const treeNode = (parts: Partial<FieldTree>): FieldTree => ({
   names: null,
   drops: false,
+  keeps: false,
   below: null,
   items: null,
   ...parts,
@@ -83,11 +88,14 @@ function build(schema: z.ZodType, depth: number): FieldTree | undefined {
         if (tree) below.set(key, tree)
       }
       const catchall = def.catchall ? defOf(def.catchall).type : undefined
-      const named = catchall === undefined || catchall === 'never'
-      if (!named && below.size === 0) return undefined
+      const keeps = catchall === 'unknown' || catchall === 'any'
+      // A catchall of another schema (`.catchall(z.string())`) takes any name: not a fixed list.
+      if (!keeps && catchall !== undefined && catchall !== 'never')
+        return below.size > 0 ? treeNode({below}) : undefined
       return treeNode({
-        names: named ? new Set(Object.keys(shape)) : null,
+        names: new Set(Object.keys(shape)),
         drops: catchall === undefined,
+        keeps,
         below: below.size > 0 ? below : null,
       })
     }
@@ -100,35 +108,58 @@ function build(schema: z.ZodType, depth: number): FieldTree | undefined {
 /** What a row without dropped fields has: one frozen list, so a good row allocates none. */
 const NONE: readonly never[] = Object.freeze([])
 
-/** The fields of `value` that its schema's objects would drop, in the value's own order (empty when none). */
-export function droppedFields(value: unknown, tree: FieldTree | undefined): readonly FieldPath[] {
-  if (!tree) return NONE
+/** The fields of a value its schema does not name, in the value's own order. */
+export interface UnknownFields {
+  /** Those a plain object drops: never sent. */
+  dropped: readonly FieldPath[]
+  /** Those a loose object keeps: sent as given. */
+  kept: readonly FieldPath[]
+}
+
+const NO_UNKNOWN: UnknownFields = Object.freeze({dropped: NONE, kept: NONE})
+
+/** The fields of `value` that its schema's objects would drop, and those they would keep (empty when none). */
+export function unknownFields(value: unknown, tree: FieldTree | undefined): UnknownFields {
+  if (!tree) return NO_UNKNOWN
   // Empty unless a walk was cut short (a getter that threw): each walk starts from the row.
   at.length = 0
-  return collect(value, tree, undefined) ?? NONE
+  found = undefined
+  collect(value, tree)
+  const out = found as UnknownFields | undefined
+  found = undefined
+  return out ?? NO_UNKNOWN
 }
+
+/** The fields of `value` that its schema's objects would drop, in the value's own order (empty when none). */
+export const droppedFields = (value: unknown, tree: FieldTree | undefined): readonly FieldPath[] =>
+  unknownFields(value, tree).dropped
 
 /** The path from the row to the value being walked: pushed and popped, copied only for a find (the walk is synchronous). */
 const at: (string | number)[] = []
+/** What the walk under way has found; made at its first find. */
+let found: {dropped: FieldPath[]; kept: FieldPath[]} | undefined
 
-function collect(value: unknown, tree: FieldTree, out: FieldPath[] | undefined): FieldPath[] | undefined {
-  if (typeof value !== 'object' || value === null) return out
+function collect(value: unknown, tree: FieldTree): void {
+  if (typeof value !== 'object' || value === null) return
   if (tree.items !== null) {
-    if (!Array.isArray(value)) return out
+    if (!Array.isArray(value)) return
     for (let i = 0; i < value.length; i++) {
       at.push(i)
-      out = collect((value as unknown[])[i], tree.items, out)
+      collect((value as unknown[])[i], tree.items)
       at.pop()
     }
-    return out
+    return
   }
-  if (Array.isArray(value)) return out
+  if (Array.isArray(value)) return
   const record = value as Record<string, unknown>
-  const {names, below, drops} = tree
+  const {names, below, drops, keeps} = tree
   // One for-in walk over the value's keys, in their order: it makes no array of keys.
   for (const key in record) {
-    if (drops && !names!.has(key)) {
-      if (Object.hasOwn(record, key)) (out ??= []).push([...at, key])
+    if (names !== null && !names.has(key)) {
+      if ((drops || keeps) && Object.hasOwn(record, key)) {
+        found ??= {dropped: [], kept: []}
+        ;(drops ? found.dropped : found.kept).push([...at, key])
+      }
       continue
     }
     const sub = below?.get(key)
@@ -136,10 +167,9 @@ function collect(value: unknown, tree: FieldTree, out: FieldPath[] | undefined):
     const child = record[key]
     if (typeof child !== 'object' || child === null || !Object.hasOwn(record, key)) continue
     at.push(key)
-    out = collect(child, sub, out)
+    collect(child, sub)
     at.pop()
   }
-  return out
 }
 
 /**

@@ -135,7 +135,7 @@ export function quickCheck(schema: z.ZodType): QuickCheck {
   if (check === undefined) {
     const walk = compileNode(schema)
     check = (v) => {
-      metDropped = false
+      metUnknown = false
       return walk(v)
     }
     compiled.set(schema, check)
@@ -143,16 +143,16 @@ export function quickCheck(schema: z.ZodType): QuickCheck {
   return check
 }
 
-/** Whether the last quick check met a field that a plain object of its schema drops. */
-let metDropped = false
+/** Whether the last quick check met a field that an object of its schema drops or keeps without naming it. */
+let metUnknown = false
 
 /**
  * True when the last quick check that vouched for a value walked past a field
- * that zod would drop (an unknown field of a plain object, at any depth); which
- * ones is for droppedFields (unknown-fields.ts) to say. A value vouched for with
- * false here has none, and is not walked a second time.
+ * its schema does not name, which zod would drop (a plain object) or keep (a
+ * loose one), at any depth; which ones is for unknownFields (unknown-fields.ts)
+ * to say. A value vouched for with false here has none, and is not walked a second time.
  */
-export const quickCheckMetDropped = (): boolean => metDropped
+export const quickCheckMetUnknown = (): boolean => metUnknown
 
 /** The public definition fields the walk reads; any other field sends the node to zod whole. */
 interface Def {
@@ -335,7 +335,7 @@ function compileObject(def: Def, level: z.ZodType | undefined): QuickCheck | und
       if (field === undefined) {
         if (mode === 'strict') return false
         unknown = true
-        if (mode === 'strip') metDropped = true
+        metUnknown = true
         continue
       }
       // Compiled when a value first has the field: a row holds a dozen of the create schemas' ninety.

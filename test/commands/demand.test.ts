@@ -143,13 +143,15 @@ describe('mfg demand create', () => {
     try {
       const csv = file(
         'typos.csv',
-        'technique,material,quantity,emial,shippingAddress.city,shippingAddress.cty,jobDetails.takenAss\n' +
-          '3D_PRINTING,PLA,2,a@example.com,Lyon,Paris,ORDER\n' +
-          '3D_PRINTING,PETG,3,b@example.com,Nantes,,\n',
+        'technique,material,quantity,emial,shippingAddress.city,shippingAddress.cty,jobDetails.takenAss,quoteModel.0.fileNam\n' +
+          '3D_PRINTING,PLA,2,a@example.com,Lyon,Paris,ORDER,a.stl\n' +
+          '3D_PRINTING,PETG,3,b@example.com,Nantes,,,b.stl\n',
       )
       const r = await run(['demand', 'create', '--file', csv, '--json'], {env: {MFG_BASE_URL: proxy.url}})
       expect(r.exitCode, r.stderr).toBe(0)
-      const v = json<{validation: {unknownFields: string[]; suggestedFields: Record<string, string>}}>(r).validation
+      const v = json<{
+        validation: {unknownFields: string[]; suggestedFields: Record<string, string>; lookalikeFields: object[]}
+      }>(r).validation
       expect(v.unknownFields).toEqual([
         'row 1 (line 2): emial, shippingAddress.cty, jobDetails.takenAss',
         'row 2 (line 3): emial',
@@ -159,14 +161,23 @@ describe('mfg demand create', () => {
         'shippingAddress.cty': 'shippingAddress.city',
         'jobDetails.takenAss': 'jobDetails.takenAs',
       })
+      // quoteModel items keep fields they do not name: sent as given, and named when they look misspelt.
+      expect(v.lookalikeFields).toEqual([{field: 'quoteModel.0.fileNam', meant: 'quoteModel.0.fileName', rows: 2}])
       // Without --json the warning says it.
       const dry = await run(['demand', 'create', '--file', csv, '--dry-run'])
       expect(dry.exitCode, dry.stderr).toBe(0)
       expect(dry.stderr).toContain(
         'Did you mean email (for emial), shippingAddress.city (for shippingAddress.cty), jobDetails.takenAs (for jobDetails.takenAss)?',
       )
+      expect(dry.stderr).toMatch(
+        /these fields are sent as given but look like misspelt known ones:\s+quoteModel\.0\.fileNam \(2 rows\): did you mean quoteModel\.0\.fileName\?/,
+      )
       expect(sent).toHaveLength(2)
-      expect(sent[0]).toMatchObject({material: 'PLA', shippingAddress: {city: 'Lyon'}})
+      expect(sent[0]).toMatchObject({
+        material: 'PLA',
+        shippingAddress: {city: 'Lyon'},
+        quoteModel: [{fileNam: 'a.stl'}],
+      })
       expect(sent[1]).toMatchObject({material: 'PETG', shippingAddress: {city: 'Nantes'}})
       for (const item of sent as {shippingAddress: object; jobDetails?: object}[]) {
         expect(Object.keys(item)).not.toContain('emial')

@@ -10,7 +10,7 @@ import {csvRows} from '../../src/cli/rows.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../src/schemas/legacy-demand.js'
 import {checkRow} from '../../src/services/demands/batch-validate.js'
-import {droppedFields, fieldTree, withoutFields} from '../../src/services/unknown-fields.js'
+import {droppedFields, fieldTree, unknownFields, withoutFields} from '../../src/services/unknown-fields.js'
 import {issueProblems, quickCheck} from '../../src/services/validate.js'
 
 /** The public parts of a zod schema the generator reads. */
@@ -194,6 +194,7 @@ describe.each(schemas)('quick check of the %s', (_name, schema) => {
   it('leaves out of a valid row exactly the fields zod drops, at any depth', () => {
     const tree = fieldTree(schema)
     let dropped = 0
+    let kept = 0
     fc.assert(
       fc.property(validArb(schema as unknown as Node, 0), fc.boolean(), (value, nested) => {
         const row = withUnknownFields(value, nested)
@@ -202,9 +203,17 @@ describe.each(schemas)('quick check of the %s', (_name, schema) => {
         fc.pre(zod.success)
         const paths = droppedFields(row, tree)
         dropped += paths.length
-        // checkRow finds the same, walking again only a row where its quick check met one.
-        expect(checkRow({row: 1, value: row}, schema).unknownFields).toStrictEqual(paths)
-        expect(checkRow({row: 1, value}, schema).unknownFields).toStrictEqual(droppedFields(value, tree))
+        // checkRow finds the same, and what loose objects keep, walking again only a row where its quick check met one.
+        const found = unknownFields(row, tree)
+        kept += found.kept.length
+        const checked = checkRow({row: 1, value: row}, schema)
+        expect(checked.unknownFields).toStrictEqual(paths)
+        expect(checked.keptFields).toStrictEqual(found.kept)
+        const plain = checkRow({row: 1, value}, schema)
+        expect([plain.unknownFields, plain.keptFields]).toStrictEqual([
+          droppedFields(value, tree),
+          unknownFields(value, tree).kept,
+        ])
         // Compared as sent, as JSON: zod rebuilds records on plain objects.
         const sent = (v: unknown): unknown => JSON.parse(JSON.stringify(v))
         expect(sent(withoutFields(row as Record<string, unknown>, paths))).toStrictEqual(sent(zod.data))
@@ -214,6 +223,7 @@ describe.each(schemas)('quick check of the %s', (_name, schema) => {
       {numRuns: 300},
     )
     expect(dropped).toBeGreaterThan(300)
+    expect(kept).toBeGreaterThan(0)
   })
 })
 

@@ -6,7 +6,7 @@ import {z} from 'zod'
 
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 import {droppedProblems, meantField} from '../../src/services/field-hints.js'
-import {droppedFields, fieldTree, pathText, withoutFields} from '../../src/services/unknown-fields.js'
+import {droppedFields, fieldTree, pathText, unknownFields, withoutFields} from '../../src/services/unknown-fields.js'
 
 const row = {
   technique: '3D_PRINTING',
@@ -15,7 +15,7 @@ const row = {
   shippingAddress: {city: 'Lyon', cty: 'Paris'},
   jobDetails: {takenAs: 'QUOTE', takenAss: 'ORDER'},
   // quoteModel items keep fields they do not name; their `failure` does not.
-  quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x', optoin: 'y'}}],
+  quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x', optoin: 'y'}, quantitty: 2}],
 }
 
 describe('droppedFields and withoutFields', () => {
@@ -40,10 +40,15 @@ describe('droppedFields and withoutFields', () => {
       material: 'PLA',
       shippingAddress: {city: 'Lyon'},
       jobDetails: {takenAs: 'QUOTE'},
-      quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x'}}],
+      quoteModel: [{fileName: 'a.stl', mine: 1, failure: {option: 'x'}, quantitty: 2}],
     })
     expect(row).toEqual(before)
     expect(withoutFields(row, [])).toBe(row)
+  })
+
+  it('finds what a loose object keeps, which is sent as given', () => {
+    expect(unknownFields(row, tree).kept.map(pathText)).toEqual(['quoteModel.0.mine', 'quoteModel.0.quantitty'])
+    expect(unknownFields({technique: 'PCB'}, tree)).toEqual({dropped: [], kept: []})
   })
 
   it('names the field probably meant, or none', () => {
@@ -54,16 +59,24 @@ describe('droppedFields and withoutFields', () => {
       'quoteModel.0.failure.option',
     ])
     expect(meantField(tree, ['zzzzzz'])).toBeUndefined()
+    // A field a loose object keeps: only a near miss of a known one has a meaning.
+    expect(meantField(tree, ['quoteModel', 0, 'quantitty'])).toBe('quoteModel.0.quantity')
+    expect(meantField(tree, ['quoteModel', 0, 'mine'])).toBeUndefined()
     expect(droppedProblems(paths.slice(1, 2), tree)).toEqual([
       {path: 'shippingAddress', reason: 'unknown field cty (did you mean city?)'},
     ])
   })
 
-  it('leaves strict objects to zod (which refuses) and finds nothing in loose ones or records', () => {
+  it('leaves strict objects to zod (which refuses), drops nothing from loose ones, and has no names for records', () => {
     const strict = z.strictObject({a: z.string(), b: z.object({c: z.string()}).partial()})
-    expect(droppedFields({a: 'x', zz: 1, b: {c: 'y', cc: 2}}, fieldTree(strict)).map(pathText)).toEqual(['b.cc'])
-    expect(fieldTree(z.looseObject({a: z.string()}))).toBeUndefined()
+    expect(unknownFields({a: 'x', zz: 1, b: {c: 'y', cc: 2}}, fieldTree(strict))).toEqual({
+      dropped: [['b', 'cc']],
+      kept: [],
+    })
+    const loose = z.looseObject({a: z.string()})
+    expect(unknownFields({a: 'x', zz: 1}, fieldTree(loose))).toEqual({dropped: [], kept: [['zz']]})
     expect(fieldTree(z.record(z.string(), z.unknown()))).toBeUndefined()
+    expect(fieldTree(z.object({a: z.string()}).catchall(z.string()))).toBeUndefined()
     expect(droppedFields({anything: 1}, undefined)).toEqual([])
   })
 })

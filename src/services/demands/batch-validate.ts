@@ -7,8 +7,16 @@ import type * as z from 'zod'
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import type {ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
-import {droppedFields, fieldTree, type FieldPath, meantLine, pathText, withoutFields} from '../unknown-fields.js'
-import {type FieldProblem, issueProblems, problemLine, quickCheck, quickCheckMetDropped, rowLabel} from '../validate.js'
+import {
+  fieldTree,
+  type FieldPath,
+  meantLine,
+  pathText,
+  unknownFields,
+  type UnknownFields,
+  withoutFields,
+} from '../unknown-fields.js'
+import {type FieldProblem, issueProblems, problemLine, quickCheck, quickCheckMetUnknown, rowLabel} from '../validate.js'
 
 export type {FieldProblem}
 
@@ -80,6 +88,8 @@ export interface CheckedRow {
   problems: readonly FieldProblem[]
   /** Fields the schema does not know, at any depth (not sent); empty for most rows (shared, like `problems`). */
   unknownFields: readonly FieldPath[]
+  /** Fields a loose object of the schema keeps without naming them (sent as given); empty for most rows. */
+  keptFields: readonly FieldPath[]
 }
 
 /** What a valid row without unknown fields holds in both lists: one frozen array, so a good row allocates neither. */
@@ -91,7 +101,14 @@ const NONE: readonly never[] = Object.freeze([])
  * its issues, worded by `issueProblems`, are the row's problems.
  */
 export function checkRow(input: InputRow, schema: z.ZodType, tree = fieldTree(schema)): CheckedRow {
-  const checked: CheckedRow = {row: input.row, line: input.line, ok: false, problems: NONE, unknownFields: NONE}
+  const checked: CheckedRow = {
+    row: input.row,
+    line: input.line,
+    ok: false,
+    problems: NONE,
+    unknownFields: NONE,
+    keptFields: NONE,
+  }
   if (input.problems && input.problems.length > 0) {
     checked.problems = input.problems
     return checked
@@ -103,15 +120,20 @@ export function checkRow(input: InputRow, schema: z.ZodType, tree = fieldTree(sc
   }
   if (quickCheck(schema)(value)) {
     checked.ok = true
-    // The quick check walked every key of the row: only a row where it met a dropped field is walked again.
-    if (quickCheckMetDropped()) checked.unknownFields = droppedFields(value, tree)
+    // The quick check walked every key of the row: only a row where it met an unknown field is walked again.
+    if (quickCheckMetUnknown()) noteUnknownFields(checked, unknownFields(value, tree))
     return checked
   }
-  checked.unknownFields = droppedFields(value, tree)
+  noteUnknownFields(checked, unknownFields(value, tree))
   const result = schema.safeParse(value, {reportInput: true})
   if (result.success) checked.ok = true
   else checked.problems = issueProblems(result.error)
   return checked
+}
+
+function noteUnknownFields(checked: CheckedRow, found: UnknownFields): void {
+  checked.unknownFields = found.dropped
+  checked.keptFields = found.kept
 }
 
 /**
@@ -241,6 +263,11 @@ export interface ValidationReport {
   moreUnknownFields: number
   /** Each unknown field with a known one it is probably a typo of: `{"emial": "email"}`. */
   suggestedFields: Record<string, string>
+  /**
+   * Fields a loose object keeps without naming them (sent as given) that look
+   * like a misspelt known one (`quoteModel.0.fileNam`), with it and how many rows have them.
+   */
+  lookalikeFields: {field: string; meant: string; rows: number}[]
   /** The input's identity: sha256 of its bytes. */
   contentHash: string
   errorsFile?: string
@@ -272,6 +299,8 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   const tree = fieldTree(schema)
   // The distinct unknown fields met (up to a few dozen), to look up the fields they probably are.
   const unknown = new Map<string, FieldPath>()
+  // The same for the fields loose objects keep, with the rows that have each.
+  const kept = new Map<string, {path: FieldPath; rows: number}>()
   const maxListed = opts.maxListed ?? 50
   const chunkSize = Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH)
   const report: ValidationReport = {
@@ -286,6 +315,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     unknownFields: [],
     moreUnknownFields: 0,
     suggestedFields: {},
+    lookalikeFields: [],
     contentHash: '',
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
   }
@@ -302,17 +332,30 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     if (errorsFd !== undefined) closeSync(errorsFd)
   }
   report.contentHash = source.contentHash()
-  if (unknown.size > 0) {
+  if (unknown.size > 0 || kept.size > 0) {
     const {meantField} = await import('../field-hints.js')
     for (const [given, path] of unknown) {
       const known = meantField(tree, path)
       if (known !== undefined) report.suggestedFields[given] = known
+    }
+    for (const [given, {path, rows}] of kept) {
+      const known = meantField(tree, path)
+      if (known !== undefined) report.lookalikeFields.push({field: given, meant: known, rows})
     }
   }
   report.chunks = Math.ceil(report.valid / chunkSize)
   if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
   if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
   return report
+
+  function noteKept(checked: CheckedRow): void {
+    for (const path of checked.keptFields) {
+      const text = pathText(path)
+      const seen = kept.get(text)
+      if (seen) seen.rows++
+      else if (kept.size < MAX_MEANT) kept.set(text, {path, rows: 1})
+    }
+  }
 
   function noteUnknown(checked: CheckedRow): void {
     const texts = checked.unknownFields.map(pathText)
@@ -343,6 +386,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
       }
     }
     if (checked.unknownFields.length > 0) noteUnknown(checked)
+    if (checked.keptFields.length > 0) noteKept(checked)
     if (checked.ok) {
       report.valid++
       opts.onValid?.(input, checked)
@@ -382,6 +426,13 @@ export function unknownFieldLines(report: ValidationReport): string[] {
   return lines
 }
 
+/** `  quoteModel.0.fileNam (2 rows): did you mean quoteModel.0.fileName?`, a line each. */
+export function lookalikeLines(report: ValidationReport): string[] {
+  return report.lookalikeFields.map(
+    (l) => `  ${l.field} (${l.rows} row${l.rows === 1 ? '' : 's'}): did you mean ${l.meant}?`,
+  )
+}
+
 /**
  * The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`,
  * then a count; then the unknown fields, since a misspelt field often makes the row invalid.
@@ -390,6 +441,8 @@ export function invalidRowsError(report: ValidationReport): InputError {
   const lines = report.problems.map((p) => `  ${problemLine(p)}`)
   if (report.moreProblems > 0) lines.push(`  … and ${report.moreProblems} more problem(s)`)
   if (report.unknownFields.length > 0) lines.push('Unknown fields (never sent):', ...unknownFieldLines(report))
+  if (report.lookalikeFields.length > 0)
+    lines.push('Fields that look like misspelt known ones:', ...lookalikeLines(report))
   const details: ErrorDetail[] = report.problems.map((p) => ({
     path: [String(p.row - 1), ...(p.path ? [p.path] : [])].join('.'),
     message: p.reason,
