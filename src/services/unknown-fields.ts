@@ -1,5 +1,7 @@
 import type * as z from 'zod'
 
+import {catchallMode, defOf} from './schema-def.js'
+
 /**
  * Fields an input names that its schema does not, at any depth. zod drops an
  * unknown field of a plain object (strip) without a word, refuses one of a
@@ -42,16 +44,6 @@ const treeNode = (parts: Partial<FieldTree>): FieldTree => ({
   ...parts,
 })
 
-interface Def {
-  type: string
-  innerType?: z.ZodType
-  element?: z.ZodType
-  shape?: Record<string, z.ZodType>
-  catchall?: z.ZodType
-}
-
-const defOf = (node: z.ZodType): Def => node.def as unknown as Def
-
 const trees = new WeakMap<z.ZodType, FieldTree | null>()
 
 /** The schema's tree, or undefined when it names no field anywhere (any input passes as it is). */
@@ -87,15 +79,13 @@ function build(schema: z.ZodType, depth: number): FieldTree | undefined {
         const tree = build(child, depth + 1)
         if (tree) below.set(key, tree)
       }
-      const catchall = def.catchall ? defOf(def.catchall).type : undefined
-      const keeps = catchall === 'unknown' || catchall === 'any'
+      const mode = catchallMode(def.catchall)
       // A catchall of another schema (`.catchall(z.string())`) takes any name: not a fixed list.
-      if (!keeps && catchall !== undefined && catchall !== 'never')
-        return below.size > 0 ? treeNode({below}) : undefined
+      if (mode === undefined) return below.size > 0 ? treeNode({below}) : undefined
       return treeNode({
         names: new Set(Object.keys(shape)),
-        drops: catchall === undefined,
-        keeps,
+        drops: mode === 'strip',
+        keeps: mode === 'loose',
         below: below.size > 0 ? below : null,
       })
     }

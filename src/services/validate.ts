@@ -2,6 +2,7 @@ import * as z from 'zod'
 
 import {describeIssue, type ErrorDetail} from '../schemas/common.js'
 import {InputError} from './errors.js'
+import {catchallMode, type Def, defOf} from './schema-def.js'
 import {droppedFields, fieldTree} from './unknown-fields.js'
 
 /** A problem with one field of an input (a row, a body); path "" is the whole of it. */
@@ -153,25 +154,6 @@ let metUnknown = false
  * to say. A value vouched for with false here has none, and is not walked a second time.
  */
 export const quickCheckMetUnknown = (): boolean => metUnknown
-
-/** The public definition fields the walk reads; any other field sends the node to zod whole. */
-interface Def {
-  type: string
-  checks?: z.core.$ZodCheck<unknown>[]
-  coerce?: boolean
-  innerType?: z.ZodType
-  element?: z.ZodType
-  options?: z.ZodType[]
-  shape?: Record<string, z.ZodType>
-  catchall?: z.ZodType
-  keyType?: z.ZodType
-  valueType?: z.ZodType
-  entries?: Record<string, unknown>
-  values?: unknown[]
-  inclusive?: boolean
-}
-
-const defOf = (node: z.ZodType): Def => node.def as unknown as Def
 
 /** The definition fields each walked type may have; a field beyond these (a format, a pattern, a discriminator) means zod decides. */
 const KNOWN_FIELDS: Record<string, Set<string>> = {
@@ -353,16 +335,6 @@ interface Field {
   node: z.ZodType
   check: QuickCheck | undefined
   required: boolean
-}
-
-/** What zod does with unknown keys, or undefined when the catchall is a schema of its own. */
-function catchallMode(catchall: z.ZodType | undefined): 'strip' | 'loose' | 'strict' | undefined {
-  if (!catchall) return 'strip'
-  const def = defOf(catchall)
-  if ((def.checks?.length ?? 0) > 0) return undefined
-  if (def.type === 'unknown' || def.type === 'any') return 'loose'
-  if (def.type === 'never') return 'strict'
-  return undefined
 }
 
 function knownKeys(v: Record<string, unknown>, fields: Map<string, unknown>): Record<string, unknown> {
