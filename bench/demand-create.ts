@@ -2,8 +2,8 @@
 // bench/baseline/post-chunks.mjs posting the same rows in the same chunks (each with an
 // Idempotency-Key, as the CLI sends them) over the same number of keep-alive
 // connections. Target: CLI time / baseline time at most 1.1 (issue 15).
-// The same race at 100,000 rows (BENCH_SCALE_ROWS; 0 leaves it out) splits the times into
-// a fixed cost (start-up, the first request) and a cost per row, for the CLI and the baseline.
+// The same race at 100,000 rows (BENCH_SCALE_ROWS; 0 leaves it out) splits what the CLI
+// adds over the baseline into a fixed part (start-up, the exit) and a part per row.
 // Then the sandbox's side of that work on each SQLite driver, node:sqlite (the
 // product's) against better-sqlite3 (bench/sqlite-drivers.ts): the same keyed
 // chunks posted to a sandbox on each, in memory and on a file database.
@@ -101,11 +101,17 @@ function keyedChunks(identity: string, rows: number): {idempotencyKey: string; i
 if (DRIVER_RUNS > 0) ensureBetterSqlite3()
 
 const work = mkdtempSync(join(tmpdir(), 'mfg-bench-create-'))
-/** A CSV of `rows` rows in the work directory, and its sha256 (the CLI's input identity). */
-function writeCsv(name: string, rows: number): {path: string; identity: string} {
+/** A CSV of the work directory: its path, its rows and its sha256 (the CLI's input identity). */
+interface Csv {
+  path: string
+  rows: number
+  identity: string
+}
+
+function writeCsv(name: string, rows: number): Csv {
   const path = join(work, name)
   writeFileSync(path, [header.join(','), ...Array.from({length: rows}, (_, i) => row(i).join(','))].join('\n') + '\n')
-  return {path, identity: createHash('sha256').update(readFileSync(path)).digest('hex')}
+  return {path, rows, identity: createHash('sha256').update(readFileSync(path)).digest('hex')}
 }
 const csv = writeCsv('rows.csv', ROWS)
 
@@ -140,8 +146,9 @@ interface Race {
   bare: number[]
 }
 
-/** `runs` rounds of the CLI and the baseline (and the bare baseline, with `bare`) creating `input`'s `rows` rows. */
-async function race(input: {path: string; identity: string}, rows: number, runs: number, bare: boolean): Promise<Race> {
+/** `runs` rounds of the CLI and the baseline (and the bare baseline, with `bare`) creating `input`'s rows. */
+async function race(input: Csv, runs: number, bare: boolean): Promise<Race> {
+  const rows = input.rows
   const times: Race = {rows, runs, cli: [], base: [], bare: []}
   const others = bare ? ['bare', 'baseline'] : ['baseline']
   for (let run = 0; run < runs; run++) {
@@ -177,10 +184,9 @@ async function race(input: {path: string; identity: string}, rows: number, runs:
   return times
 }
 
-const main = await race(csv, ROWS, RUNS, true)
+const main = await race(csv, RUNS, true)
 const {cli: cliMs, base: baseMs, bare: bareMs} = main
-const scale =
-  SCALE_ROWS > ROWS ? await race(writeCsv('scale.csv', SCALE_ROWS), SCALE_ROWS, SCALE_RUNS, false) : undefined
+const scale = SCALE_ROWS > ROWS ? await race(writeCsv('scale.csv', SCALE_ROWS), SCALE_RUNS, false) : undefined
 
 // The drivers: each round posts the baseline's keyed chunks to a fresh sandbox on
 // each driver and storage, alternating which driver goes first.

@@ -11,11 +11,11 @@ import type {FieldPath, FieldTree} from './unknown-fields.js'
  */
 
 /**
- * The field probably meant by an unknown one: a name of the same object
- * within a few edits (`emial` → `email`, `shippingAddress.cty` →
- * `shippingAddress.city`), as a whole path; undefined when none is close.
+ * The name probably meant by an unknown field: a name of the same object
+ * within a few edits (`emial` → `email`, `shippingAddress.cty` → `city`);
+ * undefined when none is close.
  */
-export function meantField(tree: FieldTree | undefined, path: FieldPath): string | undefined {
+function meantName(tree: FieldTree | undefined, path: FieldPath): string | undefined {
   let place = tree
   for (const key of path.slice(0, -1)) {
     if (!place) return undefined
@@ -23,17 +23,20 @@ export function meantField(tree: FieldTree | undefined, path: FieldPath): string
   }
   const last = path[path.length - 1]
   if (!place?.names || typeof last !== 'string') return undefined
-  const [best] = closest(last, place.names, 1)
-  return best === undefined ? undefined : [...path.slice(0, -1), best].join('.')
+  return closest(last, place.names, 1)[0]
+}
+
+/** The field probably meant by an unknown one, as a whole path (`shippingAddress.city`); undefined when none is close. */
+export function meantField(tree: FieldTree | undefined, path: FieldPath): string | undefined {
+  const name = meantName(tree, path)
+  return name === undefined ? undefined : [...path.slice(0, -1), name].join('.')
 }
 
 /** `unknown field cty (did you mean city?)` for the field at `path`. */
 function unknownField(tree: FieldTree | undefined, path: FieldPath): string {
-  const meant = meantField(tree, path)
+  const meant = meantName(tree, path)
   const last = String(path[path.length - 1])
-  return meant === undefined
-    ? `unknown field ${last}`
-    : `unknown field ${last} (did you mean ${meant.split('.').pop()}?)`
+  return meant === undefined ? `unknown field ${last}` : `unknown field ${last} (did you mean ${meant}?)`
 }
 
 /** A problem with a field: where (a dotted path; "" for the whole input) and why. */
