@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 
 import {issuesToDetails} from '../schemas/common.js'
+import {issueProblems} from '../schemas/issue-reason.js'
 import {excerpt, formatNotes, tolerate, valueAt, type ReadNote} from '../schemas/read/core.js'
 import {ApiError, ValidationError} from './errors.js'
 
@@ -74,23 +75,33 @@ export function parseResponse<S extends z.ZodType>(
   })
 }
 
-/** Checks a request body before sending; a mismatch is a client-side ValidationError (exit code 2). */
-export function checkRequest<S extends z.ZodType>(
+/**
+ * Checks a request body before sending; a mismatch is a client-side
+ * ValidationError (exit code 2) listing every problem in the words every
+ * input check uses (schemas/issue-reason.ts), with the field an unknown one
+ * probably is.
+ */
+export async function checkRequest<S extends z.ZodType>(
   schema: S,
   body: unknown,
   method: string,
   path: string,
   what: string,
-): void {
-  const result = schema.safeParse(body)
+): Promise<void> {
+  const result = schema.safeParse(body, {reportInput: true})
   if (result.success) return
-  const details = issuesToDetails(result.error)
+  // Loaded for a refusal only.
+  const [{hintedProblems}, {fieldTree}] = await Promise.all([
+    import('../schemas/field-hints.js'),
+    import('../schemas/unknown-fields.js'),
+  ])
+  const problems = hintedProblems(result.error, issueProblems(result.error), fieldTree(schema))
   throw new ValidationError({
     method,
     path,
     clientSide: true,
-    serverMessage: `${what} is invalid (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was sent`,
-    details,
+    serverMessage: `${what} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was sent`,
+    details: problems.map((p) => ({path: p.path, message: p.reason})),
   })
 }
 

@@ -3,6 +3,7 @@ import {finished} from 'node:stream/promises'
 import type {Parser} from 'csv-parse'
 import type * as z from 'zod'
 
+import {type Def, defOf} from '../schemas/schema-def.js'
 import type {FieldProblem} from '../services/validate.js'
 import {MAX_JSON_DEPTH, nestedDeeperThan} from './json-locate.js'
 
@@ -216,18 +217,6 @@ function csvProblem(error: unknown, line: number): string {
 }
 
 type Leaf = 'number' | 'boolean' | 'string' | 'json'
-
-/** The public definition fields the header's paths are followed through. */
-interface Def {
-  type: string
-  innerType?: z.ZodType
-  element?: z.ZodType
-  options?: z.ZodType[]
-  in?: z.ZodType
-  shape?: Record<string, z.ZodType>
-}
-
-const defOf = (node: z.ZodType): Def => node.def as unknown as Def
 
 /** The schema node at a field path (`quoteModel.0.fileName`), or undefined when the schema does not know it. */
 function nodeAt(schema: z.ZodType, parts: string[]): z.ZodType | undefined {

@@ -1,16 +1,13 @@
 import * as z from 'zod'
 
-import {describeIssue, type ErrorDetail} from '../schemas/common.js'
+import type {ErrorDetail} from '../schemas/common.js'
+import {type IssueProblem, issueProblems} from '../schemas/issue-reason.js'
 import {InputError} from './errors.js'
-import {catchallMode, type Def, defOf} from './schema-def.js'
-import {droppedFields, fieldTree} from './unknown-fields.js'
+import {catchallMode, type Def, defOf} from '../schemas/schema-def.js'
+import {droppedFields, fieldTree} from '../schemas/unknown-fields.js'
 
 /** A problem with one field of an input (a row, a body); path "" is the whole of it. */
-export interface FieldProblem {
-  /** Dotted field path inside the row or body; "" for the whole of it. */
-  path: string
-  reason: string
-}
+export type FieldProblem = IssueProblem
 
 /** A problem and where it is: the row (1-based) and, when known, the line it starts on. */
 export interface LocatedProblem extends FieldProblem {
@@ -36,60 +33,6 @@ export function problemLine(p: LocatedProblem): string {
   return parts.join(': ')
 }
 
-/** A zod error's issues as field problems, each worded by `issueReason`. */
-export function issueProblems(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({path: issue.path.map(String).join('.'), reason: issueReason(issue)}))
-}
-
-/**
- * One zod issue as a reason a user can act on: what is allowed and what was
- * given. Every input path (CSV, JSON, NDJSON, stdin, flags, update bodies)
- * words its problems through this function, so one mistake reads the same
- * wherever it was made. Parse with `{reportInput: true}` so the given value can be shown.
- */
-export function issueReason(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_value': {
-      const got =
-        'input' in issue && issue.input !== undefined
-          ? `${JSON.stringify(issue.input)} is not allowed`
-          : 'invalid value'
-      return `${got} (allowed: ${issue.values.map(String).join(', ')})`
-    }
-    case 'invalid_type': {
-      const input = (issue as {input?: unknown}).input
-      const expected = EXPECTED[issue.expected] ?? issue.expected
-      if (input === undefined) return `is required (${expected})`
-      return `expected ${expected}, got ${shown(input)}`
-    }
-    default:
-      // The other codes read the same on both sides of the wire.
-      return describeIssue(issue)
-  }
-}
-
-/** What a type is called in a message; a CSV cell and a JSON value given for a number read alike. */
-const EXPECTED: Record<string, string> = {
-  number: 'a number',
-  int: 'a whole number',
-  boolean: 'true or false',
-  string: 'a string',
-  object: 'an object',
-  array: 'an array',
-  null: 'null',
-}
-
-/** A given value as JSON, cut at 40 characters. */
-function shown(value: unknown): string {
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    text = String(value)
-  }
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text
-}
-
 /**
  * Validates one object (an update body); problems are listed by field path. A
  * field the schema does not name is refused at any depth, with the field it
@@ -105,7 +48,7 @@ export async function validateObject<S extends z.ZodType>(
   const dropped = droppedFields(value, tree)
   if (result.success && dropped.length === 0) return result.data
   // Loaded for a refusal only.
-  const {droppedProblems, hintedProblems} = await import('./field-hints.js')
+  const {droppedProblems, hintedProblems} = await import('../schemas/field-hints.js')
   const problems = [
     ...(result.success ? [] : hintedProblems(result.error, issueProblems(result.error), tree)),
     ...droppedProblems(dropped, tree),

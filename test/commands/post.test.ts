@@ -251,6 +251,32 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     ])
     expect(badMaterial.exitCode).toBe(2)
     expect(badMaterial.stderr).toMatch(/title:type:price:currency/)
+
+    // Misspelt fields in a file: each named with the field it probably is, and what each missing one takes.
+    const typo = join(sb.home, 'typo.json')
+    writeFileSync(typo, JSON.stringify({servce: 'CNC_MACHINING', price: {priceMachin: 3}, materials: []}))
+    const misspelt = await run(['post', 'create', '--file', typo])
+    expect(misspelt.exitCode).toBe(2)
+    for (const line of [
+      '  - (body): unknown field servce (did you mean service?)',
+      '  - price: unknown field priceMachin (did you mean priceMachine?)',
+      '  - service: is required (allowed: 3D_PRINTING, CNC_MACHINING, SHEET_METAL)',
+      '  - price.priceMachine: is required (a number or a string)',
+      '  - materials: must have at least 1 item',
+    ]) {
+      expect(misspelt.stderr).toContain(line)
+    }
+    expect(misspelt.stderr).not.toMatch(/Invalid input/)
+    const wrongType = await run(['post', 'create', '--file', '-', '--json'], {
+      stdin: JSON.stringify({service: 'CNC_MACHINING', price: {priceMachine: true}, materials: [{}]}),
+    })
+    expect(wrongType.exitCode).toBe(2)
+    const {error} = JSON.parse(wrongType.stderr) as {error: {details: {path: string; message: string}[]}}
+    expect(error.details).toContainEqual({
+      path: 'price.priceMachine',
+      message: 'expected a number or a string, got true',
+    })
+    expect(error.details).toContainEqual({path: 'materials.0.title', message: 'is required (a string)'})
     expect((await all()).length).toBe(before)
   })
 
@@ -267,6 +293,16 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     const r = await run(['post', 'add-model', first!._id, '--file', path, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
     expect(json<{models: Post['models']}>(r).models.at(-1)).toMatchObject({originalname: 'clip', free: true})
+
+    // One model where a model or a list of them is allowed: its own problems, not the union's "invalid input".
+    writeFileSync(
+      path,
+      JSON.stringify({objects3D: {price: 1, free: true, orignalname: 'clip', files: [{originalname: 'c.stl', url}]}}),
+    )
+    const misspelt = await run(['post', 'add-model', first!._id, '--file', path])
+    expect(misspelt.exitCode).toBe(2)
+    expect(misspelt.stderr).toContain('  - objects3D: unknown field orignalname (did you mean originalname?)')
+    expect(misspelt.stderr).toContain('  - objects3D.originalname: is required (a string)')
 
     const missing = await run(['post', 'upload', join(sb.home, 'nope.stl')])
     expect(missing.exitCode).toBe(2)

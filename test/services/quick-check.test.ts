@@ -10,8 +10,9 @@ import {csvRows} from '../../src/cli/rows.js'
 import {CreateDemandItem} from '../../src/schemas/demand.js'
 import {CreateLegacyDemandItem} from '../../src/schemas/legacy-demand.js'
 import {checkRow} from '../../src/services/demands/batch-validate.js'
-import {droppedFields, fieldTree, unknownFields, withoutFields} from '../../src/services/unknown-fields.js'
-import {issueProblems, quickCheck} from '../../src/services/validate.js'
+import {droppedFields, fieldTree, unknownFields, withoutFields} from '../../src/schemas/unknown-fields.js'
+import {issueProblems} from '../../src/schemas/issue-reason.js'
+import {quickCheck} from '../../src/services/validate.js'
 
 /** The public parts of a zod schema the generator reads. */
 interface Node {

@@ -54,7 +54,7 @@ export async function createQuotes(
 ): Promise<DemandRecord[]> {
   const template = `${BASE}/create-quotes/{businessId}`
   const path = `${BASE}/create-quotes/${segment(businessId, 'businessId', 'POST', template)}`
-  if (opts.validate ?? true) checkRequest(CreateDemandBody, items, 'POST', path, 'the create-quotes body')
+  if (opts.validate ?? true) await checkRequest(CreateDemandBody, items, 'POST', path, 'the create-quotes body')
   const res = await client.request({
     method: 'POST',
     path,
@@ -158,7 +158,7 @@ export async function updateDemand(
   opts: {validate?: boolean; signal?: AbortSignal} = {},
 ): Promise<Written<DemandRecord>> {
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{demandId}`)}`
-  if (opts.validate ?? true) checkRequest(UpdateDemandBody, body, 'PUT', path, 'the update body')
+  if (opts.validate ?? true) await checkRequest(UpdateDemandBody, body, 'PUT', path, 'the update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
   return readWritten(DemandRecordRead, res, 'PUT', path, client)
 }

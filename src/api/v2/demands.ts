@@ -55,7 +55,7 @@ export async function createLegacyDemands(
   opts: LegacyWriteOptions = {},
 ): Promise<LegacyDemandRecord[]> {
   const path = `${BASE}/create-demands`
-  if (opts.validate ?? true) checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
+  if (opts.validate ?? true) await checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
   if (isReplayed(res)) opts.onReplayed?.()
   if (res.body === undefined) return []
@@ -71,7 +71,7 @@ export async function orderProducts(
   opts: LegacyWriteOptions = {},
 ): Promise<LegacyDemandRecord[]> {
   const path = `${BASE}/products`
-  if (opts.validate ?? true) checkRequest(ProductOrderBody, items, 'POST', path, 'the by-product order body')
+  if (opts.validate ?? true) await checkRequest(ProductOrderBody, items, 'POST', path, 'the by-product order body')
   const res = await client.request({method: 'POST', path, query: {lang}, body: items, ...writeExtras(opts)})
   return parseResponse(LegacyDemandsRead, res.body, 'POST', `${path}?lang=${lang}`, res.status, client)
 }
@@ -87,7 +87,7 @@ export async function listLegacyDemands(
 ): Promise<LegacyDemandRecord[]> {
   const path = `${BASE}/list`
   const body = {demands: ids}
-  checkRequest(LegacyListBody, body, 'POST', path, 'the list body')
+  await checkRequest(LegacyListBody, body, 'POST', path, 'the list body')
   // A read sent as POST: safe to send again.
   const res = await client.request({
     method: 'POST',
@@ -126,7 +126,7 @@ export async function updateLegacyDemand(
   opts: {validate?: boolean; signal?: AbortSignal} = {},
 ): Promise<Written<LegacyUpdateAnswer>> {
   const path = `${BASE}/${segment(id, 'demand id', 'PUT', `${BASE}/{id}`)}`
-  if (opts.validate ?? true) checkRequest(LegacyUpdateBody, body, 'PUT', path, 'the legacy update body')
+  if (opts.validate ?? true) await checkRequest(LegacyUpdateBody, body, 'PUT', path, 'the legacy update body')
   const res = await client.request({method: 'PUT', path, body, ...(opts.signal ? {signal: opts.signal} : {})})
   return readWritten(LegacyUpdateAnswer, res, 'PUT', path, client)
 }

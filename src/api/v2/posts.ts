@@ -79,7 +79,7 @@ export async function* iteratePosts(
 /** POST /api/v2/ms-post/post/{userId}: creates a product; the body is checked first. Answers the product, or not (readWritten). */
 export async function createPost(client: ApiClient, businessId: string, body: unknown): Promise<Written<PostRecord>> {
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{userId}`)}`
-  checkRequest(CreatePostBody, body, 'POST', path, 'the product')
+  await checkRequest(CreatePostBody, body, 'POST', path, 'the product')
   const res = await client.request({method: 'POST', path, body})
   return readWritten(PostRecordRead, res, 'POST', path, client)
 }
@@ -118,7 +118,7 @@ export async function addModels(
 ): Promise<z.infer<typeof AddModelAnswerRead>> {
   const query = postQuery(postId, 'POST')
   const body = {objects3D}
-  checkRequest(AddModelBody, body, 'POST', UPLOAD, 'the add-model body')
+  await checkRequest(AddModelBody, body, 'POST', UPLOAD, 'the add-model body')
   const res = await client.request({method: 'POST', path: UPLOAD, query, body})
   return parseResponse(AddModelAnswerRead, res.body, 'POST', UPLOAD, res.status, client)
 }
@@ -130,7 +130,7 @@ export async function updatePost(
   body: Record<string, unknown>,
 ): Promise<Written<PostRecord>> {
   const query = postQuery(postId, 'PUT')
-  checkRequest(UpdatePostBody.partial(), body, 'PUT', UPLOAD, 'the update body')
+  await checkRequest(UpdatePostBody.partial(), body, 'PUT', UPLOAD, 'the update body')
   const res = await client.request({method: 'PUT', path: UPLOAD, query, body})
   return readWritten(PostRecordRead, res, 'PUT', UPLOAD, client)
 }

@@ -27,7 +27,7 @@ export async function listWebhooks(
 /** POST /api/v2/integrations_ms/webhooks: creates a subscription; the body is checked first. Answers it, or not (readWritten). */
 export async function createWebhook(client: ApiClient, body: CreateWebhookBody): Promise<Written<WebhookAnswer>> {
   const path = BASE
-  checkRequest(CreateWebhookBody, body, 'POST', path, 'the subscription')
+  await checkRequest(CreateWebhookBody, body, 'POST', path, 'the subscription')
   const res = await client.request({method: 'POST', path, body})
   return readWritten(WebhookAnswerRead, res, 'POST', path, client)
 }
@@ -41,7 +41,7 @@ export async function updateWebhook(
 ): Promise<Written<WebhookAnswer>> {
   const template = `${BASE}/{businessId}/{webhookId}`
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', template)}/${segment(webhookId, 'webhook id', 'POST', template)}`
-  checkRequest(UpdateWebhookBody, body, 'POST', path, 'the change')
+  await checkRequest(UpdateWebhookBody, body, 'POST', path, 'the change')
   const res = await client.request({method: 'POST', path, body})
   return readWritten(WebhookAnswerRead, res, 'POST', path, client)
 }
@@ -72,7 +72,7 @@ export async function triggerEvent(
   body: {type: string; webhookId?: string},
 ): Promise<TriggerAnswer> {
   const path = `${BASE}/${segment(businessId, 'businessId', 'POST', `${BASE}/{businessId}/trigger`)}/trigger`
-  checkRequest(TriggerBody, body, 'POST', path, 'the trigger request')
+  await checkRequest(TriggerBody, body, 'POST', path, 'the trigger request')
   const res = await client.request({method: 'POST', path, body})
   return parseResponse(TriggerAnswer, res.body, 'POST', path, res.status, client)
 }

@@ -15,8 +15,9 @@ import {
   unknownFields,
   type UnknownFields,
   withoutFields,
-} from '../unknown-fields.js'
-import {type FieldProblem, issueProblems, problemLine, quickCheck, quickCheckMetUnknown, rowLabel} from '../validate.js'
+} from '../../schemas/unknown-fields.js'
+import {issueProblems} from '../../schemas/issue-reason.js'
+import {type FieldProblem, problemLine, quickCheck, quickCheckMetUnknown, rowLabel} from '../validate.js'
 
 export type {FieldProblem}
 
@@ -333,7 +334,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   }
   report.contentHash = source.contentHash()
   if (unknown.size > 0 || kept.size > 0) {
-    const {meantField} = await import('../field-hints.js')
+    const {meantField} = await import('../../schemas/field-hints.js')
     for (const [given, path] of unknown) {
       const known = meantField(tree, path)
       if (known !== undefined) report.suggestedFields[given] = known

@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 
 import {closest} from '../util/closest.js'
+import {userIssues} from './issue-reason.js'
 // Types only: a runtime import would give unknown-fields.ts a chunk of its own, apart from validate.ts.
 import type {FieldPath, FieldTree} from './unknown-fields.js'
 
@@ -51,12 +52,12 @@ export function droppedProblems(paths: readonly FieldPath[], tree: FieldTree | u
 }
 
 /**
- * A zod error's problems as `worded` (issueProblems, one per issue), except
- * that a strict object's unknown fields are one problem each, with the field
- * probably meant.
+ * A zod error's problems as `worded` (issueProblems, one per issue of
+ * userIssues), except that a strict object's unknown fields are one problem
+ * each, with the field probably meant.
  */
 export function hintedProblems(error: z.ZodError, worded: readonly Problem[], tree: FieldTree | undefined): Problem[] {
-  return error.issues.flatMap((issue, i) => {
+  return userIssues(error).flatMap((issue, i) => {
     if (issue.code !== 'unrecognized_keys') return [worded[i]!]
     const at = issue.path as FieldPath
     return issue.keys.map((key) => ({path: at.join('.'), reason: unknownField(tree, [...at, key])}))

@@ -2,14 +2,17 @@ import type * as z from 'zod'
 
 /**
  * A zod schema's public definition (`schema.def`), as the walks over a schema
- * read it: the quick check (validate.ts) and the tree of field names
- * (unknown-fields.ts). Only the fields they read are named here.
+ * read it: the quick check (services/validate.ts), the tree of field names
+ * (unknown-fields.ts) and the CSV header's paths (cli/csv.ts). Only the fields
+ * they read are named here.
  */
 export interface Def {
   type: string
   checks?: z.core.$ZodCheck<unknown>[]
   coerce?: boolean
   innerType?: z.ZodType
+  /** A pipe's input side (`z.string().transform(...).pipe(...)`). */
+  in?: z.ZodType
   element?: z.ZodType
   options?: z.ZodType[]
   shape?: Record<string, z.ZodType>

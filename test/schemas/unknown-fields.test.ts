@@ -5,8 +5,8 @@ import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
 import {CreateDemandItem} from '../../src/schemas/demand.js'
-import {droppedProblems, meantField} from '../../src/services/field-hints.js'
-import {droppedFields, fieldTree, pathText, unknownFields, withoutFields} from '../../src/services/unknown-fields.js'
+import {droppedProblems, meantField} from '../../src/schemas/field-hints.js'
+import {droppedFields, fieldTree, pathText, unknownFields, withoutFields} from '../../src/schemas/unknown-fields.js'
 
 const row = {
   technique: '3D_PRINTING',
@@ -78,5 +78,32 @@ describe('droppedFields and withoutFields', () => {
     expect(fieldTree(z.record(z.string(), z.unknown()))).toBeUndefined()
     expect(fieldTree(z.object({a: z.string()}).catchall(z.string()))).toBeUndefined()
     expect(droppedFields({anything: 1}, undefined)).toEqual([])
+  })
+})
+
+describe('a union that takes an object or a list of them', () => {
+  const Model = z.strictObject({originalname: z.string(), price: z.number()})
+  const Body = z.strictObject({
+    objects3D: z.union([Model, z.array(Model)]),
+    note: z.union([z.string(), z.looseObject({})]),
+  })
+  const tree = fieldTree(Body)
+
+  it('names the field meant inside either shape', () => {
+    expect(meantField(tree, ['objects3D', 'orignalname'])).toBe('objects3D.originalname')
+    expect(meantField(tree, ['objects3D', 2, 'prcie'])).toBe('objects3D.2.price')
+  })
+
+  it('finds what a plain object would drop in either shape, and nothing in an object that keeps any field', () => {
+    const Plain = z.object({name: z.string()})
+    const plain = fieldTree(z.object({item: z.union([Plain, z.array(Plain)]), note: Body.shape.note}))
+    expect(droppedFields({item: {name: 'a', nmae: 'b'}, note: {any: 1}}, plain).map(pathText)).toEqual(['item.nmae'])
+    expect(droppedFields({item: [{name: 'a'}, {nme: 'b'}]}, plain).map(pathText)).toEqual(['item.1.nme'])
+  })
+
+  it('has no fixed list of names when two objects could each be the one zod takes', () => {
+    const Two = z.object({either: z.union([z.object({a: z.string()}), z.object({b: z.string()})])})
+    expect(fieldTree(Two)?.below).toBeNull()
+    expect(droppedFields({either: {a: 'x', c: 1}}, fieldTree(Two))).toEqual([])
   })
 })

@@ -23,7 +23,7 @@ export type FieldPath = readonly (string | number)[]
  * the walk over each row reads one shape.
  */
 export interface FieldTree {
-  /** An object's field names; null for a list. */
+  /** An object's field names; null for a list, or an object whose names are not a fixed list. */
   names: ReadonlySet<string> | null
   /** Whether the object drops other fields (zod's default). */
   drops: boolean
@@ -31,7 +31,7 @@ export interface FieldTree {
   keeps: boolean
   /** Fields whose values hold such objects further down. */
   below: ReadonlyMap<string, FieldTree> | null
-  /** For a list: the tree of its items. */
+  /** For a list: the tree of its items (an object's too, where a union takes either). */
   items: FieldTree | null
 }
 
@@ -89,10 +89,34 @@ function build(schema: z.ZodType, depth: number): FieldTree | undefined {
         below: below.size > 0 ? below : null,
       })
     }
+    case 'union':
+      return unionTree(def.options ?? [], depth)
     default:
-      // Unions, records, unknown: what they take is not a fixed list of names.
+      // Records, unknown: what they take is not a fixed list of names.
       return undefined
   }
+}
+
+/**
+ * A union's tree, when a value's shape says which alternative reads it: at
+ * most one object and one list (`objects3D`: a model or a list of models).
+ * Two objects could each be the one zod takes: no fixed list of names.
+ */
+function unionTree(options: readonly z.ZodType[], depth: number): FieldTree | undefined {
+  let object: FieldTree | undefined
+  let items: FieldTree | null = null
+  for (const option of options) {
+    const tree = build(option, depth + 1)
+    // An object that names nothing and keeps everything (`client: string | {…}`) says nothing of its fields.
+    if (!tree || (tree.keeps && tree.names?.size === 0 && tree.below === null)) continue
+    if (tree.items !== null) {
+      if (items !== null) return undefined
+      items = tree.items
+    } else if (object) return undefined
+    else object = tree
+  }
+  if (!object) return items === null ? undefined : treeNode({items})
+  return items === null ? object : {...object, items}
 }
 
 /** What a row without dropped fields has: one frozen list, so a good row allocates none. */
@@ -131,8 +155,8 @@ let found: {dropped: FieldPath[]; kept: FieldPath[]} | undefined
 
 function collect(value: unknown, tree: FieldTree): void {
   if (typeof value !== 'object' || value === null) return
-  if (tree.items !== null) {
-    if (!Array.isArray(value)) return
+  if (Array.isArray(value)) {
+    if (tree.items === null) return
     for (let i = 0; i < value.length; i++) {
       at.push(i)
       collect((value as unknown[])[i], tree.items)
@@ -140,7 +164,6 @@ function collect(value: unknown, tree: FieldTree): void {
     }
     return
   }
-  if (Array.isArray(value)) return
   const record = value as Record<string, unknown>
   const {names, below, drops, keeps} = tree
   // One for-in walk over the value's keys, in their order: it makes no array of keys.
