@@ -1,7 +1,6 @@
 import type * as z from 'zod'
 
 import {issuesToDetails} from '../schemas/common.js'
-import {issueProblems} from '../schemas/issue-reason.js'
 import {excerpt, formatNotes, tolerate, valueAt, type ReadNote} from '../schemas/read/core.js'
 import {ApiError, ValidationError} from './errors.js'
 
@@ -90,8 +89,9 @@ export async function checkRequest<S extends z.ZodType>(
 ): Promise<void> {
   const result = schema.safeParse(body, {reportInput: true})
   if (result.success) return
-  // Loaded for a refusal only.
-  const [{hintedProblems}, {fieldTree}] = await Promise.all([
+  // Loaded for a refusal only: most commands read answers here and send nothing wrong.
+  const [{issueProblems}, {hintedProblems}, {fieldTree}] = await Promise.all([
+    import('../schemas/issue-reason.js'),
     import('../schemas/field-hints.js'),
     import('../schemas/unknown-fields.js'),
   ])

@@ -212,10 +212,3 @@ export function withoutFields(value: Record<string, unknown>, paths: readonly Fi
 
 /** A path as messages show it: `shippingAddress.city`, `quoteModel.0.fileName`. */
 export const pathText = (path: FieldPath): string => path.join('.')
-
-/** `Did you mean email (for emial)?` for the unknown fields that have a likely meaning; undefined when none has. */
-export function meantLine(meant: Readonly<Record<string, string>>): string | undefined {
-  const pairs = Object.entries(meant)
-  if (pairs.length === 0) return undefined
-  return `Did you mean ${pairs.map(([given, known]) => `${known} (for ${given})`).join(', ')}?`
-}

@@ -128,7 +128,35 @@ describe('mfg demand create', () => {
     const rows = [{technique: 'PCB', material: 'FR4', materail: 'x', colour: 'red'}]
     const r = await run(['demand', 'create', '--file', file('typo.json', JSON.stringify(rows)), '--dry-run'])
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/unknown fields are not sent:\s+row 1: materail, colour/)
+    expect(r.stderr).toMatch(
+      /unknown fields are not sent:\s+materail: row 1; did you mean material\?\s+colour: row 1; did you mean color\?/,
+    )
+  })
+
+  it('names a misspelt column once, however many rows have it', async () => {
+    const header = 'technique,material,quantity,emial,notes.colour\n'
+    const body = Array.from(
+      {length: 500},
+      (_, i) => `3D_PRINTING,PLA,${i + 1},b${i}@example.com,${i % 100 === 7 ? 'red' : ''}`,
+    )
+    const csv = file('wide.csv', header + body.join('\n') + '\n')
+    const r = await run(['demand', 'create', '--file', csv, '--dry-run'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      [
+        'Warning: unknown fields are not sent:',
+        '  emial: every row (500); did you mean email?',
+        '  notes: row 8 (line 9), row 108 (line 109), row 208 (line 209) and 2 more rows',
+      ].join('\n'),
+    )
+    expect(r.stderr.split('\n').length).toBeLessThan(8)
+    const j = await run(['demand', 'create', '--file', csv, '--dry-run', '--json'])
+    const v = json<{validation: {unknownFields: unknown[]; moreUnknownFields: number}}>(j).validation
+    expect(v.unknownFields).toEqual([
+      {field: 'emial', rows: 500, firstRows: [1, 2, 3, 4, 5].map((row) => ({row, line: row + 1})), meant: 'email'},
+      {field: 'notes', rows: 5, firstRows: [8, 108, 208, 308, 408].map((row) => ({row, line: row + 1}))},
+    ])
+    expect(v.moreUnknownFields).toBe(0)
   })
 
   it('leaves out misspelt fields at any depth, names the fields probably meant, and never sends them', async () => {
@@ -149,25 +177,31 @@ describe('mfg demand create', () => {
       )
       const r = await run(['demand', 'create', '--file', csv, '--json'], {env: {MFG_BASE_URL: proxy.url}})
       expect(r.exitCode, r.stderr).toBe(0)
-      const v = json<{
-        validation: {unknownFields: string[]; suggestedFields: Record<string, string>; lookalikeFields: object[]}
-      }>(r).validation
+      const v = json<{validation: {unknownFields: object[]; lookalikeFields: object[]}}>(r).validation
       expect(v.unknownFields).toEqual([
-        'row 1 (line 2): emial, shippingAddress.cty, jobDetails.takenAss',
-        'row 2 (line 3): emial',
+        {
+          field: 'emial',
+          rows: 2,
+          firstRows: [
+            {row: 1, line: 2},
+            {row: 2, line: 3},
+          ],
+          meant: 'email',
+        },
+        {field: 'shippingAddress.cty', rows: 1, firstRows: [{row: 1, line: 2}], meant: 'shippingAddress.city'},
+        {field: 'jobDetails.takenAss', rows: 1, firstRows: [{row: 1, line: 2}], meant: 'jobDetails.takenAs'},
       ])
-      expect(v.suggestedFields).toEqual({
-        emial: 'email',
-        'shippingAddress.cty': 'shippingAddress.city',
-        'jobDetails.takenAss': 'jobDetails.takenAs',
-      })
       // quoteModel items keep fields they do not name: sent as given, and named when they look misspelt.
       expect(v.lookalikeFields).toEqual([{field: 'quoteModel.0.fileNam', meant: 'quoteModel.0.fileName', rows: 2}])
       // Without --json the warning says it.
       const dry = await run(['demand', 'create', '--file', csv, '--dry-run'])
       expect(dry.exitCode, dry.stderr).toBe(0)
       expect(dry.stderr).toContain(
-        'Did you mean email (for emial), shippingAddress.city (for shippingAddress.cty), jobDetails.takenAs (for jobDetails.takenAss)?',
+        [
+          '  emial: every row (2); did you mean email?',
+          '  shippingAddress.cty: row 1 (line 2); did you mean shippingAddress.city?',
+          '  jobDetails.takenAss: row 1 (line 2); did you mean jobDetails.takenAs?',
+        ].join('\n'),
       )
       expect(dry.stderr).toMatch(
         /these fields are sent as given but look like misspelt known ones:\s+quoteModel\.0\.fileNam \(2 rows\): did you mean quoteModel\.0\.fileName\?/,
@@ -194,9 +228,7 @@ describe('mfg demand create', () => {
     const r = await run(['demand', 'create', '--file', csv])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('row 1 (line 2): material: a demand needs a non-empty quoteModel')
-    expect(r.stderr).toMatch(
-      /Unknown fields \(never sent\):\s+row 1 \(line 2\): materail\s+Did you mean material \(for materail\)\?/,
-    )
+    expect(r.stderr).toMatch(/Unknown fields \(never sent\):\s+materail: row 1 \(line 2\); did you mean material\?/)
   })
 
   it('reports bad JSON with line and column, exit 2', async () => {

@@ -100,7 +100,12 @@ describe('validateSource over a source that reads a piece at a time', () => {
       ),
     )
     expect(reports[1]).toEqual(reports[0])
-    expect(reports[0]).toMatchObject({rows: 3, valid: 2, invalid: 1, unknownFields: ['row 3 (line 4): extra']})
+    expect(reports[0]).toMatchObject({
+      rows: 3,
+      valid: 2,
+      invalid: 1,
+      unknownFields: [{field: 'extra', rows: 1, firstRows: [{row: 3, line: 4}]}],
+    })
     expect(reports[0]!.problems).toEqual([
       {row: 2, line: 3, path: 'material', reason: 'a demand needs a non-empty quoteModel, or technique and material'},
     ])

@@ -10,7 +10,6 @@ import {InputError} from '../errors.js'
 import {
   fieldTree,
   type FieldPath,
-  meantLine,
   pathText,
   unknownFields,
   type UnknownFields,
@@ -259,11 +258,10 @@ export interface ValidationReport {
   problems: {row: number; line?: number; path: string; reason: string}[]
   /** Problems beyond those listed. */
   moreProblems: number
-  /** "row N: a, b.c" for rows with fields the schema does not know (first ones), and how many more. */
-  unknownFields: string[]
+  /** Each field the schema does not know (never sent), once, with the rows that have it (the first 50 such fields). */
+  unknownFields: UnknownField[]
+  /** Further such fields, not listed. */
   moreUnknownFields: number
-  /** Each unknown field with a known one it is probably a typo of: `{"emial": "email"}`. */
-  suggestedFields: Record<string, string>
   /**
    * Fields a loose object keeps without naming them (sent as given) that look
    * like a misspelt known one (`quoteModel.0.fileNam`), with it and how many rows have them.
@@ -272,6 +270,18 @@ export interface ValidationReport {
   /** The input's identity: sha256 of its bytes. */
   contentHash: string
   errorsFile?: string
+}
+
+/** A field the schema does not know, as the report lists it: once, however many rows have it. */
+export interface UnknownField {
+  /** Its path as the input wrote it: `emial`, `shippingAddress.cty`, `quoteModel.0.failure.optoin`. */
+  field: string
+  /** How many rows have it. */
+  rows: number
+  /** The first rows that have it (at most 5), with the line each starts on. */
+  firstRows: {row: number; line?: number}[]
+  /** The known field it probably is, when one is close. */
+  meant?: string
 }
 
 export interface ValidateOptions {
@@ -298,8 +308,10 @@ export interface ValidateOptions {
 export async function validateSource(source: RowSource, opts: ValidateOptions = {}): Promise<ValidationReport> {
   const schema = await createSchema(opts.legacy ?? false)
   const tree = fieldTree(schema)
-  // The distinct unknown fields met (up to a few dozen), to look up the fields they probably are.
-  const unknown = new Map<string, FieldPath>()
+  // The distinct unknown fields met (up to a few dozen), each with its path to look up the field it probably is.
+  const unknown = new Map<string, {path: FieldPath; entry: UnknownField}>()
+  // Those beyond, counted once each (up to a bound: a count, not a listing).
+  const unlisted = new Set<string>()
   // The same for the fields loose objects keep, with the rows that have each.
   const kept = new Map<string, {path: FieldPath; rows: number}>()
   const maxListed = opts.maxListed ?? 50
@@ -315,7 +327,6 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     moreProblems: 0,
     unknownFields: [],
     moreUnknownFields: 0,
-    suggestedFields: {},
     lookalikeFields: [],
     contentHash: '',
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
@@ -335,15 +346,17 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   report.contentHash = source.contentHash()
   if (unknown.size > 0 || kept.size > 0) {
     const {meantField} = await import('../../schemas/field-hints.js')
-    for (const [given, path] of unknown) {
+    for (const {path, entry} of unknown.values()) {
       const known = meantField(tree, path)
-      if (known !== undefined) report.suggestedFields[given] = known
+      if (known !== undefined) entry.meant = known
     }
     for (const [given, {path, rows}] of kept) {
       const known = meantField(tree, path)
       if (known !== undefined) report.lookalikeFields.push({field: given, meant: known, rows})
     }
   }
+  report.unknownFields = [...unknown.values()].map((u) => u.entry)
+  report.moreUnknownFields = unlisted.size
   report.chunks = Math.ceil(report.valid / chunkSize)
   if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
   if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
@@ -359,12 +372,16 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   }
 
   function noteUnknown(checked: CheckedRow): void {
-    const texts = checked.unknownFields.map(pathText)
-    if (report.unknownFields.length < 10) report.unknownFields.push(`${rowLabel(checked)}: ${texts.join(', ')}`)
-    else report.moreUnknownFields++
-    checked.unknownFields.forEach((path, i) => {
-      if (unknown.size < MAX_MEANT && !unknown.has(texts[i]!)) unknown.set(texts[i]!, path)
-    })
+    for (const path of checked.unknownFields) {
+      const text = pathText(path)
+      const seen = unknown.get(text)?.entry
+      if (seen) {
+        seen.rows++
+        if (seen.firstRows.length < FIRST_ROWS) seen.firstRows.push(rowPlace(checked))
+      } else if (unknown.size < MAX_MEANT) {
+        unknown.set(text, {path, entry: {field: text, rows: 1, firstRows: [rowPlace(checked)]}})
+      } else if (unlisted.size < MAX_UNLISTED) unlisted.add(text)
+    }
   }
 
   function visit(input: InputRow): void {
@@ -412,18 +429,40 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   }
 }
 
-/** Distinct unknown fields looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */
+/** Distinct unknown fields listed, each looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */
 const MAX_MEANT = 50
+/** Distinct unknown fields counted beyond those. */
+const MAX_UNLISTED = 10_000
+/** Rows kept for each unknown field, to say where it is. */
+const FIRST_ROWS = 5
+/** Unknown fields a warning or an error lists (the report holds more). */
+const SHOWN_FIELDS = 10
+/** Rows named in each of those lines. */
+const SHOWN_ROWS = 3
+
+const rowPlace = (checked: CheckedRow): {row: number; line?: number} =>
+  checked.line === undefined ? {row: checked.row} : {row: checked.row, line: checked.line}
 
 /**
- * The listing of rows with unknown fields (the first ten, then a count) and the
- * known fields they probably meant, indented for a warning or an error.
+ * The unknown fields, a line each, indented for a warning or an error: where
+ * they are (`every row (5000)` for a misspelt column, else the first rows and
+ * how many more) and the known field each probably is.
  */
 export function unknownFieldLines(report: ValidationReport): string[] {
-  const lines = report.unknownFields.map((l) => `  ${l}`)
-  if (report.moreUnknownFields > 0) lines.push(`  … and ${report.moreUnknownFields} more rows`)
-  const meant = meantLine(report.suggestedFields)
-  if (meant) lines.push(`  ${meant}`)
+  const lines = report.unknownFields.slice(0, SHOWN_FIELDS).map((u) => {
+    const where =
+      u.rows === report.selected && u.rows > 1
+        ? `every row (${u.rows})`
+        : [
+            u.firstRows.slice(0, SHOWN_ROWS).map(rowLabel).join(', '),
+            ...(u.rows > SHOWN_ROWS
+              ? [` and ${u.rows - SHOWN_ROWS} more row${u.rows - SHOWN_ROWS === 1 ? '' : 's'}`]
+              : []),
+          ].join('')
+    return `  ${u.field}: ${where}${u.meant === undefined ? '' : `; did you mean ${u.meant}?`}`
+  })
+  const more = report.unknownFields.length - SHOWN_FIELDS + report.moreUnknownFields
+  if (more > 0) lines.push(`  … and ${more} more field${more === 1 ? '' : 's'}`)
   return lines
 }
 
