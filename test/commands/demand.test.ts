@@ -192,7 +192,17 @@ describe('mfg demand create', () => {
         {field: 'jobDetails.takenAss', rows: 1, firstRows: [{row: 1, line: 2}], meant: 'jobDetails.takenAs'},
       ])
       // quoteModel items keep fields they do not name: sent as given, and named when they look misspelt.
-      expect(v.lookalikeFields).toEqual([{field: 'quoteModel.0.fileNam', meant: 'quoteModel.0.fileName', rows: 2}])
+      expect(v.lookalikeFields).toEqual([
+        {
+          field: 'quoteModel.0.fileNam',
+          rows: 2,
+          firstRows: [
+            {row: 1, line: 2},
+            {row: 2, line: 3},
+          ],
+          meant: 'quoteModel.0.fileName',
+        },
+      ])
       // Without --json the warning says it.
       const dry = await run(['demand', 'create', '--file', csv, '--dry-run'])
       expect(dry.exitCode, dry.stderr).toBe(0)
@@ -204,7 +214,7 @@ describe('mfg demand create', () => {
         ].join('\n'),
       )
       expect(dry.stderr).toMatch(
-        /these fields are sent as given but look like misspelt known ones:\s+quoteModel\.0\.fileNam \(2 rows\): did you mean quoteModel\.0\.fileName\?/,
+        /these fields are sent as given but look like misspelt known ones:\s+quoteModel\.0\.fileNam: every row \(2\); did you mean quoteModel\.0\.fileName\?/,
       )
       expect(sent).toHaveLength(2)
       expect(sent[0]).toMatchObject({

@@ -264,9 +264,9 @@ export interface ValidationReport {
   moreUnknownFields: number
   /**
    * Fields a loose object keeps without naming them (sent as given) that look
-   * like a misspelt known one (`quoteModel.0.fileNam`), with it and how many rows have them.
+   * like a misspelt known one (`quoteModel.0.fileNam`), with it and the rows that have them.
    */
-  lookalikeFields: {field: string; meant: string; rows: number}[]
+  lookalikeFields: (UnknownField & {meant: string})[]
   /** The input's identity: sha256 of its bytes. */
   contentHash: string
   errorsFile?: string
@@ -308,12 +308,9 @@ export interface ValidateOptions {
 export async function validateSource(source: RowSource, opts: ValidateOptions = {}): Promise<ValidationReport> {
   const schema = await createSchema(opts.legacy ?? false)
   const tree = fieldTree(schema)
-  // The distinct unknown fields met (up to a few dozen), each with its path to look up the field it probably is.
-  const unknown = new Map<string, {path: FieldPath; entry: UnknownField}>()
-  // Those beyond, counted once each (up to a bound: a count, not a listing).
-  const unlisted = new Set<string>()
-  // The same for the fields loose objects keep, with the rows that have each.
-  const kept = new Map<string, {path: FieldPath; rows: number}>()
+  // The distinct unknown fields met, and those loose objects keep, each with the rows that have it.
+  const unknown = new FieldTally()
+  const kept = new FieldTally()
   const maxListed = opts.maxListed ?? 50
   const chunkSize = Math.min(opts.chunkSize ?? MAX_BATCH, MAX_BATCH)
   const report: ValidationReport = {
@@ -348,41 +345,18 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     const {meantField} = await import('../../schemas/field-hints.js')
     for (const {path, entry} of unknown.values()) {
       const known = meantField(tree, path)
-      if (known !== undefined) entry.meant = known
+      report.unknownFields.push(known === undefined ? entry : {...entry, meant: known})
     }
-    for (const [given, {path, rows}] of kept) {
+    for (const {path, entry} of kept.values()) {
       const known = meantField(tree, path)
-      if (known !== undefined) report.lookalikeFields.push({field: given, meant: known, rows})
+      if (known !== undefined) report.lookalikeFields.push({...entry, meant: known})
     }
   }
-  report.unknownFields = [...unknown.values()].map((u) => u.entry)
-  report.moreUnknownFields = unlisted.size
+  report.moreUnknownFields = unknown.unlisted
   report.chunks = Math.ceil(report.valid / chunkSize)
   if (report.rows === 0) throw new InputError(`${source.label} holds no rows; nothing to create.`)
   if (report.invalid > 0 && !opts.skipInvalid) throw invalidRowsError(report)
   return report
-
-  function noteKept(checked: CheckedRow): void {
-    for (const path of checked.keptFields) {
-      const text = pathText(path)
-      const seen = kept.get(text)
-      if (seen) seen.rows++
-      else if (kept.size < MAX_MEANT) kept.set(text, {path, rows: 1})
-    }
-  }
-
-  function noteUnknown(checked: CheckedRow): void {
-    for (const path of checked.unknownFields) {
-      const text = pathText(path)
-      const seen = unknown.get(text)?.entry
-      if (seen) {
-        seen.rows++
-        if (seen.firstRows.length < FIRST_ROWS) seen.firstRows.push(rowPlace(checked))
-      } else if (unknown.size < MAX_MEANT) {
-        unknown.set(text, {path, entry: {field: text, rows: 1, firstRows: [rowPlace(checked)]}})
-      } else if (unlisted.size < MAX_UNLISTED) unlisted.add(text)
-    }
-  }
 
   function visit(input: InputRow): void {
     report.rows++
@@ -403,8 +377,8 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
         ]
       }
     }
-    if (checked.unknownFields.length > 0) noteUnknown(checked)
-    if (checked.keptFields.length > 0) noteKept(checked)
+    if (checked.unknownFields.length > 0) unknown.add(checked, checked.unknownFields)
+    if (checked.keptFields.length > 0) kept.add(checked, checked.keptFields)
     if (checked.ok) {
       report.valid++
       opts.onValid?.(input, checked)
@@ -429,49 +403,77 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
   }
 }
 
-/** Distinct unknown fields listed, each looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */
-const MAX_MEANT = 50
-/** Distinct unknown fields counted beyond those. */
+/** Distinct fields listed, each looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */
+const MAX_LISTED_FIELDS = 50
+/** Distinct fields counted beyond those. */
 const MAX_UNLISTED = 10_000
-/** Rows kept for each unknown field, to say where it is. */
+/** Rows kept for each field, to say where it is. */
 const FIRST_ROWS = 5
-/** Unknown fields a warning or an error lists (the report holds more). */
+/** Fields a warning or an error lists (the report holds more). */
 const SHOWN_FIELDS = 10
 /** Rows named in each of those lines. */
 const SHOWN_ROWS = 3
 
-const rowPlace = (checked: CheckedRow): {row: number; line?: number} =>
-  checked.line === undefined ? {row: checked.row} : {row: checked.row, line: checked.line}
+/** Fields met in the rows, each once with the rows that have it: the first MAX_LISTED_FIELDS, then a count. */
+class FieldTally {
+  private readonly fields = new Map<string, {path: FieldPath; entry: UnknownField}>()
+  private readonly beyond = new Set<string>()
+
+  add(checked: CheckedRow, paths: readonly FieldPath[]): void {
+    const place = checked.line === undefined ? {row: checked.row} : {row: checked.row, line: checked.line}
+    for (const path of paths) {
+      const text = pathText(path)
+      const seen = this.fields.get(text)?.entry
+      if (seen) {
+        seen.rows++
+        if (seen.firstRows.length < FIRST_ROWS) seen.firstRows.push(place)
+      } else if (this.fields.size < MAX_LISTED_FIELDS) {
+        this.fields.set(text, {path, entry: {field: text, rows: 1, firstRows: [place]}})
+      } else if (this.beyond.size < MAX_UNLISTED) this.beyond.add(text)
+    }
+  }
+
+  get size(): number {
+    return this.fields.size
+  }
+
+  /** Distinct fields met beyond those listed. */
+  get unlisted(): number {
+    return this.beyond.size
+  }
+
+  values(): IterableIterator<{path: FieldPath; entry: UnknownField}> {
+    return this.fields.values()
+  }
+}
 
 /**
- * The unknown fields, a line each, indented for a warning or an error: where
- * they are (`every row (5000)` for a misspelt column, else the first rows and
- * how many more) and the known field each probably is.
+ * A field a line, indented for a warning or an error: where it is
+ * (`every row (5000)` for a misspelt column, else the first rows and how many
+ * more) and the known field it probably is.
  */
-export function unknownFieldLines(report: ValidationReport): string[] {
-  const lines = report.unknownFields.slice(0, SHOWN_FIELDS).map((u) => {
+function fieldLines(fields: readonly UnknownField[], selected: number, more: number): string[] {
+  const lines = fields.slice(0, SHOWN_FIELDS).map((u) => {
+    const others = u.rows - SHOWN_ROWS
     const where =
-      u.rows === report.selected && u.rows > 1
+      u.rows === selected && u.rows > 1
         ? `every row (${u.rows})`
-        : [
-            u.firstRows.slice(0, SHOWN_ROWS).map(rowLabel).join(', '),
-            ...(u.rows > SHOWN_ROWS
-              ? [` and ${u.rows - SHOWN_ROWS} more row${u.rows - SHOWN_ROWS === 1 ? '' : 's'}`]
-              : []),
-          ].join('')
+        : u.firstRows.slice(0, SHOWN_ROWS).map(rowLabel).join(', ') +
+          (others > 0 ? ` and ${others} more row${others === 1 ? '' : 's'}` : '')
     return `  ${u.field}: ${where}${u.meant === undefined ? '' : `; did you mean ${u.meant}?`}`
   })
-  const more = report.unknownFields.length - SHOWN_FIELDS + report.moreUnknownFields
-  if (more > 0) lines.push(`  … and ${more} more field${more === 1 ? '' : 's'}`)
+  const unshown = fields.length - Math.min(fields.length, SHOWN_FIELDS) + more
+  if (unshown > 0) lines.push(`  … and ${unshown} more field${unshown === 1 ? '' : 's'}`)
   return lines
 }
 
-/** `  quoteModel.0.fileNam (2 rows): did you mean quoteModel.0.fileName?`, a line each. */
-export function lookalikeLines(report: ValidationReport): string[] {
-  return report.lookalikeFields.map(
-    (l) => `  ${l.field} (${l.rows} row${l.rows === 1 ? '' : 's'}): did you mean ${l.meant}?`,
-  )
-}
+/** The unknown fields (never sent), a line each: `  emial: every row (5000); did you mean email?`. */
+export const unknownFieldLines = (report: ValidationReport): string[] =>
+  fieldLines(report.unknownFields, report.selected, report.moreUnknownFields)
+
+/** The kept fields that look misspelt, a line each: `  quoteModel.0.fileNam: row 2 (line 3); did you mean quoteModel.0.fileName?`. */
+export const lookalikeLines = (report: ValidationReport): string[] =>
+  fieldLines(report.lookalikeFields, report.selected, 0)
 
 /**
  * The listing of invalid rows: `row N: field.path: reason`, at most `maxListed`,
