@@ -9,6 +9,7 @@ import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
 import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
 import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
 import type {FieldSource} from './field-paths.js'
+import type {FlagNames} from './flag-hints.js'
 import {select, splitPaths, takeJsonFields} from './select.js'
 import {confirmation, confirmedAs, type Confirmation} from './written.js'
 
@@ -145,7 +146,7 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * oclif's parse, then the checks of what the output flags name: each path of
+   * oclif's parse (a misspelt flag named with the one it probably is), then the checks of what the output flags name: each path of
    * `--json FIELDS`, `--columns` and `--sort` against the command's fields, and
    * the `--jq` expression compiled, before anything is sent.
    */
@@ -153,7 +154,15 @@ export abstract class BaseCommand extends Command {
     options?: Input<F, B, A>,
     argv?: string[],
   ): Promise<ParserOutput<F, B, A>> {
-    const out = await super.parse(options, argv)
+    let out: ParserOutput<F, B, A>
+    try {
+      out = await super.parse(options, argv)
+    } catch (error) {
+      // A misspelt flag gets the flag it probably is; the hints are loaded for a refusal only.
+      const {withFlagHints} = await import('./flag-hints.js')
+      const json: Record<string, FlagNames> = this.ctor.enableJsonFlag ? {json: {}} : {}
+      throw withFlagHints(error, {...json, ...this.ctor.baseFlags, ...(options?.flags ?? this.ctor.flags)})
+    }
     const flags = out.flags as Record<string, unknown>
     await this.checkOutputFlags(flags)
     return out

@@ -1,0 +1,44 @@
+// A flag the command does not have is refused before anything runs (exit 2), as
+// oclif refuses it, with the flag it probably is: the command's own, a global one,
+// --json, or the --no- form of a boolean.
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {runCli} from '../helpers/cli.js'
+import {useTempDirs} from '../helpers/temp.js'
+
+const tempDir = useTempDirs('mfg-flag-hints-')
+
+async function refused(argv: string[]): Promise<string> {
+  const r = await runCli(argv, {env: {MFG_HOME: join(tempDir(), 'home')}})
+  expect(r.exitCode, r.stderr).toBe(2)
+  expect(r.stdout).toBe('')
+  return r.stderr
+}
+
+describe('misspelt flags', () => {
+  it('names the flag each misspelt one probably is', async () => {
+    expect(await refused(['demand', 'list', '--limt', '3'])).toContain(
+      'Nonexistent flag: --limt (did you mean --limit?)\nSee more help with --help',
+    )
+    expect(await refused(['demand', 'create', '--tecnique', 'PCB', '--materal=FR4'])).toContain(
+      'Nonexistent flags: --tecnique (did you mean --technique?), --materal=FR4 (did you mean --material?)',
+    )
+    expect(await refused(['demand', 'list', '--jsn'])).toContain('--jsn (did you mean --json?)')
+    expect(await refused(['demand', 'list', '--debgu'])).toContain('--debgu (did you mean --debug?)')
+  })
+
+  it('leaves the refusal as oclif words it when no flag is close', async () => {
+    const stderr = await refused(['demand', 'list', '--zzzzzz'])
+    expect(stderr).toContain('Nonexistent flag: --zzzzzz\n')
+    expect(stderr).not.toContain('did you mean')
+  })
+
+  it('under --json, the refusal is the JSON error with the hint', async () => {
+    const stderr = await refused(['profile', 'list', '--json', '--colums', 'name'])
+    const {error} = JSON.parse(stderr) as {error: {code: string; message: string}}
+    expect(error.code).toBe('usage')
+    expect(error.message).toContain('--colums (did you mean --columns?)')
+  })
+})
