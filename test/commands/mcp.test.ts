@@ -94,6 +94,32 @@ describe('mfg mcp call', () => {
     const r = await run(['mcp', 'call', 'nope'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/No tool named "nope".*list_quotes/)
+    expect(r.stderr).not.toContain('did you mean')
+    const near = await run(['mcp', 'call', 'estimate_prices'])
+    expect(near.exitCode).toBe(2)
+    expect(near.stderr).toContain('No tool named "estimate_prices" (did you mean estimate_price?)')
+    // Checked against the tool's input schema before the call: a misspelt name, a missing required one.
+    const misspelt = await run(['mcp', 'call', 'get_quote', '--arg', 'quoteid=65f000060000000000000002'])
+    expect(misspelt.exitCode).toBe(2)
+    expect(misspelt.stderr).toContain('get_quote: invalid arguments; nothing was sent:')
+    expect(misspelt.stderr).toContain('  quoteid: not an argument of the tool (did you mean quoteId?)')
+    expect(misspelt.stderr).toMatch(/ {2}quoteId: is required \(The quote or order id/)
+    // A tool that takes names it does not list gets such a name as given, with a warning when it looks misspelt.
+    const open = await run([
+      'mcp',
+      'call',
+      'estimate_price',
+      '--arg',
+      'material=PLA',
+      '--arg',
+      'volume=33000',
+      '--arg',
+      'quantty=3',
+    ])
+    expect(open.exitCode, open.stderr).toBe(0)
+    expect(open.stderr).toContain(
+      'Warning: estimate_price: quantty is not an argument the tool lists (did you mean quantity?); sent as given.',
+    )
     const bad = await run(['mcp', 'call', 'list_machines', '--arg', 'service'])
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr).toMatch(/key=value/)

@@ -6,7 +6,7 @@ import {writeOut} from '../../cli/output.js'
 
 export default class McpCall extends BaseCommand {
   static override summary = "Call one tool of the service's MCP endpoint and print its result."
-  static override description = `Arguments come from --input (a JSON object, from a file or - for stdin), then each --arg key=value over it. A value is taken as JSON when it parses (numbers, true/false, objects, arrays) unless the tool's schema wants a string there; a dotted key sets a nested field (--arg changes.priceTotal=120). \`mcp tools --json\` shows each tool's schema.
+  static override description = `Arguments come from --input (a JSON object, from a file or - for stdin), then each --arg key=value over it. A value is taken as JSON when it parses (numbers, true/false, objects, arrays) unless the tool's schema wants a string there; a dotted key sets a nested field (--arg changes.priceTotal=120). \`mcp tools --json\` shows each tool's schema. They are checked against that schema before the call: a required argument missing, or a name the tool does not take, exits 2 with nothing sent and the name probably meant; a tool that takes names it does not list gets them as given, with a warning when one looks like a listed one.
 
 Prints the result's text (JSON pretty-printed); --json prints the structured content. A tool error (for example a stage move the rules refuse) exits 1 with its message.
 
@@ -51,6 +51,7 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
             yes: flags.yes,
             message: `${tool.name} changes data (${firstSentence(tool.description)}) Call it?`,
           }),
+        warn: (text) => this.note(text),
       },
     )
     const result = outcome.result

@@ -3,6 +3,7 @@ import {withMcpSession, type McpCallResult, type McpTool} from '../../api/mcp.js
 export {resultValue, toolError} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
+import {closest} from '../../util/closest.js'
 
 /** `mcp tools` and `mcp call`: the endpoint's tools, and one call with its arguments checked first. */
 
@@ -94,6 +95,54 @@ export function applyArgs(
   return args
 }
 
+/** What a tool's input schema says of the arguments given: problems stop the call, warnings do not. */
+export interface ArgsCheck {
+  problems: {path: string; reason: string}[]
+  warnings: string[]
+}
+
+/**
+ * Checks arguments against the tool's input schema (JSON Schema) where it is
+ * plain: a required argument missing, and a name it does not list, with the
+ * one probably meant. Where the schema takes names it does not list
+ * (`additionalProperties` not false), such a name is sent as given and only
+ * named in a warning when it looks like a listed one (`quantty`). The rest of
+ * the checking is the tool's.
+ */
+export function checkArgs(args: Record<string, unknown>, inputSchema: unknown): ArgsCheck {
+  const check: ArgsCheck = {problems: [], warnings: []}
+  walk(args, inputSchema, [])
+  return check
+
+  function walk(value: Record<string, unknown>, schema: unknown, at: string[]): void {
+    if (!isRecord(schema) || !isRecord(schema.properties)) return
+    const properties = schema.properties
+    const names = Object.keys(properties)
+    for (const [key, child] of Object.entries(value)) {
+      const path = [...at, key].join('.')
+      if (Object.hasOwn(properties, key)) {
+        if (isRecord(child)) walk(child, properties[key], [...at, key])
+        continue
+      }
+      const near = closest(key, names, 1)[0]
+      const meant = near === undefined ? '' : ` (did you mean ${[...at, near].join('.')}?)`
+      if (schema.additionalProperties === false)
+        check.problems.push({path, reason: `not an argument of the tool${meant}`})
+      else if (near !== undefined)
+        check.warnings.push(`${path} is not an argument the tool lists${meant}; sent as given.`)
+    }
+    const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : []
+    for (const name of required) {
+      if (value[name] !== undefined) continue
+      const about = isRecord(properties[name]) ? properties[name].description : undefined
+      check.problems.push({
+        path: [...at, name].join('.'),
+        reason: `is required${typeof about === 'string' ? ` (${firstSentence(about)})` : ''}`,
+      })
+    }
+  }
+}
+
 export interface CallInput {
   tool: string
   /** From --input (a JSON object). */
@@ -102,6 +151,8 @@ export interface CallInput {
   args?: readonly string[]
   /** Asked before a tool that changes data is called; false stops with nothing sent to the tool. */
   confirm: (tool: McpTool, args: Record<string, unknown>) => Promise<boolean>
+  /** Told of an argument sent as given that looks like a misspelt one. */
+  warn?: (text: string) => void
 }
 
 export interface CallOutcome {
@@ -116,11 +167,22 @@ export async function callTool(ctx: Pick<ServiceContext, 'client'>, input: CallI
   return withMcpSession(ctx.client, async (s) => {
     const tools = await s.tools()
     const tool = tools.find((t) => t.name === input.tool)
-    if (!tool)
+    if (!tool) {
+      const names = tools.map((t) => t.name)
+      const near = closest(input.tool, names, 1)[0]
       throw new InputError(
-        `No tool named ${JSON.stringify(input.tool)}; the endpoint has ${tools.map((t) => t.name).join(', ')}.`,
+        `No tool named ${JSON.stringify(input.tool)}${near ? ` (did you mean ${near}?)` : ''}; the endpoint has ${names.join(', ')}.`,
       )
+    }
     const args = applyArgs(input.input ?? {}, input.args ?? [], tool.inputSchema)
+    const {problems, warnings} = checkArgs(args, tool.inputSchema)
+    if (problems.length > 0) {
+      throw new InputError(
+        `${tool.name}: invalid arguments; nothing was sent:\n${problems.map((p) => `  ${p.path}: ${p.reason}`).join('\n')}`,
+        problems.map((p) => ({path: p.path, message: p.reason})),
+      )
+    }
+    for (const warning of warnings) input.warn?.(`Warning: ${tool.name}: ${warning}`)
     if (changesData(tool) && !(await input.confirm(tool, args))) return {tool, arguments: args}
     return {tool, arguments: args, result: await s.call(tool.name, args)}
   })
