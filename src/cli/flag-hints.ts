@@ -3,21 +3,26 @@ import {Errors} from '@oclif/core'
 import {closest} from '../util/closest.js'
 import {UsageError} from './errors.js'
 
-/** What a flag definition says of its names: its own, its aliases, and its `--no-` form. */
+/** What a flag definition says of its names (its own, its aliases, its `--no-` form) and of its values. */
 export interface FlagNames {
   aliases?: string[]
   allowNo?: boolean
+  options?: readonly string[]
 }
 
 /**
  * oclif's refusal of a flag the command does not have, with the flag each one
  * probably is (`--limt` → `--limit`), taken from the command's own flags and
- * the global ones. Any other error, or a refusal with no close flag, is
+ * the global ones; and of a value a flag does not allow, with the value
+ * probably meant. Any other error, or a refusal with no close flag, is
  * returned as it is. oclif's parser refuses unknown flags with its
  * NonExistentFlagsError, which carries the flags as typed (`flags`).
  */
 export function withFlagHints(error: unknown, flags: Readonly<Record<string, FlagNames>>): unknown {
-  const given = error instanceof Errors.CLIError ? (error as {flags?: unknown}).flags : undefined
+  if (!(error instanceof Errors.CLIError)) return error
+  const value = valueHint(error, flags)
+  if (value) return value
+  const given = (error as {flags?: unknown}).flags
   if (!Array.isArray(given) || !given.every((f): f is string => typeof f === 'string')) return error
   const names = Object.entries(flags).flatMap(([name, flag]) => [
     name,
@@ -32,5 +37,21 @@ export function withFlagHints(error: unknown, flags: Readonly<Record<string, Fla
   if (hinted.every((h, i) => h === given[i])) return error
   return new UsageError(
     `Nonexistent flag${given.length === 1 ? '' : 's'}: ${hinted.join(', ')}\nSee more help with --help`,
+  )
+}
+
+/**
+ * oclif's refusal of a value its flag does not allow (its FlagInvalidOptionError
+ * says `Expected --technique=CNC_MACHINNG to be one of: …` and carries nothing
+ * else), in the words every input check uses, with the value probably meant.
+ */
+function valueHint(error: Errors.CLIError, flags: Readonly<Record<string, FlagNames>>): UsageError | undefined {
+  const m = /^Expected --([\w-]+)=(.*) to be one of: /s.exec(error.message)
+  const options = m ? flags[m[1]!]?.options : undefined
+  if (!m || !options) return undefined
+  const given = m[2]!
+  const meant = closest(given, options, 1)[0]
+  return new UsageError(
+    `--${m[1]}: ${JSON.stringify(given)} is not allowed (allowed: ${options.join(', ')})${meant ? `; did you mean ${meant}?` : ''}`,
   )
 }

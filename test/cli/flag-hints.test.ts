@@ -1,6 +1,7 @@
 // A flag the command does not have is refused before anything runs (exit 2), as
 // oclif refuses it, with the flag it probably is: the command's own, a global one,
-// --json, or the --no- form of a boolean.
+// --json, or the --no- form of a boolean; a value a flag does not allow, with the
+// allowed ones and the one probably meant.
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -33,6 +34,17 @@ describe('misspelt flags', () => {
     const stderr = await refused(['demand', 'list', '--zzzzzz'])
     expect(stderr).toContain('Nonexistent flag: --zzzzzz\n')
     expect(stderr).not.toContain('did you mean')
+  })
+
+  it('a value its flag does not allow: the allowed ones, and the one probably meant', async () => {
+    expect(
+      await refused(['demand', 'create', '--technique', 'CNC_MACHINNG', '--material', 'x', '--dry-run']),
+    ).toContain(
+      '--technique: "CNC_MACHINNG" is not allowed (allowed: 3D_PRINTING, CNC_MACHINING, SHEET_METAL, PCB); did you mean CNC_MACHINING?',
+    )
+    const far = await refused(['demand', 'list', '--status', 'zzz'])
+    expect(far).toContain('--status: "zzz" is not allowed (allowed: quote_sent, ')
+    expect(far).not.toContain('did you mean')
   })
 
   it('under --json, the refusal is the JSON error with the hint', async () => {
