@@ -90,12 +90,11 @@ export async function checkRequest<S extends z.ZodType>(
   const result = schema.safeParse(body, {reportInput: true})
   if (result.success) return
   // Loaded for a refusal only: most commands read answers here and send nothing wrong.
-  const [{issueProblems}, {hintedProblems}, {fieldTree}] = await Promise.all([
-    import('../schemas/issue-reason.js'),
+  const [{hintedProblems}, {fieldTree}] = await Promise.all([
     import('../schemas/field-hints.js'),
     import('../schemas/unknown-fields.js'),
   ])
-  const problems = hintedProblems(result.error, issueProblems(result.error), fieldTree(schema))
+  const problems = hintedProblems(result.error, fieldTree(schema))
   throw new ValidationError({
     method,
     path,

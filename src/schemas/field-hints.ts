@@ -1,7 +1,7 @@
 import type * as z from 'zod'
 
 import {closest} from '../util/closest.js'
-import {userIssues} from './issue-reason.js'
+import {issueProblem, userIssues} from './issue-reason.js'
 // Types only: a runtime import would give unknown-fields.ts a chunk of its own, apart from validate.ts.
 import type {FieldPath, FieldTree} from './unknown-fields.js'
 
@@ -52,13 +52,13 @@ export function droppedProblems(paths: readonly FieldPath[], tree: FieldTree | u
 }
 
 /**
- * A zod error's problems as `worded` (issueProblems, one per issue of
- * userIssues), except that a strict object's unknown fields are one problem
- * each, with the field probably meant.
+ * A zod error's problems, one per issue as a user reads them (userIssues),
+ * each worded by issueProblem, except that a strict object's unknown fields are
+ * one problem each, with the field probably meant.
  */
-export function hintedProblems(error: z.ZodError, worded: readonly Problem[], tree: FieldTree | undefined): Problem[] {
-  return userIssues(error).flatMap((issue, i) => {
-    if (issue.code !== 'unrecognized_keys') return [worded[i]!]
+export function hintedProblems(error: z.ZodError, tree: FieldTree | undefined): Problem[] {
+  return userIssues(error).flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return [issueProblem(issue)]
     const at = issue.path as FieldPath
     return issue.keys.map((key) => ({path: at.join('.'), reason: unknownField(tree, [...at, key])}))
   })

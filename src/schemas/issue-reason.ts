@@ -11,8 +11,14 @@ export interface IssueProblem {
 
 /** A zod error's issues as field problems, each worded by `issueReason`. */
 export function issueProblems(error: z.ZodError): IssueProblem[] {
-  return userIssues(error).map((issue) => ({path: issue.path.map(String).join('.'), reason: issueReason(issue)}))
+  return userIssues(error).map(issueProblem)
 }
+
+/** One issue as a field problem: its dotted path and its reason in `issueReason`'s words. */
+export const issueProblem = (issue: z.core.$ZodIssue): IssueProblem => ({
+  path: issue.path.map(String).join('.'),
+  reason: issueReason(issue),
+})
 
 /**
  * A zod error's issues as a user reads them: a union that refused a value of

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 
 import type {ErrorDetail} from '../schemas/common.js'
-import {type IssueProblem, issueProblems} from '../schemas/issue-reason.js'
+import type {IssueProblem} from '../schemas/issue-reason.js'
 import {InputError} from './errors.js'
 import {catchallMode, type Def, defOf} from '../schemas/schema-def.js'
 import {droppedFields, fieldTree} from '../schemas/unknown-fields.js'
@@ -49,10 +49,7 @@ export async function validateObject<S extends z.ZodType>(
   if (result.success && dropped.length === 0) return result.data
   // Loaded for a refusal only.
   const {droppedProblems, hintedProblems} = await import('../schemas/field-hints.js')
-  const problems = [
-    ...(result.success ? [] : hintedProblems(result.error, issueProblems(result.error), tree)),
-    ...droppedProblems(dropped, tree),
-  ]
+  const problems = [...(result.success ? [] : hintedProblems(result.error, tree)), ...droppedProblems(dropped, tree)]
   throw new InputError(
     `invalid ${what}; nothing was sent:\n${problems.map((p) => `  ${problemLine(p)}`).join('\n')}`,
     problems.map((p): ErrorDetail => ({path: p.path, message: p.reason})),
