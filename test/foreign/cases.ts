@@ -1174,6 +1174,8 @@ export function cliEnv(server: ForeignServer, home: string): Record<string, stri
     MFG_BUSINESS_ID: server.credentials.businessId,
     NO_COLOR: '1',
     CI: 'true',
+    // The run's shared compile cache (vitest.config.ts), when there is one.
+    ...(process.env.NODE_COMPILE_CACHE ? {NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE} : {}),
   }
 }
 

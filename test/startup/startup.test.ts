@@ -164,11 +164,16 @@ describe('start-up: what the built CLI loads', () => {
 
   it("keeps Node's compile cache in oclif's cache directory: under MFG_HOME, or MFG_CACHE_DIR when set", () => {
     const home = join(scratch, 'compile-home')
-    const r = traced(['profile', 'list', '--json'], {MFG_HOME: home})
+    // Without the test run's shared cache (vitest.config.ts), which Node would use instead.
+    const r = traced(['profile', 'list', '--json'], {MFG_HOME: home, NODE_COMPILE_CACHE: undefined})
     expect(r.code, r.stderr).toBe(0)
     expect(readdirSync(join(home, 'oclif', 'cache', 'compile')).length).toBeGreaterThan(0)
     const cache = join(scratch, 'own-cache')
-    const own = traced(['profile', 'list', '--json'], {MFG_HOME: home, MFG_CACHE_DIR: cache})
+    const own = traced(['profile', 'list', '--json'], {
+      MFG_HOME: home,
+      MFG_CACHE_DIR: cache,
+      NODE_COMPILE_CACHE: undefined,
+    })
     expect(own.code, own.stderr).toBe(0)
     expect(readdirSync(join(cache, 'compile')).length).toBeGreaterThan(0)
   })
