@@ -308,4 +308,48 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toMatch(/no such file/)
   })
+  it('takes back a post as post list --json prints it, edited, leaving out the fields the service sets', async () => {
+    const listed = (await all()).at(-1)! as Post & Record<string, unknown>
+    const path = join(sb.home, 'edited-post.json')
+    writeFileSync(path, JSON.stringify({...listed, title: 'Edited from the list', tags: ['edited']}))
+    const r = await run(['post', 'update', listed._id, '--file', path])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      'Left out the fields the service sets: _id, user, type, views, likes, createdAt, updatedAt.',
+    )
+    expect(r.stdout).toContain('Edited from the list')
+    const updated = (await all()).find((p) => p._id === listed._id)! as Post & Record<string, unknown>
+    expect(updated).toMatchObject({_id: listed._id, title: 'Edited from the list', tags: ['edited']})
+    expect(updated.views).toBe(listed.views)
+    expect(updated.createdAt).toBe(listed.createdAt)
+
+    // Another product's file, or a type other than PRODUCT: refused, naming the field, nothing sent.
+    const other = (await all()).find((p) => p._id !== listed._id)!
+    const wrongId = await run(['post', 'update', other._id, '--file', path])
+    expect(wrongId.exitCode).toBe(2)
+    expect(wrongId.stderr).toContain(`_id: the file is product "${listed._id}", not "${other._id}"`)
+    writeFileSync(path, JSON.stringify({...listed, type: 'SERVICE'}))
+    const wrongType = await run(['post', 'update', listed._id, '--file', path])
+    expect(wrongType.exitCode).toBe(2)
+    expect(wrongType.stderr).toContain('type: a product\'s type is always "PRODUCT", got "SERVICE".')
+    const after = await all()
+    expect(after.find((p) => p._id === other._id)!.title).toBe(other.title)
+    expect(after.find((p) => p._id === listed._id)!.title).toBe('Edited from the list')
+  })
+  it('copies a post as post list --json prints it into a new product', async () => {
+    const listed = (await all())[0]! as Post & Record<string, unknown>
+    const r = await run(['post', 'create', '--file', '-', '--json'], {
+      stdin: JSON.stringify({...listed, title: 'A copy'}),
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    const copy = json<Post & Record<string, unknown>>(r)
+    expect(copy._id).not.toBe(listed._id)
+    expect(copy).toMatchObject({title: 'A copy', service: listed.service, price: listed.price, views: 0})
+    expect(copy.materials).toEqual(listed.materials)
+    const table = await run(['post', 'create', '--file', '-'], {stdin: JSON.stringify(listed)})
+    expect(table.exitCode, table.stderr).toBe(0)
+    expect(table.stderr).toContain(
+      'Left out the fields the service sets: _id, user, views, likes, createdAt, updatedAt.',
+    )
+  })
 })

@@ -9,7 +9,7 @@ import {
   uploadFiles as sendUpload,
 } from '../../api/v2/posts.js'
 import type {Written} from '../../api/written.js'
-import {MAX_UPLOAD_BYTES} from '../../schemas/posts.js'
+import {MAX_UPLOAD_BYTES, READ_ONLY_POST_FIELDS} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {PostRecord} from '../../schemas/read/types.js'
@@ -83,6 +83,34 @@ export function buildPostBody(
 export function createPost(ctx: ServiceContext, body: Record<string, unknown>): Promise<Written<PostRecord>> {
   if (body.type === undefined) body = {...body, type: 'PRODUCT'}
   return sendCreate(ctx.client, ctx.businessId, body)
+}
+
+/**
+ * A create or update body without the fields the service sets (READ_ONLY_POST_FIELDS),
+ * so that a post as `post list --json` prints it, edited, updates the product (the
+ * service takes them back only unchanged, and a copy of them changes nothing) or
+ * creates a copy of it. Two are checked rather than left out: a type other than
+ * PRODUCT (a create keeps type PRODUCT), and on an update (`id` given) a file of
+ * another product (`_id`).
+ */
+export function withoutReadOnly(
+  body: Record<string, unknown>,
+  id?: string,
+): {body: Record<string, unknown>; leftOut: string[]} {
+  if (id !== undefined && body._id !== undefined && body._id !== id) {
+    throw new InputError(
+      `_id: the file is product ${JSON.stringify(body._id)}, not ${JSON.stringify(id)} (the product to change); remove _id or pass its id.`,
+    )
+  }
+  if (body.type !== undefined && body.type !== 'PRODUCT') {
+    throw new InputError(`type: a product's type is always "PRODUCT", got ${JSON.stringify(body.type)}.`)
+  }
+  // A create body takes type (PRODUCT, the default); an update's has no such field.
+  const leftOut = READ_ONLY_POST_FIELDS.filter((field) => field in body && (field !== 'type' || id !== undefined))
+  if (leftOut.length === 0) return {body, leftOut}
+  const kept = {...body}
+  for (const field of leftOut) delete kept[field]
+  return {body: kept, leftOut}
 }
 
 /** Changes a product; the answer may come without it (`record` absent). */
