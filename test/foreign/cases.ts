@@ -858,13 +858,22 @@ export const SAMPLE = [
 
 /**
  * Every case: each command a variant can reach, in table and --json mode. A
- * variant that reaches everything runs SAMPLE unless `full` (or it is the baseline).
+ * variant that reaches everything runs SAMPLE unless `full` (or it is the baseline),
+ * and then each sample command in one mode, the two modes alternating from command
+ * to command and from variant to variant: every such variant still meets every
+ * sample command and both modes, and every sample command meets each mode under
+ * half of these variants (pairs, not the whole product: 234 runs instead of 468,
+ * each a CLI process). `full` runs both modes of every command.
  */
 export function allCases(filter: {variants?: string[]; commands?: string[]; full?: boolean} = {}): Case[] {
   const full = filter.full ?? process.env.FOREIGN_FULL === '1'
   const cases: Case[] = []
+  const modes = ['table', 'json'] as const
+  let paired = 0
   for (const variant of VARIANTS) {
     if (filter.variants && !filter.variants.includes(variant.name)) continue
+    const pairs = variant.reach === 'all' && !full && !variant.everyCommand
+    let run = pairs ? paired++ : 0
     for (const command of COMMANDS) {
       if (filter.commands && !filter.commands.includes(command.id)) continue
       const reach = variant.reach
@@ -872,7 +881,7 @@ export function allCases(filter: {variants?: string[]; commands?: string[]; full
         if (!full && !variant.everyCommand && !SAMPLE.includes(command.id)) continue
       } else if (!command.reach.some((r) => reach.includes(r))) continue
       if (variant.only && !variant.only.includes(command.id)) continue
-      for (const mode of ['table', 'json'] as const) {
+      for (const mode of pairs ? [modes[run++ % 2]!] : modes) {
         cases.push({key: caseKey(variant.name, command.id, mode), variant, command, mode})
       }
     }
