@@ -210,6 +210,20 @@ describe('mfg as a user runs it', () => {
     const db = join(env.MFG_HOME!, 'sandbox', 'sandbox.db')
     expect(statSync(db).mode & 0o777).toBe(0o600)
   })
+
+  it('demand show and demand view run demand get, and the topic lists it once', () => {
+    const env = baseEnv(mkdtempSync(join(tmpdir(), 'mfg-e2e-alias-')))
+    const got = sh('mfg demand get 65f000060000000000000002 --json _id,orderNumber,status,updatedAt', env)
+    expect(got.code, got.stderr).toBe(0)
+    for (const verb of ['show', 'view']) {
+      const r = sh(`mfg demand ${verb} 65f000060000000000000002 --json _id,orderNumber,status,updatedAt`, env)
+      expect(r.code, r.stderr).toBe(0)
+      expect(JSON.parse(r.stdout)).toEqual(JSON.parse(got.stdout))
+    }
+    const topic = sh('mfg demand --help', env)
+    expect(topic.stdout).toMatch(/^ {2}demand get +Show one demand\.$/m)
+    expect(topic.stdout).not.toMatch(/demand (show|view)/)
+  })
 })
 
 describe('CLIs sharing one embedded home', () => {

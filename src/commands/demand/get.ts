@@ -7,7 +7,10 @@ import type {DemandRecord, LegacyDemandRecord} from '../../schemas/read/types.js
 
 export default class DemandGet extends BaseCommand {
   static override summary = 'Show one demand.'
-  static override description = `Prints the demand as a key/value table (nested fields as dotted paths, lists as counts), or the whole record with --json.
+  // The verbs of other CLIs for the same thing (gh's view; mfg's own profile show),
+  // hidden so that the topic's list names the command once.
+  static override hiddenAliases = ['demand:show', 'demand:view']
+  static override description = `Prints the demand as a key/value table (nested fields as dotted paths, lists as counts), or the whole record with --json. mfg demand show and mfg demand view run this command too.
 
 --legacy reads it through the legacy call (GET /api/v2/ms-machine-owner/demand/{id}), in the legacy record shape: prices as strings, display statuses such as "Special Accepted", client as an id. The interface notes that this call is less reliable than the legacy list (mfg demand list --ids) for orders whose manufacturer changed before production.`
   static override examples = [
