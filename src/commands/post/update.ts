@@ -8,7 +8,7 @@ import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostUpdate extends BaseCommand {
   static override summary = 'Change fields of a product.'
-  static override description = `Sends PUT /api/v2/ms-post/post/upload?postId=ID with the fields to change. Use flags such as --service, or --file with a JSON object of post fields (- reads stdin); flags override the file's values. price merges key by key, every other field replaces. A post as post list --json prints it may be edited and sent back: the fields the service sets (_id, user, type, views, likes, createdAt, updatedAt) are left out with a note, an _id other than ID or a type other than PRODUCT is refused (exit 2), and an unknown field is refused naming the field meant (exit 2, nothing sent).`
+  static override description = `Sends PUT /api/v2/ms-post/post/upload?postId=ID with the fields to change. Use flags such as --service, or --file with a JSON object of post fields (- reads stdin); flags override the file's values. price merges key by key, every other field replaces. A post as post list --json prints it may be edited and sent back: the fields the service sets (_id, user, type, views, likes, createdAt, updatedAt) are left out with a note, an _id other than ID or a type other than PRODUCT is refused (exit 2), and an unknown field is refused naming it, with the field probably meant when one is close (exit 2, nothing sent).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --service CNC_MACHINING',
     '<%= config.bin %> <%= command.id %> 65f000050000000000000001 --price-machine 18 --tags bracket,steel',
