@@ -1,5 +1,6 @@
 import {Errors} from '@oclif/core'
 
+import {notAllowed} from '../schemas/issue-reason.js'
 import {closest} from '../util/closest.js'
 import {UsageError} from './errors.js'
 
@@ -49,9 +50,5 @@ function valueHint(error: Errors.CLIError, flags: Readonly<Record<string, FlagNa
   const m = /^Expected --([\w-]+)=(.*) to be one of: /s.exec(error.message)
   const options = m ? flags[m[1]!]?.options : undefined
   if (!m || !options) return undefined
-  const given = m[2]!
-  const meant = closest(given, options, 1)[0]
-  return new UsageError(
-    `--${m[1]}: ${JSON.stringify(given)} is not allowed (allowed: ${options.join(', ')})${meant ? `; did you mean ${meant}?` : ''}`,
-  )
+  return new UsageError(`--${m[1]}: ${notAllowed(m[2]!, options)}`)
 }

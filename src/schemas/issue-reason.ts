@@ -1,5 +1,6 @@
 import type * as z from 'zod'
 
+import {closest} from '../util/closest.js'
 import {describeIssue} from './common.js'
 
 /** A problem with one field of an input; path "" is the whole of it. */
@@ -52,9 +53,10 @@ function alternativesOfType(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIss
 export function issueReason(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_value': {
-      const allowed = `(allowed: ${issue.values.map(String).join(', ')})`
       const input = (issue as {input?: unknown}).input
-      return input === undefined ? `is required ${allowed}` : `${JSON.stringify(input)} is not allowed ${allowed}`
+      return input === undefined
+        ? `is required (allowed: ${issue.values.map(String).join(', ')})`
+        : notAllowed(input, issue.values)
     }
     case 'invalid_type': {
       const input = (issue as {input?: unknown}).input
@@ -68,6 +70,17 @@ export function issueReason(issue: z.core.$ZodIssue): string {
       // The other codes read the same on both sides of the wire.
       return describeIssue(issue)
   }
+}
+
+/**
+ * A value outside its list, with the one probably meant when one is close:
+ * `"CNC_MACHINNG" is not allowed (allowed: …); did you mean CNC_MACHINING?`.
+ * A field's value (issueReason) and a flag's (cli/flag-hints.ts) read the same.
+ */
+export function notAllowed(input: unknown, values: readonly unknown[]): string {
+  const allowed = values.map(String)
+  const meant = typeof input === 'string' ? closest(input, allowed, 1)[0] : undefined
+  return `${JSON.stringify(input)} is not allowed (allowed: ${allowed.join(', ')})${meant === undefined ? '' : `; did you mean ${meant}?`}`
 }
 
 /**

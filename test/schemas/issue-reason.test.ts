@@ -27,6 +27,10 @@ describe('issueReason', () => {
     expect(problems(Body, {...good, service: 'PCB'})).toEqual([
       'service: "PCB" is not allowed (allowed: 3D_PRINTING, CNC_MACHINING)',
     ])
+    // A close one is named, as a flag's value is (cli/flag-hints.ts).
+    expect(problems(Body, {...good, service: 'CNC_MACHINNG'})).toEqual([
+      'service: "CNC_MACHINNG" is not allowed (allowed: 3D_PRINTING, CNC_MACHINING); did you mean CNC_MACHINING?',
+    ])
   })
 
   it('words a union refused for its type by the types it takes', () => {
