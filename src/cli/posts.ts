@@ -3,7 +3,14 @@ import {Flags} from '@oclif/core'
 import {SERVICES} from '../schemas/common.js'
 import {POST_CATEGORIES, POST_TYPES} from '../schemas/posts.js'
 import {InputError} from '../services/errors.js'
-import {buildPostBody, modelFromFlags, modelsFromFile, parseMaterial, type PostFields} from '../services/posts/write.js'
+import {
+  buildPostBody,
+  modelFromFlags,
+  modelsFromFile,
+  parseMaterial,
+  type PostFields,
+  withoutReadOnly,
+} from '../services/posts/write.js'
 import {defined} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import type {PostRecord} from '../schemas/read/types.js'
@@ -64,10 +71,18 @@ export function postWriteFlags(fileDescription: string, categoryDescription: str
   }
 }
 
-/** The body `post create` and `post update` send: --file's JSON object with the flags' fields laid over it. */
-export async function postBodyFrom(flags: PostFieldFlagValues & {file?: string}): Promise<Record<string, unknown>> {
+/**
+ * The body `post create` and `post update` (`id`) send: --file's JSON object with
+ * the flags' fields laid over it, without the fields the service sets; `leftOut`
+ * says which the file held (withoutReadOnly), for the command to note.
+ */
+export async function postBodyFrom(
+  flags: PostFieldFlagValues & {file?: string},
+  id?: string,
+): Promise<{body: Record<string, unknown>; note?: string}> {
   const fromFile = await objectFromFile(flags.file)
-  return buildPostBody(fromFile, postFieldsFrom(flags))
+  const {body, leftOut} = withoutReadOnly(buildPostBody(fromFile, postFieldsFrom(flags)), id)
+  return {body, ...(leftOut.length > 0 ? {note: `Left out the fields the service sets: ${leftOut.join(', ')}.`} : {})}
 }
 
 interface PostFieldFlagValues {

@@ -21,9 +21,9 @@ service, price.priceMachine and at least one material are required. A service th
 
   async run(): Promise<PostRecord | Confirmation> {
     const {flags} = await this.parse(PostCreate)
-    const {createPost, withoutReadOnly} = await import('../../services/posts/write.js')
-    const {body, leftOut} = withoutReadOnly(await postBodyFrom(flags))
-    if (leftOut.length > 0) this.note(`Left out the fields the service sets: ${leftOut.join(', ')}.`)
+    const {body, note} = await postBodyFrom(flags)
+    if (note) this.note(note)
+    const {createPost} = await import('../../services/posts/write.js')
     const ctx = await this.context(flags).service()
     const {record: post, status} = await createPost(ctx, body)
     if (!post) return this.confirmedWithout(status, 'Created', "the product's details; find it with mfg post list")

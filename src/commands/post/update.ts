@@ -20,9 +20,9 @@ export default class PostUpdate extends BaseCommand {
 
   async run(): Promise<PostRecord | Confirmation> {
     const {args, flags} = await this.parse(PostUpdate)
-    const {updatePost, withoutReadOnly} = await import('../../services/posts/write.js')
-    const {body, leftOut} = withoutReadOnly(await postBodyFrom(flags), args.id)
-    if (leftOut.length > 0) this.note(`Left out the fields the service sets: ${leftOut.join(', ')}.`)
+    const {body, note} = await postBodyFrom(flags, args.id)
+    if (note) this.note(note)
+    const {updatePost} = await import('../../services/posts/write.js')
     const {client} = await this.context(flags).session()
     const {record: post, status} = await updatePost({client}, args.id, body)
     const changed = Object.keys(body).join(', ')

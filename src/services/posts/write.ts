@@ -89,9 +89,9 @@ export function createPost(ctx: ServiceContext, body: Record<string, unknown>): 
  * A create or update body without the fields the service sets (READ_ONLY_POST_FIELDS),
  * so that a post as `post list --json` prints it, edited, updates the product (the
  * service takes them back only unchanged, and a copy of them changes nothing) or
- * creates a copy of it. Two are checked rather than left out: a type other than
- * PRODUCT (a create keeps type PRODUCT), and on an update (`id` given) a file of
- * another product (`_id`).
+ * creates a copy of it. A create keeps `type`, which its schema checks; an update
+ * (`id` given) has no such field, so there a type other than PRODUCT, or a file of
+ * another product (`_id`), is refused here.
  */
 export function withoutReadOnly(
   body: Record<string, unknown>,
@@ -102,10 +102,9 @@ export function withoutReadOnly(
       `_id: the file is product ${JSON.stringify(body._id)}, not ${JSON.stringify(id)} (the product to change); remove _id or pass its id.`,
     )
   }
-  if (body.type !== undefined && body.type !== 'PRODUCT') {
+  if (id !== undefined && body.type !== undefined && body.type !== 'PRODUCT') {
     throw new InputError(`type: a product's type is always "PRODUCT", got ${JSON.stringify(body.type)}.`)
   }
-  // A create body takes type (PRODUCT, the default); an update's has no such field.
   const leftOut = READ_ONLY_POST_FIELDS.filter((field) => field in body && (field !== 'type' || id !== undefined))
   if (leftOut.length === 0) return {body, leftOut}
   const kept = {...body}
