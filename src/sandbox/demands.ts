@@ -1,6 +1,6 @@
 import type * as z from 'zod'
 
-import {CURRENCIES, issuesToDetails, type ErrorDetail} from '../schemas/common.js'
+import {issuesToDetails, normalizeCurrency, type ErrorDetail} from '../schemas/common.js'
 import {
   CreateDemandBody,
   FROZEN_FROM_PRODUCTION,
@@ -18,15 +18,12 @@ import {badRequest, conflict, forbidden, notFound} from './errors.js'
 import {emitCreated, emitUpdated} from './events.js'
 import {newId} from './ids.js'
 import {
-  PAYMENT_STATUSES,
   deriveDemand,
   differs,
   factsOf,
   inputOf,
   isPlainObject,
   mergeInput,
-  normalizeCurrency,
-  normalizeDate,
   normalizeQuoteModel,
   type DemandFacts,
   type DemandInput,
@@ -50,39 +47,8 @@ export interface DemandContext {
 /** Zod keeps the offending input on issues, so details say "must be a string" rather than "is required". */
 export const REPORT_INPUT = {reportInput: true} as const
 
-const quote = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ')
 const isStage = (value: unknown): value is Stage =>
   typeof value === 'string' && (STAGES as readonly string[]).includes(value)
-
-/** Checks the schemas cannot express; `prefix` is the item's index in a batch. */
-export function extraChecks(raw: unknown, prefix: (string | number)[], creating: boolean): ErrorDetail[] {
-  if (!isPlainObject(raw)) return []
-  const details: ErrorDetail[] = []
-  const path = (...rest: (string | number)[]) => [...prefix, ...rest].join('.')
-  if (typeof raw.currency === 'string' && !normalizeCurrency(raw.currency)) {
-    details.push({path: path('currency'), message: `must be one of ${quote(CURRENCIES)}`})
-  }
-  if (typeof raw.fabricatedDate === 'string' && !normalizeDate(raw.fabricatedDate)) {
-    details.push({path: path('fabricatedDate'), message: 'must be a date as YYYY-MM-DD (DD/MM/YYYY accepted)'})
-  }
-  const status = isPlainObject(raw.demandStatusInfo) ? raw.demandStatusInfo.status : undefined
-  if (creating && status !== undefined && status !== 'quote_sent') {
-    details.push({
-      path: path('demandStatusInfo', 'status'),
-      message: 'a new demand starts in "quote_sent"; move it with an update afterwards',
-    })
-  } else if (!creating && status !== undefined && !isStage(status)) {
-    details.push({path: path('demandStatusInfo', 'status'), message: `must be one of ${quote(STAGES)}`})
-  }
-  if (
-    !creating &&
-    typeof raw.paymentStatus === 'string' &&
-    !(PAYMENT_STATUSES as readonly string[]).includes(raw.paymentStatus)
-  ) {
-    details.push({path: path('paymentStatus'), message: `must be one of ${quote(PAYMENT_STATUSES)}`})
-  }
-  return details
-}
 
 export function checkBusinessField(raw: unknown, business: Business, where: string): void {
   if (isPlainObject(raw) && typeof raw.business === 'string' && raw.business !== business.id) {
@@ -156,7 +122,6 @@ export function validateCreateBody(body: unknown, business: Business): CreateDem
     noun: 'demands',
     schema: CreateDemandBody,
     max: MAX_BATCH,
-    extra: (item, i) => extraChecks(item, [i], true),
   })
 }
 
@@ -264,7 +229,6 @@ export function updateDemand(ctx: DemandContext, id: string, rawBody: unknown): 
   checkBusinessField(body, ctx.business, 'The body')
   const parsed = UpdateDemandBody.safeParse(body ?? {}, REPORT_INPUT)
   const details = parsed.success ? [] : issuesToDetails(parsed.error)
-  details.push(...extraChecks(body, [], false))
   if (!parsed.success || details.length > 0) {
     throw badRequest(`The update is invalid (${details.map((d) => d.path || 'body').join(', ')}).`, details)
   }

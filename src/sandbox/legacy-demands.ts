@@ -17,7 +17,6 @@ import {
   applyUpdate,
   checkBusinessField,
   createInput,
-  extraChecks,
   insertDemands,
   labelOf,
   REPORT_INPUT,
@@ -27,31 +26,14 @@ import {
   type UpdateOutcome,
 } from './demands.js'
 import {badRequest, conflict, notFound} from './errors.js'
-import {isPlainObject, normalizeCurrency, type DemandInput} from './records.js'
+import {normalizeCurrency} from '../schemas/common.js'
+import {isPlainObject, type DemandInput} from './records.js'
 import type {Business} from './store/businesses.js'
 import type {Product} from './store/catalog.js'
 import type {DemandDoc} from './store/demands.js'
 import type {Store} from './store/index.js'
 
 /** Use cases of the legacy v2 demand interface, over the same demands and stage machine as v1. */
-
-/** Legacy status text a new demand may be created with: only the first stage. */
-const isQuoteSentText = (value: string) =>
-  value
-    .trim()
-    .toLowerCase()
-    .replace(/[_\s]+/g, ' ') === 'quote sent'
-
-function legacyExtraChecks(raw: unknown, index: number): ErrorDetail[] {
-  const details = extraChecks(raw, [index], true)
-  if (isPlainObject(raw) && typeof raw.status === 'string' && !isQuoteSentText(raw.status)) {
-    details.push({
-      path: `${index}.status`,
-      message: 'a new demand starts as "quote sent"; it moves through the stages afterwards',
-    })
-  }
-  return details
-}
 
 /** Validates a whole create-demands body; throws a 400 listing every invalid item. */
 export function validateLegacyCreateBody(body: unknown, business: Business): CreateLegacyDemandItem[] {
@@ -69,7 +51,6 @@ export function validateLegacyCreateBody(body: unknown, business: Business): Cre
     noun: 'demands',
     schema: CreateLegacyDemandBody,
     max: MAX_LEGACY_BATCH,
-    extra: legacyExtraChecks,
   })
 }
 

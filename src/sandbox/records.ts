@@ -1,4 +1,4 @@
-import {CURRENCIES} from '../schemas/common.js'
+import {normalizeDate} from '../schemas/common.js'
 import {STAGE_INFO, type Stage} from '../schemas/demand.js'
 import type {AddressRecord, DemandDoc, TrackingEntry} from './store/demands.js'
 
@@ -24,7 +24,6 @@ export interface DemandFacts {
   client: string | null
 }
 
-export const PAYMENT_STATUSES = ['PENDING_PAYMENT', 'PAID'] as const
 export const PLATFORM_FEE = 0
 export const TAX_NAME = 'VAT'
 
@@ -92,26 +91,6 @@ export function normalizeQuoteModel(items: unknown, newId: () => string): Record
       quantity: typeof it.quantity === 'number' ? it.quantity : 1,
     }
   })
-}
-
-/** YYYY-MM-DD from YYYY-MM-DD, DD/MM/YYYY or an ISO timestamp; undefined when unreadable. */
-export function normalizeDate(value: string): string | undefined {
-  let m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value)
-  if (m) return validDate(`${m[1]}-${m[2]}-${m[3]}`)
-  m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
-  if (m) return validDate(`${m[3]}-${m[2]}-${m[1]}`)
-  return undefined
-}
-
-function validDate(iso: string): string | undefined {
-  const d = new Date(`${iso}T00:00:00Z`)
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : undefined
-}
-
-/** Currency codes are accepted in any case; the record carries upper case. */
-export function normalizeCurrency(value: string): string | undefined {
-  const upper = value.trim().toUpperCase()
-  return (CURRENCIES as readonly string[]).includes(upper) ? upper : undefined
 }
 
 /** Input keys the record computes itself; the submitted values are kept in `_input` only. */

@@ -28,6 +28,48 @@ export const CURRENCIES = [
 export const Currency = z.enum(CURRENCIES)
 export type Currency = z.infer<typeof Currency>
 
+/** Currency codes are accepted in any case; the record carries upper case. */
+export function normalizeCurrency(value: string): Currency | undefined {
+  const upper = value.trim().toUpperCase()
+  return (CURRENCIES as readonly string[]).includes(upper) ? (upper as Currency) : undefined
+}
+
+/** YYYY-MM-DD from YYYY-MM-DD, DD/MM/YYYY or an ISO timestamp; undefined when unreadable. */
+export function normalizeDate(value: string): string | undefined {
+  let m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value)
+  if (m) return validDate(`${m[1]}-${m[2]}-${m[3]}`)
+  m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
+  if (m) return validDate(`${m[3]}-${m[2]}-${m[1]}`)
+  return undefined
+}
+
+function validDate(iso: string): string | undefined {
+  const d = new Date(`${iso}T00:00:00Z`)
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : undefined
+}
+
+/**
+ * A request's currency field: one of the 22 codes, in any case (the service
+ * stores upper case). Answers are read as any string; this is for what is sent.
+ */
+export const CurrencyCode = z.string().check((payload) => {
+  if (normalizeCurrency(payload.value) === undefined) {
+    payload.issues.push({code: 'invalid_value', values: [...CURRENCIES], input: payload.value, continue: true})
+  }
+})
+
+/** A request's date field (`fabricatedDate`): YYYY-MM-DD, DD/MM/YYYY or an ISO timestamp. */
+export const DateText = z.string().check((payload) => {
+  if (normalizeDate(payload.value) === undefined) {
+    payload.issues.push({
+      code: 'custom',
+      message: 'must be a date as YYYY-MM-DD (DD/MM/YYYY accepted)',
+      input: payload.value,
+      continue: true,
+    })
+  }
+})
+
 export const SERVICES = ['3D_PRINTING', 'CNC_MACHINING', 'SHEET_METAL'] as const
 export const Service = z.enum(SERVICES)
 export const TECHNIQUES = [...SERVICES, 'PCB'] as const

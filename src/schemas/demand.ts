@@ -1,6 +1,6 @@
 import * as z from 'zod'
 
-import {Service, Technique} from './common.js'
+import {CurrencyCode, DateText, Service, Technique} from './common.js'
 
 const str = z.string()
 const num = z.number()
@@ -143,7 +143,39 @@ export const QuoteModelItem = z
   .partial()
 export type QuoteModelItem = z.infer<typeof QuoteModelItem>
 
+/** Demand stages (contract, Stages). */
+export const STAGES = [
+  'quote_sent',
+  'special_verified',
+  'special_accepted',
+  'done',
+  'in_shipping',
+  'delivered',
+  'cancelled',
+] as const
+export type Stage = (typeof STAGES)[number]
+export const Stage = z.enum(STAGES)
 export const DemandStatusInfo = z.object({status: str, substatus: str}).partial()
+
+/** A new demand's status, when given: the first stage only (it moves through the others afterwards). */
+const NewDemandStatusInfo = z
+  .object({
+    status: str.check((payload) => {
+      if (payload.value !== 'quote_sent') {
+        payload.issues.push({
+          code: 'custom',
+          message: 'a new demand starts in "quote_sent"; move it with an update afterwards',
+          input: payload.value,
+          continue: true,
+        })
+      }
+    }),
+    substatus: str,
+  })
+  .partial()
+
+/** Payment statuses an update may set (contract). */
+export const PAYMENT_STATUSES = ['PENDING_PAYMENT', 'PAID'] as const
 
 const JobDetails = z
   .object({
@@ -263,10 +295,10 @@ const demandFields = {
   priceToPartner: str,
   priceMachine: str,
   priceToMachnieOwner: str,
-  currency: str,
+  currency: CurrencyCode,
   trackId: str,
   shippingProvider: str,
-  fabricatedDate: str,
+  fabricatedDate: DateText,
   settings: z.object({notification: z.object({user: bool, machineOwner: bool}).partial()}).partial(),
   billingAddress: Address,
   shippingAddress: Address,
@@ -305,6 +337,7 @@ export function requireModelOrMaterial(
 export const CreateDemandItem = z
   .object({
     ...demandFields,
+    demandStatusInfo: NewDemandStatusInfo,
     isDashboardReferrer: bool,
     jobOfferId: str,
     useDifferentAddresses: bool,
@@ -322,6 +355,7 @@ export const CreateDemandBody = z.array(CreateDemandItem).min(1).max(MAX_BATCH)
 export const UpdateDemandBody = z
   .object({
     ...demandFields,
+    demandStatusInfo: z.object({status: Stage, substatus: str}).partial(),
     invoiceData: JobDetails.shape.invoiceData,
     discountedTotalPrice: num,
     discountedAmount: num,
@@ -333,7 +367,7 @@ export const UpdateDemandBody = z
     taxNumber: str,
     taxOffice: str,
     paymentProvider: z.enum(PAYMENT_PROVIDERS),
-    paymentStatus: str,
+    paymentStatus: z.enum(PAYMENT_STATUSES),
   })
   .partial()
 export type UpdateDemandBody = z.infer<typeof UpdateDemandBody>
@@ -414,18 +448,6 @@ export type ListType = z.infer<typeof ListType>
 export const V1_PAGE_SIZE_DEFAULT = 20
 export const V1_PAGE_SIZE_MAX = 100
 
-/** Demand stages (contract, Stages). */
-export const STAGES = [
-  'quote_sent',
-  'special_verified',
-  'special_accepted',
-  'done',
-  'in_shipping',
-  'delivered',
-  'cancelled',
-] as const
-export type Stage = (typeof STAGES)[number]
-export const Stage = z.enum(STAGES)
 export const STAGE_INFO: Record<Stage, {legacy: string; display: string; tracking: string}> = {
   quote_sent: {legacy: 'Quote Sent', display: 'Quote Sent', tracking: 'quote sent'},
   special_verified: {legacy: 'Special Verified', display: 'In Review', tracking: 'special verified'},

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 
-import {Technique} from './common.js'
+import {CurrencyCode, DateText, Technique} from './common.js'
 import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireModelOrMaterial} from './demand.js'
 
 /**
@@ -10,6 +10,13 @@ import {Address, AddressDetails, DEMAND_TYPES, TAKEN_AS, TYPE_DELIVERY, requireM
  */
 
 const str = z.string()
+
+/** Legacy status text a new demand may be created with: only the first stage, in any case and spacing. */
+const isQuoteSentText = (value: string) =>
+  value
+    .trim()
+    .toLowerCase()
+    .replace(/[_\s]+/g, ' ') === 'quote sent'
 const num = z.number()
 const int = z.number().int()
 const bool = z.boolean()
@@ -81,14 +88,23 @@ export const CreateLegacyDemandItem = z
     business: str,
     technique: Technique,
     shippingMethod: ShippingMethod,
-    currency: str,
+    currency: CurrencyCode,
     remark: z.array(str),
     type: z.enum(DEMAND_TYPES),
     /** Legacy status text; a new demand can only start as "quote sent". */
-    status: str,
+    status: str.check((payload) => {
+      if (!isQuoteSentText(payload.value)) {
+        payload.issues.push({
+          code: 'custom',
+          message: 'a new demand starts as "quote sent"; it moves through the stages afterwards',
+          input: payload.value,
+          continue: true,
+        })
+      }
+    }),
     fixedPrice: num,
     priceDelivery: num,
-    fabricatedDate: str,
+    fabricatedDate: DateText,
     priceMin: num,
     priceMinPart: num,
     draftId: str.min(1).max(200),

@@ -183,6 +183,34 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(fourth.isCompany ?? false).toBe(false)
   })
 
+  it('refuses what the service would refuse before sending any row: currency, date, first status', async () => {
+    const path = h.file(
+      'values.csv',
+      [
+        'technique,material,quantity,currency,fabricatedDate,demandStatusInfo.status,email',
+        '3D_PRINTING,PLA,1,eur,,,values-1@example.com',
+        '3D_PRINTING,PLA,1,EURO,,,values-2@example.com',
+        '3D_PRINTING,PLA,1,GBP,tomorrow,,values-3@example.com',
+        '3D_PRINTING,PLA,1,USD,2026-12-01,done,values-4@example.com',
+      ].join('\n'),
+    )
+    for (const extra of [['--dry-run'], []]) {
+      const r = await h.run(['demand', 'create', '--file', path, ...extra])
+      expect(r.exitCode, r.stderr).toBe(2)
+      expect(r.stderr).toContain('3 of 4 rows invalid; nothing was sent')
+      expect(r.stderr).toContain('row 2 (line 3): currency: "EURO" is not allowed (allowed: EUR, USD,')
+      expect(r.stderr).toContain('did you mean EUR?')
+      expect(r.stderr).toContain('row 3 (line 4): fabricatedDate: must be a date as YYYY-MM-DD (DD/MM/YYYY accepted)')
+      expect(r.stderr).toContain(
+        'row 4 (line 5): demandStatusInfo.status: a new demand starts in "quote_sent"; move it with an update afterwards',
+      )
+    }
+    const page = await sandboxClient(h.sandbox).get(
+      `/api/public/v1/demand/${h.sandbox.businesses[0]!.id}/all?pageSize=100`,
+    )
+    expect(page.body.data.filter((d: any) => String(d.email).startsWith('values-'))).toEqual([])
+  })
+
   it('--dry-run validates and sends nothing', async () => {
     const path = h.file('dry.ndjson', ndjson(quotes(250, 'dry')))
     const r = await h.run(['demand', 'create', '--file', path, '--dry-run'])

@@ -415,6 +415,21 @@ describe('mfg demand get and update', () => {
     expect(got.tracking?.map((t) => t.status)).toEqual(['quote sent', 'special verified'])
   })
 
+  it('refuses a value the service would refuse before sending it: a date, a currency, a payment status', async () => {
+    const before = json<Demand>(await run(['demand', 'get', id, '--json']))
+    let r = await run(['demand', 'update', id, '--fabricated-date', 'tomorrow'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('fabricatedDate: must be a date as YYYY-MM-DD (DD/MM/YYYY accepted)')
+    r = await run(['demand', 'update', id, '--file', '-'], {stdin: '{"currency": "EURO", "paymentStatus": "paid!"}'})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('currency: "EURO" is not allowed (allowed: EUR, USD,')
+    expect(r.stderr).toContain('paymentStatus: "paid!" is not allowed (allowed: PENDING_PAYMENT, PAID)')
+    expect(json<Demand>(await run(['demand', 'get', id, '--json']))).toStrictEqual(before)
+    r = await run(['demand', 'update', id, '--fabricated-date', '01/12/2026', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({fabricatedDate: '2026-12-01'})
+  })
+
   it('shows a refused move clearly: exit 1, both stages named', async () => {
     const r = await run(['demand', 'update', id, '--status', 'delivered'])
     expect(r.exitCode).toBe(1)
