@@ -158,6 +158,7 @@ export abstract class BaseCommand extends Command {
     try {
       out = await super.parse(options, argv)
     } catch (error) {
+      await this.refuseJsonWord(error)
       // A misspelt flag gets the flag it probably is; the hints are loaded for a refusal only.
       const {withFlagHints} = await import('./flag-hints.js')
       const json: Record<string, FlagNames> = this.ctor.enableJsonFlag ? {json: {}} : {}
@@ -166,6 +167,23 @@ export abstract class BaseCommand extends Command {
     const flags = out.flags as Record<string, unknown>
     await this.checkOutputFlags(flags)
     return out
+  }
+
+  /**
+   * `demand get ID --json ordrNumber,status`: with positional arguments, the word
+   * after --json is taken as fields only when it names known ones, so a misspelt
+   * field is left as an argument oclif finds unexpected. When that word is the
+   * one refused, the refusal names the field, as `--json` with a known list would.
+   */
+  private async refuseJsonWord(error: unknown): Promise<void> {
+    const unexpected = (error as {args?: unknown}).args
+    const source = this.outputSource
+    if (!Array.isArray(unexpected) || !source) return
+    const at = this.argv.indexOf('--json')
+    const word = at === -1 ? undefined : this.argv[at + 1]
+    if (word === undefined || !unexpected.includes(word)) return
+    const [fields, {checkPaths}] = await Promise.all([source(), import('./field-paths.js')])
+    checkPaths(fields, splitPaths(word), '--json')
   }
 
   private async checkOutputFlags(flags: Record<string, unknown>): Promise<void> {

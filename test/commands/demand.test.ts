@@ -415,6 +415,32 @@ describe('mfg demand get and update', () => {
     expect(got.tracking?.map((t) => t.status)).toEqual(['quote sent', 'special verified'])
   })
 
+  it('takes any field of the interface by name, and names a misspelt one after an id', async () => {
+    const r = await run([
+      'demand',
+      'create',
+      '--technique',
+      'PCB',
+      '--material',
+      'FR4',
+      '--email',
+      'e@example.com',
+      '--first-name',
+      'Ada',
+      '--json',
+    ])
+    const created = json<{results: Result[]}>(r).results[0]!.id
+    const picked = await run(['demand', 'get', created, '--json', 'orderNumber,email,firstName'])
+    expect(picked.exitCode, picked.stderr).toBe(0)
+    expect(json(picked)).toEqual({orderNumber: expect.any(Number), email: 'e@example.com', firstName: 'Ada'})
+    const listed = await run(['demand', 'list', '--columns', 'orderNumber,email', '--sort', 'email', '--limit', '1'])
+    expect(listed.exitCode, listed.stderr).toBe(0)
+    const misspelt = await run(['demand', 'get', created, '--json', 'ordrNumber,status'])
+    expect(misspelt.exitCode).toBe(2)
+    const {message} = (JSON.parse(misspelt.stderr) as {error: {message: string}}).error
+    expect(message).toMatch(/^--json: unknown field "ordrNumber" .* Did you mean "orderNumber"\?/)
+  })
+
   it('refuses a value the service would refuse before sending it: a date, a currency, a payment status', async () => {
     const before = json<Demand>(await run(['demand', 'get', id, '--json']))
     let r = await run(['demand', 'update', id, '--fabricated-date', 'tomorrow'])

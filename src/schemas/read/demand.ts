@@ -125,6 +125,74 @@ export const DemandRecordRead = record(
 )
 export type DemandRecordRead = z.infer<typeof DemandRecordRead>
 
+/** The interface's other top-level fields of a v1 demand: a record carries them as the service sent them. */
+const OTHER_V1_FIELDS = [
+  'referral',
+  'isDashboardReferrer',
+  'business',
+  'id',
+  'client',
+  'machineOwner',
+  'jobOfferId',
+  'post',
+  'machineOwnerEmail',
+  'quoteFileModel',
+  'couponCode',
+  'file',
+  'dfmCheckData',
+  'modelSizes',
+  'resolution',
+  'tolerance',
+  'coloredSvg',
+  'filling',
+  'amount',
+  'thickness',
+  'priceMin',
+  'priceConception',
+  'priceExtra',
+  'fixedPrice',
+  'minEstimatedPrice',
+  'maxEstimatedPrice',
+  'remark',
+  'declinedBy',
+  'priceByMachines',
+  'additionalFees',
+  'messages',
+  'phone',
+  'address',
+  'country',
+  'city',
+  'region',
+  'zip',
+  'firstName',
+  'lastName',
+  'email',
+  'typeDelivery',
+  'isRated',
+  'isCompany',
+  'conception',
+  'useTotalPrice',
+  'useDifferentAddresses',
+  'priceToPartner',
+  'priceMachine',
+  'priceToMachnieOwner',
+  'trackId',
+  'shippingProvider',
+  'settings',
+  'shippingAddressDetails',
+  'billingAddressDetails',
+  'packingSlipData',
+] as const
+
+/**
+ * The fields a v1 demand can be asked for by name (`--json FIELDS`, `--columns`,
+ * `--sort`): those read above and the interface's others. For checking names
+ * only; records are read with DemandRecordRead, which does not walk the others.
+ */
+export const DemandFieldsRead = DemandRecordRead.extend(
+  Object.fromEntries(OTHER_V1_FIELDS.map((name) => [name, z.unknown().optional()])),
+)
+
 /** The answer of a v1 create: a list of demands (also `{data: [...]}`, one object, or ids alone). */
 export const CreatedDemandsRead = list(DemandRecordRead)
 
