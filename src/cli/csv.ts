@@ -35,12 +35,19 @@ const asRecord: RecordMaker<CsvRecord> = (cells, line) => ({cells, line})
  * JIT has compiled it (bench/readers.ts).
  */
 export function csvRecords(pieces: AsyncIterable<string>): AsyncGenerator<CsvRecord[]>
-export function csvRecords<T>(pieces: AsyncIterable<string>, make: RecordMaker<T>): AsyncGenerator<T[]>
-export async function* csvRecords<T>(
+export function csvRecords<T>(
   pieces: AsyncIterable<string>,
+  make: RecordMaker<T>,
+  delimiter?: string,
+): AsyncGenerator<T[]>
+export async function* csvRecords<T>(
+  input: AsyncIterable<string>,
   make: RecordMaker<T> = asRecord as RecordMaker<T>,
+  given?: string,
 ): AsyncGenerator<T[]> {
-  const plain = new PlainRecords()
+  let delimiter = given ?? ','
+  const pieces = given === undefined ? headerFirst(input, (found) => (delimiter = found)) : input
+  const plain = new PlainRecords(() => delimiter)
   let lines: LineCounter | undefined
   let parser: Parser | undefined
   let done: CsvRecord[] = []
@@ -64,7 +71,7 @@ export async function* csvRecords<T>(
       }
       const counter = new LineCounter(plain.line)
       lines = counter
-      parser = await quotedParser(!plain.started, (cells, emptyLines) =>
+      parser = await quotedParser(!plain.started, delimiter, (cells, emptyLines) =>
         done.push({cells, line: counter.record(cells, emptyLines)}),
       )
       // Failures come through the write and end callbacks; this only keeps them from being unhandled.
@@ -85,6 +92,39 @@ export async function* csvRecords<T>(
   }
 }
 
+/**
+ * The pieces, the first one held until it holds the header's whole line, whose
+ * delimiter is then `found`: a comma, unless the line has more semicolons or
+ * tabs than commas (a spreadsheet saved where the comma is the decimal mark
+ * separates fields with semicolons).
+ */
+async function* headerFirst(pieces: AsyncIterable<string>, found: (delimiter: string) => void): AsyncGenerator<string> {
+  let head: string | undefined = ''
+  for await (const piece of pieces) {
+    if (head === undefined) {
+      yield piece
+      continue
+    }
+    head += piece
+    if (!/[\r\n]/.test(head)) continue
+    found(headerDelimiter(head))
+    yield head
+    head = undefined
+  }
+  if (head !== undefined) {
+    found(headerDelimiter(head))
+    yield head
+  }
+}
+
+function headerDelimiter(text: string): string {
+  const line = text.slice(0, text.search(/[\r\n]|$/))
+  const count = (d: string) => line.split(d).length - 1
+  const commas = count(',')
+  const best = [';', '\t'].map((d) => ({d, n: count(d)})).sort((a, b) => b.n - a.n)[0]!
+  return best.n > commas ? best.d : ','
+}
+
 function write(parser: Parser, text: string): Promise<void> {
   return new Promise<void>((ok, fail) => parser.write(text, (error) => (error ? fail(error) : ok())))
 }
@@ -93,11 +133,16 @@ function write(parser: Parser, text: string): Promise<void> {
  * csv-parse as the reader above uses it; `record` is handed each record and the
  * empty lines skipped so far. `bom`: the text it reads starts the input.
  */
-async function quotedParser(bom: boolean, record: (cells: string[], emptyLines: number) => void): Promise<Parser> {
+async function quotedParser(
+  bom: boolean,
+  delimiter: string,
+  record: (cells: string[], emptyLines: number) => void,
+): Promise<Parser> {
   // Loaded when a quote first appears: a file without one never compiles csv-parse.
   const {Parser} = await import('csv-parse')
   return new Parser({
     bom,
+    delimiter,
     record_delimiter: ['\r\n', '\n', '\r'],
     skip_empty_lines: true,
     relax_column_count: true,
@@ -119,6 +164,9 @@ const BREAK = /\r\n?|\n/g
  * start is dropped. The unfinished last line waits for the next piece.
  */
 class PlainRecords {
+  /** `delimiter`: the field delimiter, asked for when the first piece is cut (the header decides it). */
+  constructor(private readonly delimiter: () => string) {}
+
   /** The line the next record starts on. */
   line = 1
   private rest = ''
@@ -127,6 +175,7 @@ class PlainRecords {
 
   /** The records `piece` completes, as `make` makes them; `last` when the input ends after it. */
   push<T>(piece: string, last: boolean, make: RecordMaker<T>): T[] {
+    const delimiter = this.delimiter()
     let text = this.rest + piece
     if (!this.started && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
@@ -151,7 +200,7 @@ class PlainRecords {
         next = end + 1
       }
       if (end > from) {
-        const made = make(text.slice(from, end).split(','), this.line)
+        const made = make(text.slice(from, end).split(delimiter), this.line)
         if (made !== undefined) out.push(made)
       }
       this.line++
@@ -159,7 +208,7 @@ class PlainRecords {
     }
     this.rest = text.slice(from)
     if (last && this.rest !== '') {
-      const made = make(this.rest.split(','), this.line)
+      const made = make(this.rest.split(delimiter), this.line)
       if (made !== undefined) out.push(made)
       this.rest = ''
     }

@@ -8,11 +8,14 @@ import {createSchema, type Shard} from '../services/demands/batch-validate.js'
 import {proofFileName, quoteIdentity, quoteItem, type CreateOptions} from '../services/demands/create.js'
 import {defined, given} from '../util/fields.js'
 import {quoteFields} from './quote-flags.js'
-import {memoryRowSource, openRowSource, type ClosableRowSource} from './rows.js'
+import {memoryRowSource, openRowSource, type ClosableRowSource, type RowFormat} from './rows.js'
+import type {Encoding} from './text-decode.js'
 
 type CreateFlags = Parameters<typeof quoteFields>[0] & {
   file?: string | undefined
   format?: string | undefined
+  encoding?: string | undefined
+  delimiter?: string | undefined
   legacy: boolean
   'skip-invalid': boolean
   errors?: string | undefined
@@ -33,8 +36,11 @@ export async function createSource(flags: CreateFlags): Promise<{source: Closabl
     const identity = quoteIdentity(item)
     return {source: memoryRowSource([item], 'flags', identity), identity}
   }
-  const format = flags.format as 'json' | undefined
-  return {source: openRowSource(flags.file, {schema: await createSchema(flags.legacy), ...(format ? {format} : {})})}
+  const format = flags.format as RowFormat | undefined
+  const encoding = flags.encoding as Encoding | undefined
+  const delimiter = flags.delimiter === 'tab' ? '\t' : flags.delimiter
+  const schema = await createSchema(flags.legacy)
+  return {source: openRowSource(flags.file, {schema, ...given({format, encoding, delimiter})})}
 }
 
 /** The batch's options from the flags; the proof file is kept per profile (none for --dry-run). */

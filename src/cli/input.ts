@@ -5,6 +5,7 @@ import {join} from 'node:path'
 
 import {InputError} from '../services/errors.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
+import {decodeText} from './text-decode.js'
 
 /** `~` and `~/…` as a shell reads them: the user's home folder. */
 export function expandHome(path: string): string {
@@ -27,7 +28,7 @@ export interface InputDocument {
 export async function readStdin(stream: NodeJS.ReadableStream = process.stdin): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
-  return Buffer.concat(chunks).toString('utf8')
+  return decodeText(Buffer.concat(chunks), 'stdin')
 }
 
 /**
@@ -41,8 +42,9 @@ export async function readTextInput(file: string, flag = '--file'): Promise<{tex
     }
     return {text: await readStdin(), source: 'stdin'}
   }
+  let bytes: Buffer
   try {
-    return {text: await readFile(file, 'utf8'), source: file}
+    bytes = await readFile(file)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why =
@@ -55,6 +57,7 @@ export async function readTextInput(file: string, flag = '--file'): Promise<{tex
             : (error as Error).message
     throw new InputError(`cannot read ${flag} ${file}: ${why}`)
   }
+  return {text: decodeText(bytes, file), source: file}
 }
 
 /**

@@ -1,8 +1,7 @@
 import {createHash} from 'node:crypto'
-import {closeSync, mkdtempSync, openSync, read, rmSync, statSync, writeSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, read, readSync, rmSync, statSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {extname, join} from 'node:path'
-import {StringDecoder} from 'node:string_decoder'
 import {promisify} from 'node:util'
 
 import type * as z from 'zod'
@@ -11,6 +10,7 @@ import type {InputRow, RowSource} from '../services/demands/batch-validate.js'
 import {InputError} from '../services/errors.js'
 import {CsvRowBuilder, csvRecords, FaultyRow} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
+import {type Encoding, InputDecoder, lineAt, NotTextError} from './text-decode.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
 export const ROW_FORMATS = ['json', 'ndjson', 'csv'] as const
@@ -20,6 +20,10 @@ export interface OpenRowsOptions {
   format?: RowFormat
   /** The schema CSV cells are converted for. */
   schema: z.ZodType
+  /** The input's encoding when it starts without a byte-order mark (UTF-8 unless told). */
+  encoding?: Encoding
+  /** The CSV field delimiter; otherwise the header line decides (a comma unless it has none and has a semicolon or a tab). */
+  delimiter?: string
   stdin?: NodeJS.ReadableStream
 }
 
@@ -64,22 +68,25 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
       stream = filePieces(file)
     }
     const hasher = first ? createHash('sha256') : undefined
-    const decoder = new StringDecoder('utf8')
-    let start = true
+    const decoder = new InputDecoder(opts.encoding)
     try {
       for await (const piece of stream) {
         const buf = typeof piece === 'string' ? Buffer.from(piece) : (piece as Buffer)
         hasher?.update(buf)
         if (spoolFd !== undefined) writeSync(spoolFd, buf)
-        let text = decoder.write(buf)
-        if (start && text.length > 0) {
-          text = text.replace(/^\uFEFF/, '')
-          start = false
-        }
+        const text = decoder.write(buf)
         if (text) yield text
       }
       const rest = decoder.end()
       if (rest) yield rest
+    } catch (error) {
+      if (!(error instanceof NotTextError)) throw error
+      // The line is counted only now, from the bytes read so far (the file, or stdin's copy).
+      if (spoolFd !== undefined) closeSync(spoolFd)
+      spoolFd = undefined
+      throw new InputError(
+        error.explain(label, lineAt(readPrefix(stdin ? spoolFile! : file, error.offset), error.offset)),
+      )
     } finally {
       if (spoolFd !== undefined) closeSync(spoolFd)
     }
@@ -102,7 +109,7 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
     const head = await source.peekNonSpace()
     const format = opts.format ?? byExtension ?? sniff(head.char)
     if (format === 'csv') {
-      yield* csvBatches(source.all(), label, opts.schema)
+      yield* csvBatches(source.all(), label, opts.schema, opts.delimiter)
     } else if (format === 'ndjson') {
       yield* ndjsonBatches(source.all(), label)
     } else if (head.char === '[' || head.char === undefined) {
@@ -131,6 +138,17 @@ export function openRowSource(file: string, opts: OpenRowsOptions): ClosableRowS
       if (spoolDir) rmSync(spoolDir, {recursive: true, force: true})
       spoolDir = undefined
     },
+  }
+}
+
+/** The first `length` bytes of a file. */
+function readPrefix(path: string, length: number): Buffer {
+  const fd = openSync(path, 'r')
+  try {
+    const buf = Buffer.alloc(length)
+    return buf.subarray(0, readSync(fd, buf, 0, length, 0))
+  } finally {
+    closeSync(fd)
   }
 }
 
@@ -526,6 +544,7 @@ export async function* csvBatches(
   chunks: AsyncIterable<string>,
   label: string,
   schema: z.ZodType,
+  delimiter?: string,
 ): AsyncGenerator<InputRow[]> {
   let builder: CsvRowBuilder | undefined
   let row = 0
@@ -546,7 +565,7 @@ export async function* csvBatches(
       : {row, line, value: built}
   }
   try {
-    yield* csvRecords(chunks, make)
+    yield* csvRecords(chunks, make, delimiter)
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`${label}: invalid CSV: ${(error as Error).message}`)

@@ -211,6 +211,27 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(page.body.data.filter((d: any) => String(d.email).startsWith('values-'))).toEqual([])
   })
 
+  it('reads a spreadsheet’s CSV as saved: semicolons, windows-1252 with --encoding, refused with its line without', async () => {
+    const text = 'technique;material;lastName;email\r\nCNC_MACHINING;Brass;Löwe;excel-1@example.com\r\n'
+    const path = join(h.home, 'excel.csv')
+    writeFileSync(path, Buffer.from(text, 'latin1'))
+    const refused = await h.run(['demand', 'create', '--file', path])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain(`${path}: line 2: not UTF-8 text (byte 0xF6); save it as UTF-8`)
+    const r = await h.run(['demand', 'create', '--file', path, '--encoding', 'windows-1252', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const id = json<any>(r).results[0].id as string
+    expect(json<any>(await h.run(['demand', 'get', id, '--json', 'material,lastName,email']))).toEqual({
+      material: 'Brass',
+      lastName: 'Löwe',
+      email: 'excel-1@example.com',
+    })
+    // Told to split at commas, the header is one unknown field and the row has no technique.
+    const forced = await h.run(['demand', 'create', '--file', path, '--encoding', 'windows-1252', '--delimiter', ','])
+    expect(forced.exitCode).toBe(2)
+    expect(forced.stderr).toContain('technique: a demand needs a non-empty quoteModel, or technique and material')
+  })
+
   it('--dry-run validates and sends nothing', async () => {
     const path = h.file('dry.ndjson', ndjson(quotes(250, 'dry')))
     const r = await h.run(['demand', 'create', '--file', path, '--dry-run'])

@@ -4,12 +4,13 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {fileFlag} from '../../cli/flags.js'
 import {singleQuoteFlags} from '../../cli/quote-flags.js'
+import {ENCODINGS} from '../../cli/text-decode.js'
 import type {CreateResult} from '../../services/demands/create.js'
 import {given} from '../../util/fields.js'
 
 export default class DemandCreate extends BaseCommand {
   static override summary = 'Create demands in batch from JSON, NDJSON or CSV, or one quote from flags.'
-  static override description = `Reads a JSON array (or one object), NDJSON (one object per line) or CSV from --file PATH, or from stdin with --file -. The format follows the extension (.json, .ndjson/.jsonl, .csv), or --format, or the first character. CSV headers are field paths (shippingAddress.city, jobDetails.takenAs, quoteModel.0.fileName); cells are converted to the types the schema expects (numbers, whole numbers, booleans as true/false/yes/no/1/0, objects and arrays as JSON) and empty cells are left out. The input is streamed: memory does not grow with the number of rows.
+  static override description = `Reads a JSON array (or one object), NDJSON (one object per line) or CSV from --file PATH, or from stdin with --file -. The format follows the extension (.json, .ndjson/.jsonl, .csv), or --format, or the first character. CSV headers are field paths (shippingAddress.city, jobDetails.takenAs, quoteModel.0.fileName); cells are converted to the types the schema expects (numbers, whole numbers, booleans as true/false/yes/no/1/0, objects and arrays as JSON) and empty cells are left out. Fields are separated by commas, or by semicolons or tabs when the header line has more of those (as a spreadsheet saves CSV where the comma is the decimal mark); --delimiter says which. The input is read as UTF-8, or as its byte-order mark says (UTF-16, as Excel's Unicode text and Windows PowerShell write it); --encoding names another (windows-1252 for a Windows spreadsheet's plain CSV). A byte that is not text in that encoding stops the run with its line: nothing is sent with a name misread. The input is streamed: memory does not grow with the number of rows.
 
 Every row is validated before anything is sent. One invalid row stops the run (exit 2) with every invalid row listed as "row N: field.path: reason" (the first 50, then a count); --skip-invalid sends the valid rows and writes the invalid ones, with reasons, to --errors FILE (NDJSON: row, errors, input). --dry-run only validates. A field the service does not know, at any depth (a CSV column emial, shippingAddress.cty), is not sent: a warning names each such field once, with the rows that have it and the field it probably is ("emial: every row (5000); did you mean email?"; in --json, validation.unknownFields). quoteModel items and the other objects that take fields of their own send theirs as given; one that looks like a misspelt known field (quoteModel.0.fileNam) is named in a warning too (validation.lookalikeFields).
 
@@ -35,6 +36,18 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     format: Flags.string({
       description: 'Input format (default: from the extension, else the first character).',
       options: ['json', 'ndjson', 'csv'],
+      dependsOn: ['file'],
+    }),
+    encoding: Flags.string({
+      description:
+        'Encoding of a file without a byte-order mark (default utf-8; one with a mark is read as the mark says).',
+      options: [...ENCODINGS],
+      dependsOn: ['file'],
+    }),
+    delimiter: Flags.string({
+      description:
+        'CSV field delimiter (default: from the header line, a comma unless it has more semicolons or tabs).',
+      options: [',', ';', 'tab', '|'],
       dependsOn: ['file'],
     }),
     legacy: Flags.boolean({
