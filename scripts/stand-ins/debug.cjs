@@ -1,7 +1,7 @@
 // Build stand-in for debug inside the bundled @oclif/core, which uses it for
 // its own trace lines (DEBUG=oclif*). It keeps that working, in plain text on
-// stderr: DEBUG lists namespaces separated by commas or spaces, `*` matches any
-// run of characters and a leading `-` excludes. Loading the real one also
+// stderr, secrets masked: DEBUG lists namespaces separated by commas or spaces, `*`
+// matches any run of characters and a leading `-` excludes. Loading the real one also
 // loads tty and supports-color at every start.
 'use strict'
 
@@ -25,10 +25,25 @@ function enabled(namespace) {
   return include.some((re) => re.test(namespace)) && !exclude.some((re) => re.test(namespace))
 }
 
+/**
+ * A trace line with the secrets it may hold masked as mfg masks them (all but
+ * the last 4 characters): oclif traces the command line, which can carry
+ * --api-key, --auth-token or --secret, and an API key anywhere.
+ */
+function masked(line) {
+  const mask = (secret) => (secret.length <= 8 ? '****' : `****${secret.slice(-4)}`)
+  return line
+    .replace(
+      /(--(?:api-key|auth-token|secret)(?:=|['"]?,\s*['"]))([^'"\s,\]]+)/g,
+      (_m, flag, secret) => flag + mask(secret),
+    )
+    .replace(/pk_business_[A-Za-z0-9_-]+/g, mask)
+}
+
 function createDebug(namespace) {
   const on = enabled(namespace)
   const log = (...args) => {
-    if (on) process.stderr.write(`${namespace} ${format(...args)}\n`)
+    if (on) process.stderr.write(`${namespace} ${masked(format(...args))}\n`)
   }
   log.namespace = namespace
   log.enabled = on

@@ -37,9 +37,22 @@ export function redact(text: string, secrets: readonly (string | undefined | nul
 }
 
 /**
+ * Fields whose text is a secret wherever an answer holds them: webhook
+ * subscriptions answer their `secret` in full, demands their payment token.
+ */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'secret',
+  'paymentAuthToken',
+  'token',
+  'authToken',
+  'apiKey',
+  'password',
+])
+
+/**
  * A copy of a JSON value for display, with what a service answer can hold of
- * secrets masked: the value of every `secret` field (webhook subscriptions
- * answer theirs in full), link signatures and the given secrets in any string.
+ * secrets masked: the text of every SECRET_FIELDS field, link signatures and
+ * the given secrets in any string.
  */
 export function redactJson(value: unknown, secrets: readonly (string | undefined | null)[] = []): unknown {
   if (typeof value === 'string') return redact(value, secrets)
@@ -47,7 +60,7 @@ export function redactJson(value: unknown, secrets: readonly (string | undefined
   if (value === null || typeof value !== 'object') return value
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value)) {
-    out[key] = key === 'secret' && typeof v === 'string' ? maskSecret(v) : redactJson(v, secrets)
+    out[key] = SECRET_FIELDS.has(key) && typeof v === 'string' ? maskSecret(v) : redactJson(v, secrets)
   }
   return out
 }

@@ -21,7 +21,7 @@ describe('readErrorBody: the message of an error answer, whatever its shape', ()
       'a body of no known shape, shown with its secrets masked',
       {ok: false, token: 'tk_live_9f8e7d6c5b4a', apiKey: 'whatever-it-is'},
       409,
-      {message: 'HTTP 409 Conflict: {"ok":false,"token":"****","apiKey":"****"}', statusText: 'Conflict'},
+      {message: 'HTTP 409 Conflict: {"ok":false,"token":"****5b4a","apiKey":"****t-is"}', statusText: 'Conflict'},
     ],
     [
       'message as a list (NestJS)',

@@ -203,7 +203,9 @@ describe('demand list and get against a lax service', () => {
     expectClean(r)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('_id is required (string)')
-    expect(r.stderr).toMatch(/received: \{"orderNumber":3,"paymentAuthToken":"\*\*\*\*","note":"ask \*\*\*\*[^"]*"\}/)
+    expect(r.stderr).toMatch(
+      /received: \{"orderNumber":3,"paymentAuthToken":"\*\*\*\*alue","note":"ask \*\*\*\*[^"]*"\}/,
+    )
     expect(r.stderr).not.toContain('pat-very-secret-value')
   })
 })

@@ -165,6 +165,27 @@ describe('mfg mcp call', () => {
     expect(nested.exitCode, nested.stderr).toBe(0)
     expect(json<any>(nested).quote.priceDelivery).toBe(7.5)
   })
+
+  it('masks the secrets a result holds (payment tokens, signed links) unless --show-secrets', async () => {
+    const quotes = (draftId: string) => JSON.stringify({quotes: [{technique: '3D_PRINTING', material: 'PLA', draftId}]})
+    const shown = await run(['mcp', 'call', 'create_quotes', '--input', '-', '--yes', '--json', '--show-secrets'], {
+      stdin: quotes('cmd-mcp-secret-0'),
+    })
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    expect(json<any>(shown).quotes[0].paymentAuthToken).toMatch(/^eyJ.{20,}/)
+    for (const [i, mode] of [[], ['--json']].entries()) {
+      const created = await run(['mcp', 'call', 'create_quotes', '--input', '-', '--yes', ...mode], {
+        stdin: quotes(`cmd-mcp-secret-${i + 1}`),
+      })
+      expect(created.exitCode, created.stderr).toBe(0)
+      expect(created.stdout).toMatch(/"paymentAuthToken": ?"\*\*\*\*[^"]{4}"/)
+      expect(created.stdout).not.toContain('eyJ')
+      const link = await run(['mcp', 'call', 'get_quote_file', '--arg', 'quoteId=65f000060000000000000002', ...mode])
+      expect(link.exitCode, link.stderr).toBe(0)
+      expect(link.stdout).toMatch(/signature=\*\*\*\*[0-9a-f]{4}/)
+      expect(link.stdout).not.toMatch(/signature=[0-9a-f]{8,}/)
+    }
+  })
 })
 
 describe('mfg mcp config', () => {

@@ -67,6 +67,8 @@ describe('build stand-ins', () => {
       const child = on.extend('plugin')
       expect([child.namespace, child.enabled]).toEqual(['oclif:config:plugin', true])
       on('loaded %d plugins from %s', 2, 'here')
+      // The command line oclif traces: secrets masked, as util.format lays an array out and as --flag=value.
+      on('argv: %O', ['webhook', 'create', '--secret', 'DBGSECRET5555', '--api-key=pk_business_abcdefghijkl'])
       createDebug('oclif:config:mfg')('never shown')
       delete process.env.DEBUG
       const off = createDebug('oclif:config')
@@ -77,7 +79,10 @@ describe('build stand-ins', () => {
       if (saved === undefined) delete process.env.DEBUG
       else process.env.DEBUG = saved
     }
-    expect(written).toBe('oclif:config loaded 2 plugins from here\n')
+    expect(written).toMatch(/^oclif:config loaded 2 plugins from here\noclif:config argv: /)
+    expect(written).toMatch(/'--secret',\s+'\*\*\*\*5555'/)
+    expect(written).toContain("'--api-key=****ijkl'")
+    expect(written).not.toMatch(/DBGSECRET|abcdefgh/)
   })
 
   it('cli-spinners: the names oclif asks for', () => {

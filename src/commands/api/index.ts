@@ -13,7 +13,7 @@ Output: the response body on stdout (JSON pretty on a terminal, compact when pip
 
 Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.
 
-Secrets in the answer are masked: webhook secrets (every "secret" field) and the signatures of signed file links. --show-secrets prints the body exactly as the service sent it.`
+Secrets in the answer are masked: webhook secrets (every "secret" field), payment tokens (paymentAuthToken) and the signatures of signed file links. --show-secrets prints the body exactly as the service sent it.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
@@ -45,7 +45,8 @@ Secrets in the answer are masked: webhook secrets (every "secret" field) and the
     paginate: Flags.boolean({description: 'Follow every page of a v1 list and print one array of the items.'}),
     include: Flags.boolean({char: 'i', description: 'Print the status line and response headers to stderr.'}),
     'show-secrets': Flags.boolean({
-      description: 'Print webhook secrets and signed file links in the answer in full (masked by default).',
+      description:
+        'Print webhook secrets, payment tokens and signed file links in the answer in full (masked by default).',
     }),
   }
 

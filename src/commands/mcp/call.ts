@@ -8,7 +8,7 @@ export default class McpCall extends BaseCommand {
   static override summary = "Call one tool of the service's MCP endpoint and print its result."
   static override description = `Arguments come from --input (a JSON object, from a file or - for stdin), then each --arg key=value over it. A value is taken as JSON when it parses (numbers, true/false, objects, arrays) unless the tool's schema wants a string there; a dotted key sets a nested field (--arg changes.priceTotal=120). \`mcp tools --json\` shows each tool's schema. They are checked against that schema before the call: a required argument missing, or a name the tool does not take, exits 2 with nothing sent and the name probably meant; a tool that takes names it does not list gets them as given, with a warning when one looks like a listed one.
 
-Prints the result's text (JSON pretty-printed); --json prints the structured content. A tool error (for example a stage move the rules refuse) exits 1 with its message.
+Prints the result's text (JSON pretty-printed); --json prints the structured content. Secrets in the result are masked (payment tokens, the signatures of signed file links); --show-secrets prints them as the service sent them. A tool error (for example a stage move the rules refuse) exits 1 with its message.
 
 A tool that changes data (create_quotes, update_quote: they may email the customer) asks for confirmation in a terminal; without a terminal it needs --yes, and without it nothing is called and the exit code is 2.`
   static override examples = [
@@ -30,6 +30,9 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
       helpValue: 'FILE|-',
     }),
     yes: yesFlag,
+    'show-secrets': Flags.boolean({
+      description: 'Print payment tokens and signed file links in the result in full (masked by default).',
+    }),
   }
 
   async run(): Promise<unknown> {
@@ -60,10 +63,12 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
       return undefined
     }
     if (result.isError) throw toolError(args.tool, result)
+    const show = flags['show-secrets']
     if (!this.jsonEnabled()) {
       const {toolResultLines} = await import('../../cli/tool-result.js')
-      for (const line of toolResultLines(result.content)) writeOut(line)
+      for (const line of toolResultLines(result.content, show)) writeOut(line)
     }
-    return resultValue(result)
+    const value = resultValue(result)
+    return show ? value : (await import('../../schemas/secrets.js')).redactJson(value)
   }
 }

@@ -537,15 +537,13 @@ function show(value: unknown): string {
   return excerpt(value, 40)
 }
 
-const TOKEN_KEYS = new Set(['paymentAuthToken', 'token', 'authToken', 'apiKey', 'password', 'secret'])
-
 /**
  * At most `max` characters of a value as JSON, for messages: secrets masked
  * (`secret`, token and key fields, API keys and link signatures anywhere).
  */
 export function excerpt(value: unknown, max = 120): string {
   if (value === undefined) return 'nothing'
-  const masked = redactJson(maskTokens(value))
+  const masked = redactJson(shortened(value))
   let out: string
   try {
     out = JSON.stringify(masked) ?? String(masked)
@@ -556,13 +554,12 @@ export function excerpt(value: unknown, max = 120): string {
   return out.length > max ? `${out.slice(0, max - 1)}…` : out
 }
 
-function maskTokens(value: unknown, depth = 0): unknown {
+/** A value with lists cut to their first 10 items and nothing below 20 levels walked, for an excerpt. */
+function shortened(value: unknown, depth = 0): unknown {
   if (depth > 20 || value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.slice(0, 10).map((v) => maskTokens(v, depth + 1))
+  if (Array.isArray(value)) return value.slice(0, 10).map((v) => shortened(v, depth + 1))
   const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(value)) {
-    out[key] = TOKEN_KEYS.has(key) && typeof v === 'string' && v !== '' ? '****' : maskTokens(v, depth + 1)
-  }
+  for (const [key, v] of Object.entries(value)) out[key] = shortened(v, depth + 1)
   return out
 }
 
