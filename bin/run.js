@@ -4,7 +4,7 @@
 
 // The Node.js check (src/engines.ts), imported statically: linked with this file, it
 // costs nothing measurable, where a dynamic import cost 0.8 ms of every --version.
-import {unsupportedNodeMessage} from '../dist/engines.js'
+import {runOnProjectNode, unsupportedNodeMessage} from '../dist/engines.js'
 
 // Node's modules are taken with process.getBuiltinModule (Node 20.16 and later; older
 // ones require them) rather than imported: an ES import of node:fs builds a facade that
@@ -21,18 +21,17 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 const unsupported = unsupportedNodeMessage(process.version, pjson.engines.node)
-if (unsupported) {
-  process.stderr.write(`${unsupported}\n`)
-  process.exit(1)
-}
 
 // mfg checks its own engines (above); oclif's check of its own, at load, would only
 // load semver to repeat it, so it is turned off through its switch.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
 
 const args = process.argv.slice(2)
-// Scripts call `--version` most: it is answered in oclif's format without loading oclif.
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+if (unsupported) {
+  // In a clone, the Node.js the repository brings runs the command; elsewhere this says what is needed.
+  runOnProjectNode(root, fileURLToPath(import.meta.url), pjson.engines.node, unsupported)
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  // Scripts call `--version` most: it is answered in oclif's format without loading oclif.
   process.stdout.write(`mfg/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else {
   // MFG_HOME relocates every file mfg writes, oclif's own cache, data and config included.

@@ -90,3 +90,75 @@ export function unsupportedNodeMessage(version: string, range: string): string |
   if (satisfied !== false) return undefined
   return `Error: mfg needs Node.js ${wanted}; this is ${version}.`
 }
+
+/** The few Node.js modules `runOnProjectNode` needs, as process.getBuiltinModule gives them (Node 20.16 and later). */
+interface Builtins {
+  fs: {existsSync(path: string): boolean; readFileSync(path: string, encoding: 'utf8'): string}
+  path: {join(...parts: string[]): string}
+  cp: {
+    spawn(
+      command: string,
+      args: string[],
+      options: {stdio: 'inherit'},
+    ): {
+      kill(signal: string): boolean
+      on(event: 'exit', listener: (code: number | null, signal: string | null) => void): void
+      on(event: 'error', listener: (error: Error) => void): void
+    }
+  }
+}
+
+function builtins(): Builtins | undefined {
+  const get = (process as {getBuiltinModule?: (id: string) => unknown}).getBuiltinModule
+  if (!get) return undefined
+  return {
+    fs: get('node:fs') as Builtins['fs'],
+    path: get('node:path') as Builtins['path'],
+    cp: get('node:child_process') as Builtins['cp'],
+  }
+}
+
+/**
+ * On a Node.js mfg does not support. In a clone of the repository, where
+ * `npm ci` installed the Node.js it brings for development (its devDependency
+ * `node`), the same command runs on that one instead, with the terminal, the
+ * exit status and the signals passed through: `./bin/run.js` and `npm link`'s
+ * `mfg` then work on a machine whose own `node` is older. Anywhere else (an
+ * installed package has no such Node.js) `message` is printed and the exit
+ * code is 1.
+ */
+export function runOnProjectNode(root: string, script: string, range: string, message: string): void {
+  const b = builtins()
+  const node = b && b.path.join(root, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+  let version: string | undefined
+  try {
+    if (b && node && b.fs.existsSync(node)) {
+      version = (
+        JSON.parse(b.fs.readFileSync(b.path.join(root, 'node_modules', 'node', 'package.json'), 'utf8')) as {
+          version?: string
+        }
+      ).version
+    }
+  } catch {
+    version = undefined
+  }
+  if (!b || !node || version === undefined || checkNode(version, range).satisfied !== true) {
+    process.stderr.write(`${message}\n`)
+    process.exit(1)
+  }
+  const child = b.cp.spawn(node, [script, ...process.argv.slice(2)], {stdio: 'inherit'})
+  // Ctrl-C reaches both processes from the terminal: this one leaves it to mfg (a second
+  // Ctrl-C means "stop now" there). A signal sent to this process alone is passed on.
+  process.on('SIGINT', () => undefined)
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal))
+  child.on('error', (error) => {
+    process.stderr.write(`${message} (${node}: ${error.message})\n`)
+    process.exit(1)
+  })
+  child.on('exit', (code, signal) => {
+    if (signal === null) process.exit(code ?? 1)
+    // Ended by a signal: end the same way, so that the shell sees what it would have.
+    process.removeAllListeners(signal)
+    process.kill(process.pid, signal)
+  })
+}

@@ -64,7 +64,7 @@ export abstract class ListCommand extends BaseCommand {
     // A table of --all streams too: widths from the first 1,000 rows, no more held (render.streamTable).
     if (flags.all && render && !sort.client && !json && !flags.csv && !flags.ndjson) {
       const layout = {...shape.layout, empty: shape.empty}
-      return void (await render.printTableStream(source.stream(), row, flags, shape.columns, layout))
+      return void (await render.printTableStream(source.stream(), row, flags, shape.columns, layout, signal))
     }
     let records: T[]
     let more: string | undefined

@@ -474,8 +474,11 @@ export function printList(
 
 /**
  * A list streamed with --all as a table (streamTable, fitted like printList's):
- * each item written as it comes once the first block has set the widths. An
- * empty list prints `layout.empty` on stderr. The number of rows written.
+ * each item written as it comes once the first block has set the widths (on a
+ * terminal, where a later cell wider than its column is cut anyway, the first
+ * 100 rows, so that someone watching sees the first page as soon as it comes).
+ * An empty list prints `layout.empty` on stderr. Stopped quietly when `signal`
+ * says stdout has closed (`| head`). The number of rows written.
  */
 export async function printTableStream<T>(
   items: AsyncIterable<T>,
@@ -483,6 +486,7 @@ export async function printTableStream<T>(
   flags: ListOutputFlags,
   defaultColumns: readonly string[],
   layout: TableLayout & {empty?: string} = {},
+  signal?: AbortSignal,
 ): Promise<number> {
   const width = terminalWidth(flags)
   const chosen = Boolean(flags.columns) || Boolean(flags.wide)
@@ -491,13 +495,20 @@ export async function printTableStream<T>(
     width,
     drop: chosen ? [] : (layout.drop ?? []),
     keep: layout.keep ?? [],
+    block: process.stdout.isTTY ? 100 : 1000,
   }
   const table = streamTable(listColumns(flags, defaultColumns, layout), opts, (dropped) => {
     if (dropped.length > 0) writeErr(droppedNote(dropped, width))
   })
   let rows: number
   try {
-    for await (const item of items) table.row(toRow(item))
+    for await (const item of items) {
+      if (signal?.aborted) break
+      table.row(toRow(item))
+    }
+  } catch (error) {
+    // The reader has gone: the page asked for last was cancelled with it.
+    if (!signal?.aborted) throw error
   } finally {
     // Rows held for the widths are written even when the listing fails part way.
     rows = table.end()

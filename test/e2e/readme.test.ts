@@ -12,8 +12,8 @@
 //   sandbox (`mfg sandbox serve --memory`): https://api.example.com is its URL, and
 //   API_KEY, AUTH_TOKEN and BUSINESS_ID are its demo business's.
 // What the test itself takes as done: `npm ci` (the checkout is installed and built), and
-// `npm test`, which is the run this test is part of. `npx mfg` is run as `mfg` (npx in the
-// scratch directory, outside the checkout, would look for a package named mfg).
+// `npm test`, which is the run this test is part of. `npx mfg`, where the page says it
+// (the published package, run once), is run as `mfg`.
 import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

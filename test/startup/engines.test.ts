@@ -1,11 +1,11 @@
 // Which Node.js releases mfg runs on: package.json's engines, read by src/engines.ts,
 // which bin/run.js runs before anything else and `mfg doctor` reports from.
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 
 import {checkNode, unsupportedNodeMessage} from '../../src/engines.js'
 import {checkNodeVersion} from '../../src/services/doctor/node.js'
@@ -60,8 +60,21 @@ describe('the supported range', () => {
   })
 })
 
-/** Runs bin/run.js with `node`, optionally with process.version replaced before it starts. */
-function run(node: string, args: string[], fakeVersion?: string) {
+/**
+ * An installed package as far as the refusal reaches: bin/run.js, dist/engines.js and
+ * package.json, without the Node.js a clone of the repository brings in node_modules.
+ */
+function installedCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mfg-engines-pkg-'))
+  for (const file of ['bin/run.js', 'dist/engines.js', 'package.json']) {
+    mkdirSync(join(dir, file, '..'), {recursive: true})
+    copyFileSync(join(root, file), join(dir, file))
+  }
+  return dir
+}
+
+/** Runs `script` (bin/run.js) with `node`, optionally with process.version replaced before it starts. */
+function run(node: string, args: string[], fakeVersion?: string, script = bin) {
   const home = mkdtempSync(join(tmpdir(), 'mfg-engines-'))
   try {
     const preload = fakeVersion
@@ -70,7 +83,7 @@ function run(node: string, args: string[], fakeVersion?: string) {
           `data:text/javascript,Object.defineProperty(process,'version',{value:${JSON.stringify(fakeVersion)}})`,
         ]
       : []
-    return spawnSync(node, [...preload, bin, ...args], {
+    return spawnSync(node, [...preload, script, ...args], {
       encoding: 'utf8',
       env: {...process.env, MFG_HOME: home, NODE_OPTIONS: ''},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,13 +94,33 @@ function run(node: string, args: string[], fakeVersion?: string) {
 }
 
 const everyKind = [['--version'], ['--help'], ['demand', 'list', '--json'], ['price', 'machines'], ['nonsense']]
+/** The Node.js the repository brings (its devDependency `node`), as `npm ci` installed it. */
+const projectNode = JSON.parse(readFileSync(join(root, 'node_modules/node/package.json'), 'utf8')) as {version: string}
 
 describe('bin/run.js on an unsupported Node.js', () => {
-  it.each(everyKind)('refuses `%s` with one line naming the releases it needs, exit 1', (...args: string[]) => {
-    const r = run(process.execPath, args, 'v20.20.2')
-    expect(r.stdout).toBe('')
-    expect(r.stderr).toBe(unsupportedNodeMessage('v20.20.2', range) + '\n')
-    expect(r.status).toBe(1)
+  const installed = installedCopy()
+  const installedBin = join(installed, 'bin/run.js')
+  afterAll(() => rmSync(installed, {recursive: true, force: true}))
+
+  it.each(everyKind)(
+    'installed: refuses `%s` with one line naming the releases it needs, exit 1',
+    (...args: string[]) => {
+      const r = run(process.execPath, args, 'v20.20.2', installedBin)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toBe(unsupportedNodeMessage('v20.20.2', range) + '\n')
+      expect(r.status).toBe(1)
+    },
+  )
+
+  it('in a clone: runs the command on the Node.js the repository brings, exit status and output passed through', () => {
+    const version = run(process.execPath, ['--version'], 'v20.20.2')
+    expect(version.stderr).toBe('')
+    expect(version.stdout).toBe(`mfg/0.1.0 ${process.platform}-${process.arch} node-v${projectNode.version}\n`)
+    expect(version.status).toBe(0)
+    const missing = run(process.execPath, ['demand', 'get', '65f0000600000000000000ff', '--json'], 'v20.20.2')
+    expect(missing.status).toBe(1)
+    expect(missing.stdout).toBe('')
+    expect(JSON.parse(missing.stderr)).toMatchObject({error: {message: expect.stringContaining('not found')}})
   })
 
   it('runs as usual on the Node.js it is tested with', () => {
@@ -100,12 +133,15 @@ describe('bin/run.js on an unsupported Node.js', () => {
   // A real old release, where CI provides one (.ci/run installs Node.js 20 from the npm
   // registry and names it in MFG_TEST_OLD_NODE): the check must parse and run there too.
   const oldNode = process.env.MFG_TEST_OLD_NODE
-  it.runIf(oldNode)('refuses every command on a real Node.js 20', () => {
+  it.runIf(oldNode)('on a real Node.js 20: refuses every command when installed, runs them in a clone', () => {
     for (const args of everyKind) {
-      const r = run(oldNode!, args)
+      const r = run(oldNode!, args, undefined, installedBin)
       expect(r.stderr).toMatch(/^Error: mfg needs Node\.js 22\.22\.2 or a later 22\.x, .*; this is v20\.\d+\.\d+\.\n$/)
       expect(r.stdout).toBe('')
       expect(r.status).toBe(1)
     }
+    const r = run(oldNode!, ['--version'])
+    expect(r.stdout).toBe(`mfg/0.1.0 ${process.platform}-${process.arch} node-v${projectNode.version}\n`)
+    expect(r.status).toBe(0)
   })
 })

@@ -125,12 +125,11 @@ export const DemandRecordRead = record(
 )
 export type DemandRecordRead = z.infer<typeof DemandRecordRead>
 
-/** The interface's other top-level fields of a v1 demand: a record carries them as the service sent them. */
+/** The interface's other top-level fields of a v1 demand: a record carries them as the service sent them (its `id` is read as `_id`). */
 const OTHER_V1_FIELDS = [
   'referral',
   'isDashboardReferrer',
   'business',
-  'id',
   'client',
   'machineOwner',
   'jobOfferId',
