@@ -1,5 +1,6 @@
 import Fastify, {type FastifyInstance} from 'fastify'
 
+import {BODY_LIMIT} from '../schemas/common.js'
 import {MAX_JSON_DEPTH, nestedDeeperThan} from '../schemas/depth.js'
 
 import {badRequest, errorHandler, notFoundHandler, sendError} from './errors.js'
@@ -14,9 +15,6 @@ import {v1Routes} from './routes/v1.js'
 import {v2Routes} from './routes/v2.js'
 import {webhookRoutes} from './routes/webhooks.js'
 import type {Store} from './store/index.js'
-
-/** JSON bodies up to 10 MiB (contract, Limits). */
-export const BODY_LIMIT = 10 * 1024 * 1024
 
 /** Request bodies nest at most this many levels (schemas/depth.ts). */
 export const MAX_BODY_DEPTH = MAX_JSON_DEPTH

@@ -75,6 +75,9 @@ export const Service = z.enum(SERVICES)
 export const TECHNIQUES = [...SERVICES, 'PCB'] as const
 export const Technique = z.enum(TECHNIQUES)
 
+/** The largest JSON request body the service takes (contract, Limits: 10 MiB). */
+export const BODY_LIMIT = 10 * 1024 * 1024
+
 /** Error body of every non-2xx answer (contract, Errors). */
 export const ErrorDetail = z.object({path: z.string(), message: z.string()})
 export const ErrorBody = z.looseObject({

@@ -232,6 +232,19 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(forced.stderr).toContain('technique: a demand needs a non-empty quoteModel, or technique and material')
   })
 
+  it('keeps each request under the service’s 10 MiB: big rows go in smaller chunks, a row too big for any is refused', async () => {
+    const note = 'n'.repeat(1_500_000)
+    const rows = Array.from({length: 10}, (_, i) => ({...quotes(1, `big-${i}`)[0], remark: [note]}))
+    const r = await h.run(['demand', 'create', '--file', h.file('big.ndjson', ndjson(rows)), '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<any>(r)).toMatchObject({created: 10, failed: 0, requests: 2})
+    const huge = [{...quotes(1, 'huge')[0], remark: ['h'.repeat(11 * 1024 * 1024)]}, ...quotes(1, 'small')]
+    const refused = await h.run(['demand', 'create', '--file', h.file('huge.ndjson', ndjson(huge))])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain('row 1: is 11.0 MiB as JSON; a request to the service holds at most 10 MiB')
+    expect(refused.stderr).toContain('1 of 2 rows invalid; nothing was sent')
+  })
+
   it('--dry-run validates and sends nothing', async () => {
     const path = h.file('dry.ndjson', ndjson(quotes(250, 'dry')))
     const r = await h.run(['demand', 'create', '--file', path, '--dry-run'])

@@ -37,12 +37,14 @@ describe('RowSpool', () => {
       expect(dir).toMatch(/^mfg-rows-/)
       expect(statSync(join(tmp, dir!, 'rows')).mode & 0o777).toBe(0o600)
       const back = await collect(spool.read())
-      expect(back).toEqual(rows)
+      expect(back.map(({row, item}) => ({row, item}))).toEqual(rows)
+      // The length of each row's JSON, for the chunks' size: exact for the rows read back from the file.
+      expect(back.slice(-30).map((r) => r.chars)).toEqual(rows.slice(-30).map((r) => JSON.stringify(r.item).length))
       // The first rows stayed in memory (the same objects); the others came back from the file.
       expect(back[0]!.item).toBe(rows[0]!.item)
       expect(back[39]!.item).not.toBe(rows[39]!.item)
       // A second read gives the same rows.
-      expect(await collect(spool.read())).toEqual(rows)
+      expect(await collect(spool.read())).toEqual(back)
       spool.close()
       expect(readdirSync(tmp)).toEqual([])
     } finally {
@@ -57,9 +59,10 @@ describe('RowSpool', () => {
       spool.add(1, {a: 1})
       spool.add(3, {b: 'two'})
       expect(readdirSync(tmp)).toEqual([])
+      // Each with the length of its JSON as estimated without building it (a number counts as 8).
       expect(await collect(spool.read())).toEqual([
-        {row: 1, item: {a: 1}},
-        {row: 3, item: {b: 'two'}},
+        {row: 1, item: {a: 1}, chars: 15},
+        {row: 3, item: {b: 'two'}, chars: 12},
       ])
       spool.close()
     } finally {

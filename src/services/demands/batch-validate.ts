@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import type * as z from 'zod'
 
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
-import type {ErrorDetail} from '../../schemas/common.js'
+import {BODY_LIMIT, type ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
 import {
   fieldTree,
@@ -156,6 +156,7 @@ export function knownFields(input: InputRow, checked: CheckedRow): Record<string
 export class RowSpool {
   private readonly rows: number[] = []
   private readonly items: Record<string, unknown>[] = []
+  private readonly sizes: number[] = []
   private chars = 0
   private dir: string | undefined
   private fd: number | undefined
@@ -175,6 +176,7 @@ export class RowSpool {
       if (this.chars + chars <= this.memoryBudget) {
         this.rows.push(row)
         this.items.push(item)
+        this.sizes.push(chars)
         this.chars += chars
         return
       }
@@ -186,9 +188,12 @@ export class RowSpool {
     if (this.pending.length >= 256 * 1024) this.flush()
   }
 
-  /** The rows in the order they were added (the objects kept in memory are handed out as they are). */
-  async *read(): AsyncGenerator<{row: number; item: Record<string, unknown>}> {
-    for (let i = 0; i < this.rows.length; i++) yield {row: this.rows[i]!, item: this.items[i]!}
+  /**
+   * The rows in the order they were added (the objects kept in memory are handed
+   * out as they are), each with about the length of its JSON in characters.
+   */
+  async *read(): AsyncGenerator<{row: number; item: Record<string, unknown>; chars: number}> {
+    for (let i = 0; i < this.rows.length; i++) yield {row: this.rows[i]!, item: this.items[i]!, chars: this.sizes[i]!}
     if (this.fd === undefined || this.dir === undefined) return
     this.flush()
     let rest = ''
@@ -200,6 +205,7 @@ export class RowSpool {
         yield {
           row: Number(text.slice(start, space)),
           item: JSON.parse(text.slice(space + 1, nl)) as Record<string, unknown>,
+          chars: nl - space - 1,
         }
         start = nl + 1
       }
@@ -220,8 +226,17 @@ export class RowSpool {
   }
 }
 
+/**
+ * The size of a row's JSON in bytes, as a request body carries it: its length in
+ * characters (`chars`, or jsonLength's) up to `exactFrom`, counted exactly past
+ * that (where a character may take up to three bytes and the difference matters).
+ */
+export function jsonBytes(value: unknown, exactFrom = 0, chars = jsonLength(value)): number {
+  return chars < exactFrom ? chars : Buffer.byteLength(JSON.stringify(value))
+}
+
 /** About the length of a value's JSON text, without building it. */
-function jsonLength(value: unknown): number {
+export function jsonLength(value: unknown): number {
   switch (typeof value) {
     case 'string':
       return value.length + 2
@@ -376,6 +391,21 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
           },
         ]
       }
+    }
+    // A row no request can carry (with the brackets of the array around it) would fail every time it is sent.
+    if (
+      checked.ok &&
+      jsonLength(input.value) > BODY_LIMIT / 3 &&
+      jsonBytes(knownFields(input, checked)) > BODY_LIMIT - 2
+    ) {
+      checked.ok = false
+      const mb = (jsonBytes(knownFields(input, checked)) / 1024 / 1024).toFixed(1)
+      checked.problems = [
+        {
+          path: '',
+          reason: `is ${mb} MiB as JSON; a request to the service holds at most ${BODY_LIMIT / 1024 / 1024} MiB`,
+        },
+      ]
     }
     if (checked.unknownFields.length > 0) unknown.add(checked, checked.unknownFields)
     if (checked.keptFields.length > 0) kept.add(checked, checked.keptFields)

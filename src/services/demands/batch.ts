@@ -1,6 +1,7 @@
 import {ApiError} from '../../api/errors.js'
 import {sleep} from '../../api/retry.js'
 import {createQuotes} from '../../api/v1/demands.js'
+import {BODY_LIMIT} from '../../schemas/common.js'
 import {MAX_BATCH} from '../../schemas/demand.js'
 import type {ServiceContext} from '../context.js'
 import {
@@ -29,6 +30,7 @@ import {
 import {LookupProofFile} from './batch-proof.js'
 import {DraftIdFinder, SCAN_MARGIN_MS, type FoundDemand} from './batch-reconcile.js'
 import {
+  jsonBytes,
   knownFields,
   RowSpool,
   validateSource,
@@ -39,6 +41,9 @@ import {
 import {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
 
 export {isFailure, type RowConfirmed, type RowFailure, type RowOutcome, type RowResult}
+
+/** A chunk's body stays under this, a fifth below the service's limit (its headers, our estimate of the size). */
+const CHUNK_BYTES = Math.floor(BODY_LIMIT * 0.8)
 
 export interface BatchProgress {
   /** Rows settled (created, found, or failed), including those taken from the journal. */
@@ -331,7 +336,9 @@ class BatchRun {
    */
   private async *plan(): AsyncGenerator<PendingRow[]> {
     let current: PendingRow[] = []
-    for await (const {row, item} of this.spool!.read()) {
+    // A chunk also ends before its body would pass what the service takes (big cells: notes, embedded files).
+    let bytes = 0
+    for await (const {row, item, chars} of this.spool!.read()) {
       if (this.stopped()) return
       const state = this.earlier.get(row)
       if (state?.state === 'done') {
@@ -343,14 +350,20 @@ class BatchRun {
       // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
       item.draftId = draftId
       const maybe = state?.state === 'maybe'
-      if (current.length > 0 && (current[0]!.maybeSentAt !== undefined) !== maybe) {
+      // Characters stand for bytes in rows under 10,000 of them: at 3 bytes each, 100 such rows
+      // add at most 2 MB to what was counted, within the fifth of the limit kept free.
+      const size = jsonBytes(item, 10_000, chars) + 1
+      if (current.length > 0 && ((current[0]!.maybeSentAt !== undefined) !== maybe || bytes + size > CHUNK_BYTES)) {
         yield current
         current = []
+        bytes = 0
       }
       current.push({row, draftId, item, ...(maybe ? {maybeSentAt: state.sentAt, earlier: true} : {})})
+      bytes += size
       if (current.length >= this.chunkSize) {
         yield current
         current = []
+        bytes = 0
       }
     }
     if (current.length > 0 && !this.stopped()) yield current
