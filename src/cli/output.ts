@@ -12,11 +12,20 @@ export {isTty, streamOrCollect, streamOut, writeErr, writeOut, type LineOut} fro
  * off), then `--no-color` off wherever it stands before `--`, and a non-empty
  * NO_COLOR off unless FORCE_COLOR is set (FORCE_COLOR is the stronger, as for Node).
  */
-export function colorLevel(argv: readonly string[], env: NodeJS.ProcessEnv, detected: number): 0 | 1 | 2 | 3 {
+export function colorLevel(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  detected: number,
+  tty = isTty(process.stdout),
+): 0 | 1 | 2 | 3 {
   const end = argv.indexOf('--')
-  const noColor = argv.slice(0, end === -1 ? undefined : end).includes('--no-color')
-  if (noColor) return 0
+  const flags = argv.slice(0, end === -1 ? undefined : end)
+  if (flags.includes('--no-color')) return 0
   if (env.FORCE_COLOR === undefined && env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0
+  // supports-color takes a bare `--color` anywhere for "force colours on"; in mfg it names a
+  // part's colour (`price estimate --color Black`), which must not colour a pipe.
+  const sniffed = flags.some((a) => /^--colou?rs?(=(true|always|256|16m|full|truecolor))?$/.test(a))
+  if (sniffed && env.FORCE_COLOR === undefined && (!tty || env.TERM === 'dumb')) return 0
   return Math.max(0, Math.min(3, Math.trunc(detected))) as 0 | 1 | 2 | 3
 }
 

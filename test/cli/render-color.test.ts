@@ -21,5 +21,10 @@ describe('colorLevel', () => {
   it('lets FORCE_COLOR win over NO_COLOR, but not over --no-color', () => {
     expect(colorLevel([], {NO_COLOR: '1', FORCE_COLOR: '2'}, 2)).toBe(2)
     expect(colorLevel(['--no-color'], {FORCE_COLOR: '3'}, 3)).toBe(0)
+    // A part's colour (`--color Black`), which supports-color takes for "force colours": off in a pipe.
+    expect(colorLevel(['price', 'estimate', '--color', 'Black'], {}, 1, false)).toBe(0)
+    expect(colorLevel(['price', 'estimate', '--color', 'Black'], {TERM: 'dumb'}, 1, true)).toBe(0)
+    expect(colorLevel(['price', 'estimate', '--color', 'Black'], {}, 2, true)).toBe(2)
+    expect(colorLevel(['price', 'estimate', '--color', 'Black'], {FORCE_COLOR: '1'}, 1, false)).toBe(1)
   })
 })

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {EXIT_INTERRUPTED} from '../../cli/errors.js'
 import {untilStopped} from '../../cli/interrupt.js'
 import {writeErr, writeOut} from '../../cli/output.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
@@ -9,7 +10,7 @@ import {defined} from '../../util/fields.js'
 export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
-  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly.
+  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does.
 
 With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must be signed: the service-signature header must equal the secret (compared in constant time), and a service-signature-sha256 header (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">) must match the body and be at most 5 minutes old. A bad signature gets 401, a body over 1 MiB gets 413; both are reported on stderr. Without a secret nothing is checked.
 
@@ -53,5 +54,7 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
     const signal = await stopped
     await listener.close()
     writeErr(`Stopped (${signal}).`)
+    // As every command a signal stops (help exit-codes): 130 for Ctrl-C, 143 for SIGTERM.
+    process.exitCode = signal === 'SIGTERM' ? 143 : EXIT_INTERRUPTED
   }
 }
