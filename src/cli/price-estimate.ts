@@ -282,7 +282,10 @@ async function askMachineAndMaterial(
     : await askText({flag: '--material', message: 'Material:'})
 }
 
-/** One question per option group (`refer`), from the `refer=name` labels the service lists. */
+/** The first choice of every option question: an option not chosen adds nothing to the price. */
+const NO_OPTION = '(none)'
+
+/** One question per option group (`refer`), from the `refer=name` labels the service lists; each may be left out. */
 async function askOptions(labels: string[]): Promise<{refer: string; name: string}[]> {
   const byRefer = new Map<string, string[]>()
   for (const label of labels) {
@@ -291,8 +294,12 @@ async function askOptions(labels: string[]): Promise<{refer: string; name: strin
   }
   const options: {refer: string; name: string}[] = []
   for (const [refer, names] of byRefer) {
-    const name = await askChoice({flag: '--option', message: `${refer.replace(/_/g, ' ')}:`, choices: names})
-    options.push({refer, name})
+    const name = await askChoice({
+      flag: '--option',
+      message: `${refer.replace(/_/g, ' ')}:`,
+      choices: [NO_OPTION, ...names],
+    })
+    if (name !== NO_OPTION) options.push({refer, name})
   }
   return options
 }

@@ -1,7 +1,7 @@
 // The profile `profile add` stores, from its flags and, in a terminal, prompts for
 // what they leave out. Without a terminal a missing required value is an error
 // naming its flag (cli/prompt.ts).
-import type {Profile} from '../profiles/index.js'
+import {normalizeBaseUrl, ProfileError, type Profile} from '../profiles/index.js'
 import {extractApiKey} from '../schemas/secrets.js'
 import {given} from '../util/fields.js'
 import {askSecret, askText, canPrompt} from './prompt.js'
@@ -21,7 +21,10 @@ export interface ProfileFlags {
  */
 export async function profileFromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
   const interactive = canPrompt()
-  const baseUrl = flags['base-url'] ?? (await askText({flag: '--base-url', message: 'Base URL:'}))
+  // Checked as it is typed, so that a typo is not found after the key has been pasted.
+  const baseUrl =
+    flags['base-url'] ??
+    (await askText({flag: '--base-url', message: 'Base URL:', validate: (v) => urlProblem(v) ?? true}))
   const apiKey = flags['api-key'] ?? (await askSecret({flag: '--api-key', message: 'API key:'}))
   const authToken =
     flags['auth-token'] ??
@@ -36,5 +39,16 @@ export async function profileFromFlags(name: string, flags: ProfileFlags): Promi
     ...given({authToken}),
     businessId,
     ...given({currency: flags.currency}),
+  }
+}
+
+/** What is wrong with a typed base URL, in the words `profile add` would refuse it with; undefined when nothing. */
+function urlProblem(typed: string): string | undefined {
+  try {
+    normalizeBaseUrl(typed, 'The base URL')
+    return undefined
+  } catch (error) {
+    if (error instanceof ProfileError) return error.message
+    throw error
   }
 }

@@ -172,8 +172,9 @@ export function normalizeBaseUrl(raw: string, source: string): string {
 /** The error for a profile name that is not stored, listing the names that are. */
 export function unknownProfile(name: string, source: string, existing: Profile[]): ProfileError {
   const names = [...existing.map((p) => p.name), `${LOCAL_PROFILE} (embedded sandbox)`]
+  const add = name === LOCAL_PROFILE ? '' : ` Add it with mfg profile add ${name} --base-url <url> --api-key <key>`
   return new ProfileError(
-    `no profile named ${JSON.stringify(name)} (from ${source}); existing profiles: ${names.join(', ')}. Add it with mfg profile add ${name} --base-url <url> --api-key <key>`,
+    `no profile named ${JSON.stringify(name)} (from ${source}); existing profiles: ${names.join(', ')}.${add}`,
     {code: 'unknown_profile'},
   )
 }

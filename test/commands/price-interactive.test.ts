@@ -176,7 +176,9 @@ describe('mfg price estimate, answered through the real prompts', () => {
     await typeAnswer(quantity, '3')
 
     const leadTime = await nextPrompt('lead time:')
+    // Every option question starts with leaving it out: an option not chosen adds nothing.
     expect(choicesOf(leadTime)).toEqual([
+      '(none)',
       'Standard (7 working days)',
       'Express (3 working days)',
       'Economy (12 working days)',
@@ -185,7 +187,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
     const infill = await nextPrompt('infill:')
     await choose(infill, '20 %')
     const finishing = await nextPrompt('finishing:')
-    expect(choicesOf(finishing)).toEqual(['Sanding', 'Painting'])
+    expect(choicesOf(finishing)).toEqual(['(none)', 'Sanding', 'Painting'])
     await choose(finishing, 'Painting')
 
     const part = await nextPrompt('Part file')
@@ -228,7 +230,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
     for (const [message, pick] of [
       ['lead time:', 'Economy (12 working days)'],
       ['precision:', 'Fine ±0.05 mm'],
-      ['finishing:', 'Anodising'],
+      ['finishing:', '(none)'],
     ] as const) {
       const p = await nextPrompt(message)
       asked.push(...choicesOf(p))
@@ -241,7 +243,7 @@ describe('mfg price estimate, answered through the real prompts', () => {
       service: 'CNC_MACHINING',
       technology: 'CNC',
       quantity: 2,
-      options: ['lead_time=Economy (12 working days)', 'precision=Fine ±0.05 mm', 'finishing=Anodising'],
+      options: ['lead_time=Economy (12 working days)', 'precision=Fine ±0.05 mm'],
     })
   })
 

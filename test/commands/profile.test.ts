@@ -116,6 +116,9 @@ describe('mfg profile', () => {
   })
 
   it('removes only with --yes when there is no terminal', async () => {
+    const local = await run(['profile', 'remove', 'local', '--yes'])
+    expect(local.exitCode).toBe(2)
+    expect(local.stderr).toContain('"local" is the embedded sandbox, not a stored profile: there is nothing to remove')
     let r = await run(['profile', 'remove', 'other'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/--yes/)
@@ -124,6 +127,12 @@ describe('mfg profile', () => {
     expect(json(r)).toEqual({removed: 'other'})
     r = await run(['profile', 'list', '--json'])
     expect(json<{name: string}[]>(r).map((x) => x.name)).toEqual(['shop', 'local'])
+    // The current profile: where commands go from now on is said, not left to be found out.
+    r = await run(['profile', 'remove', 'shop', '--yes'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      'Removed profile "shop", the current one: commands now use the embedded sandbox (local) until mfg profile use NAME.',
+    )
   })
 
   it('never shows a full key or token', () => {

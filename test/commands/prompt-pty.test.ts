@@ -107,6 +107,10 @@ describe('prompts on a pseudo-terminal', () => {
     const token = 'tok_pty_5e1d9c0b2a'
     const t = inTerminal(['profile', 'add', 'shop'], {MFG_HOME: home})
     await t.waitFor('Base URL:')
+    // A typo is answered at its own prompt, before the key is pasted.
+    t.type(`htp:/typo${ENTER}`)
+    await t.waitFor('The base URL must be an http(s) URL such as https://api.example.com')
+    for (let i = 0; i < 'htp:/typo'.length; i++) t.type('\u007f')
     t.type(`https://api.example.com${ENTER}`)
     await t.waitFor('API key:')
     t.type(`${key}${ENTER}`)
