@@ -42,6 +42,7 @@ function answer(req: Recorded): {status: number; body: unknown} {
   if (p === '/api/public/v1/demand/biz/all')
     return {status: 200, body: {data: [laxDemand('d1', 41), laxDemand('d2', 42)]}}
   if (p === '/api/public/v1/demand/empty/all') return {status: 200, body: []}
+  if (p === '/api/public/v1/demand/nobody/all') return {status: 204, body: undefined}
   if (p === '/api/public/v1/demand/same/all')
     return {status: 200, body: Array.from({length: 100}, (_, i) => ({_id: `s${i}`, orderNumber: i}))}
   if (p === '/api/public/v1/demand/d1') return {status: 200, body: laxDemand('d1', 41)}
@@ -179,6 +180,20 @@ describe('demand list and get against a lax service', () => {
     expect(asJson.exitCode).toBe(0)
     expect(parseJson(asJson)).toEqual([])
     expect(asJson.stderr).not.toContain('No demands.')
+  })
+
+  it('a list answered 204 with no body is an empty list, in every output', async () => {
+    const table = await run(['demand', 'list'], 'nobody')
+    expect(table.exitCode, table.stderr).toBe(0)
+    expect(table.stdout).toBe('')
+    expect(table.stderr.trim()).toBe('No demands.')
+    for (const args of [['--json'], ['--all', '--json']]) {
+      const r = await run(['demand', 'list', ...args], 'nobody')
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stdout.trim()).toBe(args.includes('--all') ? '' : '[]')
+    }
+    const verbose = await run(['demand', 'list', '--verbose'], 'nobody')
+    expect(verbose.stderr).toContain('(answer): no body, read as an empty list')
   })
 
   it('--all stops on a short page when the service sends no paging fields', async () => {

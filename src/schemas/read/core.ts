@@ -258,6 +258,11 @@ function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unkn
   const optional = forceOptional || plan.optional
   if (value === undefined) {
     if (plan.fallback) note(w, `absent, read as ${JSON.stringify(plan.fallback.parse(undefined))}`)
+    // An answer with no body at all (a 204) where a list or a page was asked for: nothing listed.
+    if (w.path.length === 0 && (plan.hint?.page || plan.hint?.list)) {
+      note(w, 'no body, read as an empty list')
+      return plan.hint.page ? {[plan.hint.page.key]: []} : []
+    }
     return value
   }
   if (value === null) {
