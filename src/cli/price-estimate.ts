@@ -14,7 +14,8 @@ import {
   type EstimateInput,
   type EstimateResult,
 } from '../services/price/estimate.js'
-import {measurePart} from '../services/price/measure.js'
+import {InputError} from '../services/errors.js'
+import {measureAnyFile, measurePart} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
 import {defined, given} from '../util/fields.js'
 import {UsageError} from './errors.js'
@@ -57,13 +58,29 @@ export function unitOf(unit: string): Unit {
   return unit === 'cm' || unit === 'in' ? unit : 'mm'
 }
 
-/** The part file with its measures, as the estimate input takes it. */
+/** A mesh (STL, OBJ, 3MF) with its measures, as the estimate input takes it; read at once, for the prompt's check. */
 export function measuredPart(file: string, unit: string): NonNullable<EstimateInput['part']> {
   return {file, measurement: measurePart({file, unit: unitOf(unit)})}
 }
 
+/**
+ * `--part FILE`: a mesh, or a STEP or IGES solid (the formats CNC shops are sent),
+ * measured as `price measure` measures it. A DXF is a flat pattern with no volume:
+ * refused with how to price one.
+ */
+export async function partFromFlag(file: string, unit: string): Promise<NonNullable<EstimateInput['part']>> {
+  if (!/\.(step|stp|iges|igs|dxf)$/i.test(file)) return measuredPart(file, unit)
+  const measurement = await measureAnyFile({file, unit: unitOf(unit)})
+  if (!('volume' in measurement)) {
+    throw new InputError(
+      `${file}: a DXF is a flat pattern, with no volume to price from; give the sheet's --size and --thickness (mfg price measure ${file} --thickness MM gives its size), or a 3D file (STL, OBJ, 3MF, STEP, IGES)`,
+    )
+  }
+  return {file, measurement}
+}
+
 /** The flags of `price estimate` that describe the part and the order, as the estimate's input. */
-export function estimateInputFrom(
+export async function estimateInputFrom(
   flags: {
     service?: string | undefined
     technology?: string | undefined
@@ -86,7 +103,8 @@ export function estimateInputFrom(
     unit: string
   },
   currency: string | undefined,
-): EstimateInput {
+): Promise<EstimateInput> {
+  const part = flags.part ? await partFromFlag(flags.part, flags.unit) : undefined
   return given({
     service: flags.service,
     technology: flags.technology,
@@ -106,7 +124,7 @@ export function estimateInputFrom(
     bulk: flags.bulk ? parseBulk(flags.bulk) : undefined,
     currency,
     legacy: flags.legacy || undefined,
-    part: flags.part ? measuredPart(flags.part, flags.unit) : undefined,
+    part,
   })
 }
 

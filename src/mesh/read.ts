@@ -95,7 +95,7 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
   const other = sniffOther(bytes, hint)
   if (other)
     throw new MeshError(
-      `this is a ${other} file; this reader takes STL, OBJ and 3MF (STEP, IGES and DXF are read by measurePart, as price measure does)`,
+      `this is a ${other} file; this reader takes STL, OBJ and 3MF meshes (${other} files are read with the other part formats, as price measure reads them)`,
     )
   if (isZip) {
     return read3mf(bytes, limits)

@@ -195,6 +195,30 @@ describe('mfg price estimate', () => {
     expect(text.stdout).toMatch(/machine\s+FDM, 3D_PRINTING/)
   })
 
+  it('prices a STEP solid by its measures, as price measure reads them; a DXF is refused with what to give', async () => {
+    const step = join(import.meta.dirname, '../../examples/housing.step')
+    const cnc = ['--service', 'CNC_MACHINING', '--material', 'Aluminium 6061', '--quantity', '10', '--json']
+    const measured = json<{volume: number; width: number; depth: number; height: number}>(
+      await run(['price', 'measure', step, '--json']),
+    )
+    const fromStep = await run(['price', 'estimate', '--part', step, ...cnc])
+    expect(fromStep.exitCode, fromStep.stderr).toBe(0)
+    const size = `${measured.width}x${measured.depth}x${measured.height}`
+    const fromMeasures = await run(['price', 'estimate', '--size', size, '--volume', String(measured.volume), ...cnc])
+    expect(json<Estimate>(fromStep).price).toBe(json<Estimate>(fromMeasures).price)
+    const dxf = await run([
+      'price',
+      'estimate',
+      '--part',
+      join(import.meta.dirname, '../../examples/plate.dxf'),
+      ...cnc,
+    ])
+    expect(dxf.exitCode).toBe(2)
+    expect(dxf.stderr).toContain(
+      "a DXF is a flat pattern, with no volume to price from; give the sheet's --size and --thickness",
+    )
+  })
+
   it('exits 2 naming --technology and the choices when the material is on several machines', async () => {
     const r = await run(['price', 'estimate', '--part', mesh('cube20.stl'), '--material', 'Steel S235'])
     expect(r.exitCode).toBe(2)

@@ -123,8 +123,10 @@ describe('STEP and IGES', () => {
   })
 
   it('readMesh (the synchronous reader) says a STEP or DXF file is for measurePart', () => {
-    expect(() => readMesh(boxStep(1, 1, 1, 'x'))).toThrow(/this is a STEP file; this reader takes STL, OBJ and 3MF/)
-    expect(() => readMesh(plateDxf(10, 10))).toThrow(/this is a DXF file; this reader takes STL, OBJ and 3MF/)
+    expect(() => readMesh(boxStep(1, 1, 1, 'x'))).toThrow(
+      /this is a STEP file; this reader takes STL, OBJ and 3MF meshes/,
+    )
+    expect(() => readMesh(plateDxf(10, 10))).toThrow(/this is a DXF file; this reader takes STL, OBJ and 3MF meshes/)
   })
 })
 

@@ -12,7 +12,7 @@ export default class PriceEstimate extends BaseCommand {
   static override summary = "Estimate a part's price with the business's own machines, materials and options."
   static override description = `Sends the part to the v1 price estimation (or with --legacy to the legacy modelPriceEstimation) and shows the order total, the unit price and, with --bulk, a table of quantities.
 
-The part's measures come from --part FILE (STL, OBJ, 3MF: slicingData and modelSizes are filled from the file), or from --volume, --weight, --hours, --size and --thickness. --service and --technology may be left out when one machine offers the material: --part examples/bracket.stl --material PLA is enough. When the material is on several machines, a terminal asks which; without one the command exits with code 2 naming --technology and the choices.
+The part's measures come from --part FILE (STL, OBJ, 3MF, or a STEP or IGES solid: slicingData and modelSizes are filled from the file, as price measure measures it), or from --volume, --weight, --hours, --size and --thickness. --service and --technology may be left out when one machine offers the material: --part examples/bracket.stl --material PLA is enough. When the material is on several machines, a terminal asks which; without one the command exits with code 2 naming --technology and the choices.
 
 In a terminal, whatever is missing (service, technology, material, colour, quantity, options, part file) is asked for, with the business's choices: they are read from the estimation's own validation answer, as the interface has no catalogue endpoint.
 
@@ -29,7 +29,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     '<%= config.bin %> <%= command.id %>',
   ]
   static override flags = {
-    part: Flags.string({description: 'Part file (STL, OBJ or 3MF) to measure.', helpValue: 'FILE'}),
+    part: Flags.string({description: 'Part file (STL, OBJ, 3MF, STEP or IGES) to measure.', helpValue: 'FILE'}),
     unit: Flags.string({description: 'Unit of an STL or OBJ part file.', options: ['mm', 'cm', 'in'], default: 'mm'}),
     service: Flags.string({description: 'Manufacturing service.', options: [...SERVICES]}),
     technology: Flags.string({description: 'FDM, SLA, SLS, CNC, LASER... (default: the machine the material is on).'}),
@@ -63,7 +63,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
   async run(): Promise<EstimateResult> {
     const {flags} = await this.parse(PriceEstimate)
     const {currency, slicer} = estimate.checkEstimateFlags(flags)
-    const input = estimate.estimateInputFrom(flags, currency)
+    const input = await estimate.estimateInputFrom(flags, currency)
     const ctx = await this.context(flags).service()
     // What the flags gave, to tell whether the prompts (or a retry's question) added anything.
     const asGiven = JSON.stringify(input)
