@@ -6,14 +6,37 @@ import type {ApiClient, HttpMethod} from './http.js'
 /** JSON-RPC methods that change nothing on the server: sent again after a failure like a GET. */
 const SAFE_METHODS = new Set(['initialize', 'notifications/initialized', 'ping', 'tools/list'])
 
-/** The method of a JSON-RPC message (a batch or anything unreadable gives ''). */
-function rpcMethod(body: string): string {
+/**
+ * The interface's tools that only read (interface, MCP tools: all but create_quotes
+ * and update_quote, which change quotes and may email the customer): a call of one
+ * is sent again after a failure like a GET. Any other tool's call is sent once.
+ */
+const READ_ONLY_TOOLS = new Set([
+  'list_quotes',
+  'get_quote',
+  'get_quote_file',
+  'estimate_price',
+  'list_machines',
+  'get_pricing_setup',
+  'get_pattern_status',
+  'measure_part',
+])
+
+/** The method of a JSON-RPC message and, for tools/call, the tool (a batch or anything unreadable gives ''). */
+function rpcMethod(body: string): {method: string; tool?: string} {
   try {
-    const message = JSON.parse(body) as {method?: unknown}
-    return typeof message.method === 'string' ? message.method : ''
+    const message = JSON.parse(body) as {method?: unknown; params?: {name?: unknown}}
+    if (typeof message.method !== 'string') return {method: ''}
+    const tool = message.params?.name
+    return typeof tool === 'string' ? {method: message.method, tool} : {method: message.method}
   } catch {
-    return ''
+    return {method: ''}
   }
+}
+
+/** Whether a JSON-RPC request may be sent again after a failure: it changes nothing on the server. */
+function retrySafe(rpc: {method: string; tool?: string}): boolean {
+  return SAFE_METHODS.has(rpc.method) || (rpc.method === 'tools/call' && READ_ONLY_TOOLS.has(rpc.tool ?? ''))
 }
 
 /**
@@ -46,15 +69,15 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
     new Headers(init.headers).forEach((value, name) => (headers[name] = value))
     const signals = [init.signal, signal].filter((s): s is AbortSignal => s != null)
     const path = url.pathname.slice(basePath.length) + url.search
-    const rpc = typeof init.body === 'string' ? rpcMethod(init.body) : ''
+    const rpc = typeof init.body === 'string' ? rpcMethod(init.body) : {method: ''}
     const res = await client.request<string>({
       method,
       path,
       headers,
       // Errors name the JSON-RPC call, as McpError does: "MCP tools/call: ...".
-      ...(rpc === '' ? {} : {operation: `MCP ${rpc}`}),
+      ...(rpc.method === '' ? {} : {operation: `MCP ${rpc.method}`}),
       ...(init.body != null ? {body: init.body} : {}),
-      ...(SAFE_METHODS.has(rpc) ? {retry: 'safe' as const} : {}),
+      ...(retrySafe(rpc) ? {retry: 'safe' as const} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
       responseType: 'text',
     })

@@ -14,7 +14,10 @@ const KEY = 'pk_business_test0000000000000000'
  * stateful Streamable HTTP server: answers as server-sent events, hands out a
  * session id on initialize, wants it back afterwards, accepts DELETE.
  */
-function sdkLikeServer(tool: (name: string, args: unknown) => unknown, opts: {stream?: (id: number) => string} = {}) {
+function sdkLikeServer(
+  tool: (name: string, args: unknown) => unknown,
+  opts: {stream?: (id: number) => string; fail?: (name: string) => boolean} = {},
+) {
   const seen: {method: string; rpc?: string; headers: IncomingHttpHeaders}[] = []
   const server = createServer((req, res) => {
     let raw = ''
@@ -40,6 +43,8 @@ function sdkLikeServer(tool: (name: string, args: unknown) => unknown, opts: {st
           id: body.id,
           result: {protocolVersion: '2025-03-26', capabilities: {tools: {}}, serverInfo: {name: 'x', version: '1'}},
         })
+      if (body.method === 'tools/call' && opts.fail?.(body.params?.name ?? ''))
+        return void res.writeHead(500, {'content-type': 'text/html'}).end('<html><body>Bad gateway</body></html>')
       if (opts.stream)
         return void res
           .writeHead(200, {'content-type': 'text/event-stream', 'mcp-session-id': 'session-1'})
@@ -60,6 +65,24 @@ async function listen(server: Server): Promise<string> {
 }
 
 describe('the MCP client', () => {
+  it('sends a read-only tool call again after a failure, and a tool that changes data once', async () => {
+    const failed = new Set<string>()
+    // Each tool's first call fails with a gateway's HTML 500; later ones are answered.
+    const {server, seen} = sdkLikeServer(() => ({result: {content: [{type: 'text', text: '{"ok":true}'}]}}), {
+      fail: (name) => !failed.has(name) && Boolean(failed.add(name)),
+    })
+    const url = await listen(server)
+    try {
+      const client = createClient({baseUrl: url, apiKey: KEY, authToken: 'tok', retries: 2})
+      expect((await callMcpTool(client, 'list_machines')).value).toEqual({ok: true})
+      await expect(callMcpTool(client, 'create_quotes', {quotes: []})).rejects.toThrow(/500/)
+      const calls = seen.filter((x) => x.rpc === 'tools/call')
+      expect(calls).toHaveLength(3)
+    } finally {
+      server.close()
+    }
+  })
+
   it('initializes, sends the session id back, reads SSE answers, and ends the session', async () => {
     const machines = [{_id: 'm1', name: 'Printer', service: '3D_PRINTING', technology: 'FDM', materials: []}]
     const {server, seen} = sdkLikeServer((name) =>
