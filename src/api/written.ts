@@ -53,3 +53,13 @@ export function isReplayed(res: Pick<ApiResponse, 'headers'>): boolean {
   const value = res.headers['idempotent-replayed']
   return (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase() === 'true'
 }
+
+/**
+ * The service's clock when it answered (its Date header, to the second), to tell
+ * records made before a request from those it made; undefined without a readable one.
+ */
+export function serverTime(res: Pick<ApiResponse, 'headers'>): number | undefined {
+  const value = res.headers.date
+  const ms = Date.parse((Array.isArray(value) ? value[0] : value) ?? '')
+  return Number.isFinite(ms) ? ms : undefined
+}

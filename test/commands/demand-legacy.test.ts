@@ -51,6 +51,20 @@ describe('legacy demands', () => {
     expect(typeof got.priceToClient).toBe('string')
   })
 
+  it('counts as already there the demands the service answers by their draftId, whichever generation made them', async () => {
+    const path = join(sb.home, 'both.json')
+    writeFileSync(path, JSON.stringify([{technique: 'PCB', material: 'FR4', email: 'both-1@example.com'}]))
+    const first = await run(['demand', 'create', '--file', path, '--json'])
+    expect(json<any>(first)).toMatchObject({created: 1, resumed: 0})
+    // Another generation's call, with no journal entry for it: the service answers the same demand.
+    // A second later: the service's clock comes in its Date header, which counts whole seconds.
+    await new Promise((done) => setTimeout(done, 1100))
+    const second = await run(['demand', 'create', '--file', path, '--legacy', '--json'])
+    expect(second.exitCode, second.stderr).toBe(0)
+    expect(json<any>(second)).toMatchObject({created: 0, resumed: 1})
+    expect(json<any>(second).results[0].id).toBe(json<any>(first).results[0].id)
+  })
+
   it('refuses a legacy row with a v1-only value before sending', async () => {
     const path = join(sb.home, 'legacy-bad.json')
     writeFileSync(path, JSON.stringify([{technique: 'PCB', material: 'FR4', tolerance: 'tight'}]))

@@ -4,7 +4,7 @@ import {ValidationError} from '../errors.js'
 import type {ApiClient} from '../http.js'
 import {paginateV1} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
-import {isReplayed, readWritten, type Written} from '../written.js'
+import {isReplayed, serverTime, readWritten, type Written} from '../written.js'
 import type {DemandPage, DemandRecord} from '../../schemas/read/types.js'
 
 const BASE = '/api/public/v1/demand'
@@ -37,6 +37,8 @@ export interface CreateQuotesOptions {
   signal?: AbortSignal
   /** Called when the answer says it was replayed from an earlier request with the same key (see isReplayed). */
   onReplayed?: () => void
+  /** Called with the service's clock when it answered (see serverTime), when its answer says. */
+  onServerTime?: (ms: number) => void
 }
 
 /**
@@ -68,6 +70,8 @@ export async function createQuotes(
     ...(opts.bulk ? {bulk: true} : {}),
   })
   if (isReplayed(res)) opts.onReplayed?.()
+  const at = opts.onServerTime ? serverTime(res) : undefined
+  if (at !== undefined) opts.onServerTime?.(at)
   if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : CreatedDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as DemandRecord[]

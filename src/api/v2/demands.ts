@@ -10,7 +10,7 @@ import {
 import {CreatedSummariesRead, LegacyDemandRecordRead, LegacyDemandsRead} from '../../schemas/read/demand.js'
 import type {ApiClient} from '../http.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
-import {isReplayed, readWritten, type Written} from '../written.js'
+import {isReplayed, serverTime, readWritten, type Written} from '../written.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export type {LegacyDemandRecord}
@@ -31,6 +31,8 @@ export interface LegacyWriteOptions {
   signal?: AbortSignal
   /** Called when the answer says it was replayed from an earlier request with the same key (see isReplayed). */
   onReplayed?: () => void
+  /** Called with the service's clock when it answered (see serverTime), when its answer says. */
+  onServerTime?: (ms: number) => void
 }
 
 function writeExtras(opts: LegacyWriteOptions) {
@@ -58,6 +60,8 @@ export async function createLegacyDemands(
   if (opts.validate ?? true) await checkRequest(CreateLegacyDemandBody, items, 'POST', path, 'the create-demands body')
   const res = await client.request({method: 'POST', path, body: items, ...writeExtras(opts)})
   if (isReplayed(res)) opts.onReplayed?.()
+  const at = opts.onServerTime ? serverTime(res) : undefined
+  if (at !== undefined) opts.onServerTime?.(at)
   if (res.body === undefined) return []
   const schema = opts.summary ? CreatedSummariesRead : LegacyDemandsRead
   return parseResponse(schema, res.body, 'POST', path, res.status, client) as LegacyDemandRecord[]

@@ -195,9 +195,9 @@ export const DemandFieldsRead = DemandRecordRead.extend(
 /** The answer of a v1 create: a list of demands (also `{data: [...]}`, one object, or ids alone). */
 export const CreatedDemandsRead = list(DemandRecordRead)
 
-/** What a batch reads of each created demand: the fields reconciliation needs, and no others. */
+/** What a batch reads of each created demand: the fields reconciliation and the counts need, and no others. */
 export const CreatedDemandSummaryRead = summary(
-  {_id: text(), orderNumber: opt.num(), draftId: opt.text(), status: opt.text()},
+  {_id: text(), orderNumber: opt.num(), draftId: opt.text(), status: opt.text(), createdAt: opt.iso()},
   {fix: idFromId, fromId: true},
 )
 export const CreatedSummariesRead = list(CreatedDemandSummaryRead)

@@ -42,6 +42,30 @@ import {draftIdFor, idempotencyKeyFor} from './batch-ids.js'
 
 export {isFailure, type RowConfirmed, type RowFailure, type RowOutcome, type RowResult}
 
+/**
+ * The draftIds of answered records the service made before the request that got
+ * them (a service answers a known draftId with its demand, as the contract's
+ * replays do, whichever generation made it). On the service's own clock, so no
+ * skew between clocks counts: a record made by the request is at most the
+ * request's duration older than the answer, whose Date header rounds it down to
+ * its second. Without the service's time, none is told apart.
+ */
+function madeBefore(
+  records: readonly {draftId?: string; createdAt?: string}[],
+  answeredAt: number | undefined,
+  tookMs: number,
+): Set<string> {
+  const found = new Set<string>()
+  if (answeredAt === undefined) return found
+  // The header says the second the answer was made in, never later than the answer itself.
+  const earliest = answeredAt - tookMs - 250
+  for (const r of records) {
+    const made = r.createdAt === undefined ? Number.NaN : Date.parse(r.createdAt)
+    if (r.draftId && made < earliest) found.add(r.draftId)
+  }
+  return found
+}
+
 /** A chunk's body stays under this, a fifth below the service's limit (its headers, our estimate of the size). */
 const CHUNK_BYTES = Math.floor(BODY_LIMIT * 0.8)
 
@@ -448,11 +472,13 @@ class BatchRun {
       return this.sendFailed(chunk, c, sentAt, error)
     }
     // Replayed on this run's first send of the chunk: the service kept the answer of an
-    // earlier run's request (the same rows make the same key), so those demands are not new.
-    const how = answer.replayed && chunk.sends === 1 ? 'replayed' : 'created'
+    // earlier run's request (the same rows make the same key), so those demands are not new;
+    // nor are those it answered by their draftId that it made before this request.
+    const replayed = answer.replayed && chunk.sends === 1
     if (answer.results.length > 0) {
       this.log.done(answer.results, c)
-      for (const result of answer.results) this.settle(result, how)
+      for (const result of answer.results)
+        this.settle(result, replayed || answer.existing.has(result.draftId) ? 'replayed' : 'created')
       this.progress()
     }
     chunk.rows = answer.rest.map((i) => rows[i]!)
@@ -460,8 +486,11 @@ class BatchRun {
     return this.confirmedWithoutDetails(chunk, c, sentAt)
   }
 
-  private async post(rows: PendingRow[]): Promise<ReturnType<typeof matchAnswer> & {replayed: boolean}> {
+  private async post(
+    rows: PendingRow[],
+  ): Promise<ReturnType<typeof matchAnswer> & {replayed: boolean; existing: Set<string>}> {
     let replayed = false
+    let answeredAt: number | undefined
     // The key is a bonus on servers that honour it, sent as a plain header: the
     // client then resends the POST only on proof that nothing was processed,
     // and this run settles any other failure by looking the draftIds up.
@@ -475,15 +504,18 @@ class BatchRun {
       summary: true,
       bulk: true,
       onReplayed: () => (replayed = true),
+      onServerTime: (ms: number) => (answeredAt = ms),
     }
     const items = rows.map((r) => r.item)
     this.summary.requests++
-    const records: {_id: string; orderNumber?: number; draftId?: string; status?: string}[] = this.legacy
+    const leftAt = Date.now()
+    const records: {_id: string; orderNumber?: number; draftId?: string; status?: string; createdAt?: string}[] = this
+      .legacy
       ? await (await import('../../api/v2/demands.js')).createLegacyDemands(this.ctx.client, items, write)
       : await createQuotes(this.ctx.client, this.ctx.businessId, items, write)
     const sent = new Set(rows.map((r) => r.draftId))
     for (const record of records) if (record.draftId && sent.has(record.draftId)) this.finder.remember(record.draftId)
-    return {...matchAnswer(rows, records), replayed}
+    return {...matchAnswer(rows, records), replayed, existing: madeBefore(records, answeredAt, Date.now() - leftAt)}
   }
 
   /**
