@@ -10,6 +10,7 @@ import {QuirkLayer, type QuirkOptions, type QuirkStats} from './quirks.js'
 import {DEMO_BUSINESS_ID, SECOND_BUSINESS_ID, seed} from './seed.js'
 import {ensureSeedFiles, seedFilesPresent} from './seed-files.js'
 import {DB_FILE_NAME, FILES_DIR_NAME, openStore, type SqlDriver, type Store, type StoreLocation} from './store/index.js'
+import {otherUsers} from './store/users.js'
 
 export interface SandboxOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -164,11 +165,24 @@ async function closeApp(app: FastifyInstance): Promise<void> {
   }
 }
 
+/** A reset refused because other processes have the sandbox open; `pids` names them. */
+export class SandboxInUseError extends Error {
+  readonly exitCode = 1
+  readonly code = 'sandbox_in_use'
+  constructor(readonly pids: number[]) {
+    super(
+      `the sandbox is open in ${pids.length === 1 ? 'process' : 'processes'} ${pids.join(', ')} (a sandbox serve, a demand watch or another command); stop ${pids.length === 1 ? 'it' : 'them'} first, or its writes would go to a database that is no longer there. Nothing was changed.`,
+    )
+  }
+}
+
 /**
  * Wipes the sandbox database in `dataDir` (with its WAL files) and its stored files, and seeds a new one.
- * No sandbox may be running on that directory meanwhile.
+ * Refused (SandboxInUseError) while another process has it open.
  */
 export async function resetSandbox(dataDir: string): Promise<void> {
+  const users = otherUsers(dataDir)
+  if (users.length > 0) throw new SandboxInUseError(users)
   const file = join(dataDir, DB_FILE_NAME)
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, {force: true})
   rmSync(join(dataDir, FILES_DIR_NAME), {recursive: true, force: true})

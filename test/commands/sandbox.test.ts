@@ -1,11 +1,13 @@
+import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {json, jsonLines, runCli} from '../helpers/cli.js'
 
+const cli = join(resolve(import.meta.dirname, '../..'), 'bin/run.js')
 const home = mkdtempSync(join(tmpdir(), 'mfg-reset-'))
 afterAll(() => rmSync(home, {recursive: true, force: true}))
 
@@ -25,5 +27,26 @@ describe('mfg sandbox reset', () => {
     expect(json(reset)).toMatchObject({reset: true, dataDir: join(home, 'sandbox')})
     const after = jsonLines(await runCli(['demand', 'list', '--all', '--json'], {env})).length
     expect(after).toBe(before - 1)
+  })
+
+  it('refuses while another process has the sandbox open (a sandbox serve), and resets once it has stopped', async () => {
+    const env = {...process.env, MFG_HOME: home}
+    const serve = spawn(process.execPath, [cli, 'sandbox', 'serve', '--port', '0', '--json'], {
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    const exited = new Promise<number | null>((done) => serve.once('exit', done))
+    await new Promise<void>((ok, fail) => {
+      serve.stdout.once('data', () => ok())
+      serve.once('exit', (code) => fail(new Error(`sandbox serve exited with ${code}`)))
+    })
+    const refused = await runCli(['sandbox', 'reset', '--yes'], {env: {MFG_HOME: home}})
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain(`the sandbox is open in process ${serve.pid} (a sandbox serve`)
+    expect(refused.stderr).toContain('Nothing was changed.')
+    serve.kill('SIGINT')
+    await exited
+    const reset = await runCli(['sandbox', 'reset', '--yes'], {env: {MFG_HOME: home}})
+    expect(reset.exitCode, reset.stderr).toBe(0)
   })
 })

@@ -6,7 +6,7 @@ import {mfgPaths} from '../../profiles/paths.js'
 export default class SandboxReset extends BaseCommand {
   static override summary = 'Wipe and reseed the embedded sandbox data.'
   static override description =
-    'Deletes every demand, product and webhook of the embedded sandbox (under MFG_HOME) and seeds it afresh; the seeded keys change. Asks for confirmation in a terminal; pass --yes otherwise.'
+    'Deletes every demand, product and webhook of the embedded sandbox (under MFG_HOME) and seeds it afresh; the seeded keys change. Asks for confirmation in a terminal; pass --yes otherwise. Refused (exit 1, nothing changed) while another process has the sandbox open, such as a sandbox serve or a demand watch on the same MFG_HOME: its writes would go to a database that is no longer there.'
   static override examples = ['<%= config.bin %> <%= command.id %> --yes']
   static override flags = {yes: yesFlag}
 

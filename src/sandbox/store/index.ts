@@ -12,6 +12,7 @@ import {IdempotencyStore} from './idempotency.js'
 import {MetaStore} from './meta.js'
 import {PostStore} from './posts.js'
 import {migrate} from './schema.js'
+import {registerUser} from './users.js'
 import {nodeSqliteDriver, scalar, transaction, type SqlDatabase, type SqlDriver} from './sql.js'
 import {WebhookStore} from './webhooks.js'
 
@@ -44,6 +45,7 @@ export class Store {
     readonly db: SqlDatabase,
     fresh: boolean,
     fileDir: {path: string; temporary: boolean},
+    private readonly release: () => void = () => undefined,
   ) {
     this.fresh = fresh
     this.fileDir = fileDir.path
@@ -73,6 +75,7 @@ export class Store {
     if (this.closed) return
     this.closed = true
     this.db.close()
+    this.release()
     if (this.temporaryFileDir) rmSync(this.fileDir, {recursive: true, force: true})
   }
 }
@@ -124,7 +127,7 @@ export function openStore(location: StoreLocation, driver: SqlDriver = nodeSqlit
     db.exec('PRAGMA foreign_keys = ON')
     migrate(db)
     const fresh = scalar(db, 'SELECT COUNT(*) FROM businesses') === 0
-    return new Store(db, fresh, fileDir)
+    return new Store(db, fresh, fileDir, memory ? undefined : registerUser(location.dataDir))
   } catch (error) {
     db.close()
     if (fileDir.temporary) rmSync(fileDir.path, {recursive: true, force: true})
