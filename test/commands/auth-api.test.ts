@@ -83,6 +83,16 @@ describe('mfg api', () => {
     ])
     expect(put.exitCode, put.stderr).toBe(0)
     expect(json(put)).toMatchObject({quantity: 5, shippingAddress: {city: 'Lyon'}, archive: false})
+    // A number JSON cannot carry as written stays the text it was (a tracking number keeps its digits).
+    const tracked = await run([
+      'api',
+      'PUT',
+      `/api/public/v1/demand/${created!._id}`,
+      '-f',
+      'trackId=123456789012345678901',
+    ])
+    expect(tracked.exitCode, tracked.stderr).toBe(0)
+    expect(json(tracked)).toMatchObject({trackId: '123456789012345678901'})
   })
 
   it('follows pages with --paginate into one array', async () => {
@@ -122,6 +132,16 @@ describe('mfg api', () => {
     let r = await run(['api', 'GET', '/api/public/v1/demand/x', '-f', 'novalue'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/key=value/)
+    // A field given twice, or given a value and fields, is refused rather than one replacing the other.
+    for (const [fields, says] of [
+      [['q=1', 'q=2'], 'q is given more than once'],
+      [['a=2', 'a.b=1'], 'a is given a value and fields (a.b)'],
+      [['__proto__.x=1'], '"__proto__.x" is not a field name a body can carry'],
+    ] as const) {
+      r = await run(['api', 'PUT', '/api/public/v1/demand/x', ...fields.flatMap((f) => ['-f', f])])
+      expect(r.exitCode, fields.join(' ')).toBe(2)
+      expect(r.stderr).toContain(says)
+    }
     r = await run(['api', 'GET', '/api/public/v1/demand/x', '-H', 'nocolon'])
     expect(r.exitCode).toBe(2)
     r = await run(['api', 'FETCH', '/x'])

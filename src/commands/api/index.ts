@@ -7,7 +7,7 @@ export default class Api extends BaseCommand {
   static override summary = "Send a raw request to either API generation with the profile's credentials."
   static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. {businessId} in PATH is replaced by the profile's business id.
 
--f key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE. Values are typed: numbers, true, false and null become JSON values, anything else a string; dots nest (-f shippingAddress.city=Lyon). --input sends a file (or stdin with -) as the body as is.
+-f key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE. Values are typed: numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written (a 21-digit tracking number keeps its digits); dots nest (-f shippingAddress.city=Lyon). A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
 Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items.
 

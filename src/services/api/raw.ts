@@ -28,29 +28,54 @@ export interface RawResponse {
   error?: ApiError
 }
 
-/** `1` → 1, `true` → true, `null` → null, anything else stays a string. */
+/**
+ * `1` → 1, `true` → true, `null` → null, anything else stays a string. A number
+ * JSON cannot carry as written (a 21-digit tracking number, 1e999) stays the
+ * string it was: sent as a number it would arrive changed.
+ */
 export function typedValue(raw: string): unknown {
   if (raw === 'true') return true
   if (raw === 'false') return false
   if (raw === 'null') return null
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw)
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) {
+    const n = Number(raw)
+    const exact = Number.isFinite(n) && (/[.eE]/.test(raw) ? true : Number.isSafeInteger(n))
+    return exact ? n : raw
+  }
   return raw
 }
 
-/** `-f a=1 -f b.c=x` → {a: 1, b: {c: "x"}}. Dots nest objects. */
+/** Keys that would reach an object's prototype rather than the body. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * `-f a=1 -f b.c=x` → {a: 1, b: {c: "x"}}. Dots nest objects. A key given twice,
+ * or given both a value and fields (`-f a=2 -f a.b=1`), is refused rather than
+ * one silently replacing the other.
+ */
 export function parseFields(pairs: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const pair of pairs) {
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new InputError(`-f/--field expects key=value, got ${JSON.stringify(pair)}.`)
-    const keys = pair.slice(0, eq).split('.')
+    const name = pair.slice(0, eq)
+    const keys = name.split('.')
+    if (keys.some((k) => k === '' || UNSAFE_KEYS.has(k)))
+      throw new InputError(`-f/--field: ${JSON.stringify(name)} is not a field name a body can carry.`)
     let target = out
-    for (const k of keys.slice(0, -1)) {
+    keys.slice(0, -1).forEach((k, i) => {
       const next = target[k]
-      if (next === undefined || next === null || typeof next !== 'object') target[k] = {}
+      if (next !== undefined && (next === null || typeof next !== 'object'))
+        throw new InputError(
+          `-f/--field: ${keys.slice(0, i + 1).join('.')} is given a value and fields (${name}); give one.`,
+        )
+      target[k] ??= {}
       target = target[k] as Record<string, unknown>
-    }
-    target[keys.at(-1)!] = typedValue(pair.slice(eq + 1))
+    })
+    const last = keys.at(-1)!
+    if (Object.hasOwn(target, last))
+      throw new InputError(`-f/--field: ${name} is given more than once; give it once (or send the body with --input).`)
+    target[last] = typedValue(pair.slice(eq + 1))
   }
   return out
 }
