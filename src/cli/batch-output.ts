@@ -4,6 +4,7 @@ import type {CreateResult} from '../services/demands/create.js'
 import {UsageError} from './errors.js'
 import {stopOnSignals} from './interrupt.js'
 import {ProgressBar} from './progress.js'
+import {fileReason} from '../util/file-reason.js'
 
 /** What a batch command hands the service to report as it goes. */
 export interface BatchHooks {
@@ -88,7 +89,7 @@ export class RowOutput {
     try {
       return new RowOutput(fs.openSync(out, 'w', 0o600), fs)
     } catch (error) {
-      throw new UsageError(`cannot write --out ${out}: ${(error as Error).message}`)
+      throw new UsageError(`cannot write --out ${out}: ${fileReason(error, true)}. Nothing was sent.`)
     }
   }
 

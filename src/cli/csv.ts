@@ -319,6 +319,9 @@ function leafOf(node: z.ZodType | undefined): Leaf {
   }
 }
 
+/** A number as a spreadsheet writes one in a cell: 12, -3.5, .5, 1e3. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
 const TRUE = new Set(['true', 'yes', '1', 'y'])
 const FALSE = new Set(['false', 'no', '0', 'n'])
 
@@ -428,9 +431,10 @@ export class FaultyRow {
 function convert(cell: string, leaf: Leaf): unknown {
   switch (leaf) {
     case 'number': {
+      // Decimal notation only, as JSON writes numbers: "0x10", "0b1" or "Infinity" stay text for the schema to refuse.
       const text = cell.trim()
-      const n = Number(text)
-      return text === '' || !Number.isFinite(n) ? cell : n
+      const n = DECIMAL.test(text) ? Number(text) : Number.NaN
+      return Number.isFinite(n) ? n : cell
     }
     case 'boolean': {
       const t = cell.trim().toLowerCase()

@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {InputError} from '../services/errors.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 import {decodeText} from './text-decode.js'
+import {fileReason} from '../util/file-reason.js'
 
 /** `~` and `~/…` as a shell reads them: the user's home folder. */
 export function expandHome(path: string): string {
@@ -46,16 +47,7 @@ export async function readTextInput(file: string, flag = '--file'): Promise<{tex
   try {
     bytes = await readFile(file)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message
-    throw new InputError(`cannot read ${flag} ${file}: ${why}`)
+    throw new InputError(`cannot read ${flag} ${file}: ${fileReason(error)}`)
   }
   return {text: decodeText(bytes, file), source: file}
 }

@@ -11,6 +11,7 @@ import {InputError} from '../services/errors.js'
 import {CsvRowBuilder, csvRecords, FaultyRow} from './csv.js'
 import {jsonErrorOffset, lineColumn, nestedDeeperThan, TOO_DEEP} from './json-locate.js'
 import {type Encoding, InputDecoder, lineAt, NotTextError} from './text-decode.js'
+import {fileReason} from '../util/file-reason.js'
 
 export type RowFormat = 'json' | 'ndjson' | 'csv'
 export const ROW_FORMATS = ['json', 'ndjson', 'csv'] as const
@@ -189,12 +190,10 @@ async function* filePieces(path: string): AsyncGenerator<Buffer> {
 
 function checkReadable(file: string): void {
   try {
-    if (statSync(file).isDirectory()) throw new InputError(`cannot read --file ${file}: is a directory`)
+    if (statSync(file).isDirectory()) throw new InputError(`cannot read --file ${file}: it is a directory`)
   } catch (error) {
     if (error instanceof InputError) throw error
-    const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message
-    throw new InputError(`cannot read --file ${file}: ${why}`)
+    throw new InputError(`cannot read --file ${file}: ${fileReason(error)}`)
   }
 }
 

@@ -76,6 +76,9 @@ describe('CSV rows typed by the schema', () => {
     })
     // A cell that does not read as its type stays text, for validation to refuse in the words it uses for JSON.
     expect(b.build(['2.5', 'x', 'maybe', '', '', '', ''])).toEqual({quantity: 2.5, priceTotal: 'x', isCompany: 'maybe'})
+    // Numbers in decimal notation only, as JSON writes them: hex, binary and Infinity stay text.
+    expect(b.build([' 1e3 ', '.5', '', '', '', '', ''])).toEqual({quantity: 1000, priceTotal: 0.5})
+    expect(b.build(['0x10', 'Infinity', '', '', '', '', ''])).toEqual({quantity: '0x10', priceTotal: 'Infinity'})
     const short = b.build(['1'])
     expect(short).toBeInstanceOf(FaultyRow)
     expect(short).toEqual(new FaultyRow({quantity: 1}, [{path: '', reason: 'has 1 cells; the header has 7'}]))

@@ -1,6 +1,6 @@
 // A path that cannot be read is named by the flag it came from (issue 18: errors said
 // `cannot read --file` when --ids-file or --input was given).
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -26,5 +26,25 @@ describe('an unreadable path names its own flag', () => {
     const r = await runCli(argv, {env: {MFG_HOME: home}})
     expect(r.exitCode, r.stderr).toBe(2)
     expect(r.stderr.trim()).toBe(`Error: cannot read ${flag} ${missing}: no such file`)
+  })
+})
+
+describe('an unwritable path names its own flag', () => {
+  it.each([
+    {
+      flag: '--errors',
+      says: 'cannot write --errors /nonexistent/mfg-errors.ndjson: no such directory. Nothing was sent.',
+    },
+    {flag: '--out', says: 'cannot write --out /nonexistent/mfg-errors.ndjson'},
+  ])('demand create $flag', async ({flag, says}) => {
+    const rows = join(home, 'rows.json')
+    writeFileSync(rows, JSON.stringify([{technique: 'PCB', material: 'FR4'}, {technique: 'PCB'}]))
+    const r = await runCli(
+      ['demand', 'create', '--file', rows, '--skip-invalid', flag, '/nonexistent/mfg-errors.ndjson'],
+      {env: {MFG_HOME: home}},
+    )
+    expect(r.exitCode, r.stderr).toBe(2)
+    expect(r.stderr).toContain(says)
+    expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /)
   })
 })

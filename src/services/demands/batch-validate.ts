@@ -17,6 +17,7 @@ import {
 } from '../../schemas/unknown-fields.js'
 import {issueProblems} from '../../schemas/issue-reason.js'
 import {type FieldProblem, problemLine, quickCheck, quickCheckMetUnknown, rowLabel} from '../validate.js'
+import {fileReason} from '../../util/file-reason.js'
 
 export type {FieldProblem}
 
@@ -235,6 +236,15 @@ export function jsonBytes(value: unknown, exactFrom = 0, chars = jsonLength(valu
   return chars < exactFrom ? chars : Buffer.byteLength(JSON.stringify(value))
 }
 
+/** The --errors file, written from the start; a path that cannot be written is named with the flag (exit 2). */
+function openErrorsFile(path: string): number {
+  try {
+    return openSync(path, 'w', 0o600)
+  } catch (error) {
+    throw new InputError(`cannot write --errors ${path}: ${fileReason(error, true)}. Nothing was sent.`)
+  }
+}
+
 /** About the length of a value's JSON text, without building it. */
 export function jsonLength(value: unknown): number {
   switch (typeof value) {
@@ -344,7 +354,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
   }
   const draftIds = new Map<string, number>()
-  const errorsFd = opts.skipInvalid && opts.errorsFile ? openSync(opts.errorsFile, 'w', 0o600) : undefined
+  const errorsFd = opts.skipInvalid && opts.errorsFile ? openErrorsFile(opts.errorsFile) : undefined
   try {
     if (source.readBatches) {
       // Index loops: before the JIT has compiled them, a for-of makes a result object per row.

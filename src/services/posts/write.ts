@@ -13,6 +13,7 @@ import {MAX_UPLOAD_BYTES, READ_ONLY_POST_FIELDS} from '../../schemas/posts.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {PostRecord} from '../../schemas/read/types.js'
+import {fileReason} from '../../util/file-reason.js'
 
 type Ctx = Pick<ServiceContext, 'client'>
 
@@ -182,8 +183,7 @@ export function checkUploadFiles(paths: readonly string[]): UploadFile[] {
       size = st.size
     } catch (error) {
       if (error instanceof InputError) throw error
-      const code = (error as NodeJS.ErrnoException).code
-      throw new InputError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`)
+      throw new InputError(`Cannot read ${path}: ${fileReason(error)}.`)
     }
     if (size > MAX_UPLOAD_BYTES) {
       throw new InputError(
