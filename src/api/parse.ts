@@ -109,5 +109,6 @@ export function segment(value: string, name: string, method: string, path: strin
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ValidationError({method, path, clientSide: true, serverMessage: `${name} must not be empty`})
   }
-  return encodeURIComponent(value)
+  // An id pasted with the spaces or the line break around it is the id.
+  return encodeURIComponent(value.trim())
 }

@@ -396,6 +396,10 @@ describe('mfg demand get and update', () => {
   it('shows a demand as key/value lines', async () => {
     const r = await run(['demand', 'get', id])
     expect(r.exitCode).toBe(0)
+    // An id pasted with the spaces around it is the id.
+    const pasted = await run(['demand', 'get', ` ${id}\n`])
+    expect(pasted.exitCode, pasted.stderr).toBe(0)
+    expect(pasted.stdout).toBe(r.stdout)
     expect(r.stdout).toMatch(new RegExp(`^_id\\s+${id}$`, 'm'))
     expect(r.stdout).toMatch(/^demandStatusInfo\.status\s+quote_sent$/m)
     const missing = await run(['demand', 'get', '000000000000000000000000'])
