@@ -40,7 +40,20 @@ export async function checkJq(expr: string): Promise<void> {
   const jq = await loadJq()
   // The expression on lines of its own, so that jq quotes the user's text; one line is taken off its numbers.
   const r = jq.raw(null, `if false then (\n${expr}\n) else empty end`, ['-n'])
-  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr, 1)}`)
+  if (r.exitCode !== 0) throw new UsageError(`--jq: ${atEndOf(expr, jqMessage(r.stderr, 1))}`)
+}
+
+/**
+ * jq's message for an expression that ends too soon (`.[`, `{a:`) points into the
+ * text around it (the next line, `) else empty end`): said as the end of the
+ * user's expression instead, with its last line and a caret after it.
+ */
+function atEndOf(expr: string, message: string): string {
+  const lines = expr.split('\n')
+  const m = /^syntax error, .*, line (\d+), column \d+:\n/.exec(message)
+  if (!m || Number(m[1]) <= lines.length) return message
+  const last = lines.at(-1)!
+  return `syntax error: the expression ends before it is complete (a bracket, brace, parenthesis or string left open?):\n    ${last}\n    ${' '.repeat(last.length)}^`
 }
 
 /** jq's flags for output as gh prints it: strings raw, other values indented on a terminal, one line each when piped. */

@@ -162,6 +162,12 @@ describe('--jq', () => {
     expect(JSON.parse(r.stderr).error.message).toMatch(
       /^--jq: syntax error.*line 1, column \d+:\n\s*\.\[\] \|\|\|\n\s*\^$/s,
     )
+    // One that ends too soon is pointed at its own end, not at what mfg wraps it in.
+    const open = await mfg(['demand', 'list', '--jq', '.[0] | {a:'])
+    expect(open.code).toBe(2)
+    expect(JSON.parse(open.stderr).error.message).toBe(
+      '--jq: syntax error: the expression ends before it is complete (a bracket, brace, parenthesis or string left open?):\n    .[0] | {a:\n              ^',
+    )
     expect(listRequests).toBe(before)
   })
 })
