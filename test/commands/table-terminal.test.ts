@@ -106,6 +106,19 @@ describe('tables on a terminal', () => {
     )
   })
 
+  it('webhook list at 80 columns keeps each whole URL: the secret and the dates go first', async () => {
+    const url = 'https://hooks.example.com/shop/orders-at-eighty'
+    const made = await piped(
+      ['webhook', 'create', '--url', url, '--events', 'order_placed', '--use-secret', '--secret', 's3cret-eighty-01'],
+      sb.env(),
+    )
+    expect(made.code, made.stderr).toBe(0)
+    const t = await onTerminal(['webhook', 'list'], sb.env(), 80)
+    expect(t.code, t.raw).toBe(0)
+    expect(t.lines.some((l) => l.includes(url))).toBe(true)
+    expect(widest(t.lines.filter((l) => !l.startsWith('Column')))).toBeLessThanOrEqual(80)
+  })
+
   it('mcp tools fits 100 columns: its long descriptions cut with an ellipsis', async () => {
     const t = await onTerminal(['mcp', 'tools'], sb.env(), 100)
     expect(t.code, t.raw).toBe(0)

@@ -5,7 +5,11 @@ import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
 
 const COLUMNS = ['_id', 'url', 'events', 'useSecret', 'secret', 'createdAt'] as const
 /** What --wide adds, what goes first on a narrow terminal, what is not cut. */
-const LAYOUT = {wide: ['updatedAt'], drop: ['secret', 'useSecret', 'createdAt', 'events'], keep: ['_id']} as const
+const LAYOUT = {
+  wide: ['updatedAt'],
+  drop: ['createdAt', 'useSecret', 'secret', 'events'],
+  keep: ['_id', 'url'],
+} as const
 
 export default class WebhookList extends BaseCommand {
   static override summary = 'List webhook subscriptions.'
