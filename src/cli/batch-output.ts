@@ -37,6 +37,7 @@ export async function runBatchCommand(
   const bar = new ProgressBar()
   const stop = stopOnSignals(
     'Stopping: no new chunks are sent; waiting for those in flight (Ctrl-C again to quit at once; the journal lets a re-run resume).',
+    () => bar.done(),
   )
   const collect = opts.json && opts.out === undefined
   let lines: RowOutput | undefined

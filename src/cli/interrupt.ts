@@ -13,12 +13,14 @@ export interface StopSignal {
 /**
  * Graceful stop for long runs: the first SIGINT or SIGTERM aborts `signal`
  * (the run stops taking new work and lets what is in flight finish); a second
- * one leaves at once. `message` is printed on the first.
+ * one leaves at once. `message` is printed on the first, after `clear`.
  */
-export function stopOnSignals(message: string): StopSignal {
+export function stopOnSignals(message: string, clear: () => void = () => undefined): StopSignal {
   const controller = new AbortController()
   let first: NodeJS.Signals | undefined
   const handler = (sig: NodeJS.Signals): void => {
+    // `clear` takes what the line holds (a progress bar) off before the message.
+    clear()
     if (first) {
       writeErr('\nStopped at once.')
       process.exit(sig === 'SIGTERM' ? 143 : EXIT_INTERRUPTED)

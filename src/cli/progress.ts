@@ -37,7 +37,11 @@ export class ProgressBar {
     const filled = Math.round((p.done / p.total) * width)
     const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`
     const failed = p.failed > 0 ? `  ${p.failed} failed` : ''
-    this.text = `[${bar}] ${p.done}/${p.total} rows  ${rate > 0 ? Math.round(rate) : '-'} rows/s  ETA ${eta}${failed}`
+    // Never wider than the terminal: a line that wraps is left behind at every redraw.
+    this.text = fitted(
+      `[${bar}] ${p.done}/${p.total} rows  ${rate > 0 ? Math.round(rate) : '-'} rows/s  ETA ${eta}${failed}`,
+      this.stream,
+    )
     this.stream.write(`\r${this.text}\u001B[K`)
     this.drawn = true
   }
@@ -65,6 +69,13 @@ export class ProgressBar {
     if (this.drawn) this.stream.write('\r\u001B[K')
     this.drawn = false
   }
+}
+
+/** A bar's line cut to the terminal's width, less the last column (where a terminal would wrap). */
+function fitted(text: string, stream: NodeJS.WriteStream): string {
+  // A terminal that gives no width (0, as a pseudo-terminal may) is taken as 80 columns.
+  const room = Math.max(1, (stream.columns || 80) - 1)
+  return text.length > room ? text.slice(0, room) : text
 }
 
 function formatSeconds(s: number): string {
@@ -100,7 +111,7 @@ export class ByteProgressBar {
     const ratio = total ? Math.min(1, done / total) : 0
     const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '-')}] ` : ''
     const size = total ? `${formatBytes(done)}/${formatBytes(total)} ${Math.floor(ratio * 100)}%` : formatBytes(done)
-    this.stream.write(`\r${bar}${size}  ${label.slice(0, 40)}\u001B[K`)
+    this.stream.write(`\r${fitted(`${bar}${size}  ${label.slice(0, 40)}`, this.stream)}\u001B[K`)
     this.drawn = true
   }
 

@@ -84,3 +84,34 @@ it('result lines and the progress bar never share a line of the terminal', async
   }
   expect(shown.some((l) => /\] \d+\/300 rows.*"row"/.test(l))).toBe(false)
 })
+
+it('the bar never passes the width of a narrow terminal, so no redraw leaves a wrapped line behind', async () => {
+  const env: NodeJS.ProcessEnv = {...process.env, ...sb.env(), MFG_BASE_URL: slowUrl, TERM: 'xterm'}
+  delete env.CI
+  delete env.NODE_ENV
+  delete env.COLUMNS
+  const out = join(sb.home, 'narrow.ndjson')
+  const args = [process.execPath, join(root, 'bin/run.js'), 'demand', 'create', '--file', 'examples/big.ndjson']
+  const cli = [...args, '--concurrency', '1', '--out', out, '--fresh'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+  const child = spawn(
+    'script',
+    ['--quiet', '--return', '--command', `stty cols 40; exec ${cli.join(' ')}`, '/dev/null'],
+    {
+      cwd: root,
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
+  let raw = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (c: string) => (raw += c))
+  const code = await new Promise<number | null>((ok) => child.on('close', ok))
+  expect(code, raw).toBe(0)
+  const draws = raw
+    .split('\r')
+    // Up to its erase-to-end-of-line: what the draw put on the line.
+    .map((piece) => piece.split('\u001b[K')[0]!)
+    .filter((piece) => /^\[[#-]+\]/.test(piece))
+  expect(draws.length, raw).toBeGreaterThan(1)
+  for (const d of draws) expect(d.length, d).toBeLessThanOrEqual(39)
+})
