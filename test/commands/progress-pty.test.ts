@@ -57,15 +57,17 @@ function screen(raw: string): string[] {
   return lines
 }
 
-it('result lines and the progress bar never share a line of the terminal', async () => {
-  const env: NodeJS.ProcessEnv = {...process.env, ...sb.env(), MFG_BASE_URL: slowUrl, TERM: 'xterm', COLUMNS: '120'}
-  delete env.CI
-  delete env.NODE_ENV
+/**
+ * `demand create` of examples/big.ndjson through the slow proxy, one chunk at a time,
+ * on a pseudo-terminal (`sttyCols` sets its width first): what the terminal was sent.
+ */
+async function createOnTerminal(extra: string[], env: NodeJS.ProcessEnv, sttyCols?: number): Promise<string> {
   const args = [process.execPath, join(root, 'bin/run.js'), 'demand', 'create', '--file', 'examples/big.ndjson']
-  const command = [...args, '--concurrency', '1'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+  const cli = [...args, '--concurrency', '1', ...extra].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+  const command = sttyCols === undefined ? cli : `stty cols ${sttyCols}; exec ${cli}`
   const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
     cwd: root,
-    env,
+    env: {...env, MFG_BASE_URL: slowUrl, TERM: 'xterm', CI: undefined, NODE_ENV: undefined},
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   let raw = ''
@@ -73,6 +75,11 @@ it('result lines and the progress bar never share a line of the terminal', async
   child.stdout.on('data', (c: string) => (raw += c))
   const code = await new Promise<number | null>((ok) => child.on('close', ok))
   expect(code, raw).toBe(0)
+  return raw
+}
+
+it('result lines and the progress bar never share a line of the terminal', async () => {
+  const raw = await createOnTerminal([], {...process.env, ...sb.env(), COLUMNS: '120'})
   // The bar was drawn (more than once) while the rows went out.
   expect(raw.match(/\r\[[#-]+\] \d+\/300 rows/g)?.length ?? 0, raw).toBeGreaterThan(1)
   const shown = screen(raw)
@@ -86,27 +93,8 @@ it('result lines and the progress bar never share a line of the terminal', async
 })
 
 it('the bar never passes the width of a narrow terminal, so no redraw leaves a wrapped line behind', async () => {
-  const env: NodeJS.ProcessEnv = {...process.env, ...sb.env(), MFG_BASE_URL: slowUrl, TERM: 'xterm'}
-  delete env.CI
-  delete env.NODE_ENV
-  delete env.COLUMNS
   const out = join(sb.home, 'narrow.ndjson')
-  const args = [process.execPath, join(root, 'bin/run.js'), 'demand', 'create', '--file', 'examples/big.ndjson']
-  const cli = [...args, '--concurrency', '1', '--out', out, '--fresh'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
-  const child = spawn(
-    'script',
-    ['--quiet', '--return', '--command', `stty cols 40; exec ${cli.join(' ')}`, '/dev/null'],
-    {
-      cwd: root,
-      env,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  )
-  let raw = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (c: string) => (raw += c))
-  const code = await new Promise<number | null>((ok) => child.on('close', ok))
-  expect(code, raw).toBe(0)
+  const raw = await createOnTerminal(['--out', out, '--fresh'], {...process.env, ...sb.env(), COLUMNS: undefined}, 40)
   const draws = raw
     .split('\r')
     // Up to its erase-to-end-of-line: what the draw put on the line.

@@ -7,6 +7,8 @@
 import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {processAlive} from '../../util/alive.js'
+
 const USERS_DIR = 'users'
 
 /** Opens held by this process, per data directory: the pid file goes with the last. */
@@ -45,18 +47,8 @@ export function otherUsers(dataDir: string): number[] {
   for (const name of names) {
     const pid = Number(name)
     if (!Number.isInteger(pid) || pid === process.pid) continue
-    if (alive(pid)) live.push(pid)
+    if (processAlive(pid)) live.push(pid)
     else rmSync(join(dir, name), {force: true})
   }
   return live
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

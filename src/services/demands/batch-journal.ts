@@ -13,6 +13,7 @@ import {
   writeSync,
 } from 'node:fs'
 import {join} from 'node:path'
+import {processAlive} from '../../util/alive.js'
 
 /** A row that exists on the server. */
 export interface RowResult {
@@ -327,7 +328,7 @@ class RunLock {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       }
       const holder = readHolder(path)
-      if (holder && holder.pid !== process.pid && alive(holder.pid)) {
+      if (holder && holder.pid !== process.pid && processAlive(holder.pid)) {
         throw new BatchBusyError(
           `another run of ${wording.run} is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would ${wording.would}. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it resumes from the journal.`,
         )
@@ -358,16 +359,6 @@ function readHolder(path: string): {pid: number; at?: string} | undefined {
     return {pid: value.pid, ...(typeof value.at === 'string' ? {at: value.at} : {})}
   } catch {
     return undefined
-  }
-}
-
-/** Whether a process runs (EPERM: it does, under another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
