@@ -4,6 +4,7 @@
 import {normalizeBaseUrl, ProfileError, type Profile} from '../profiles/index.js'
 import {extractApiKey} from '../schemas/secrets.js'
 import {given} from '../util/fields.js'
+import {UsageError} from './errors.js'
 import {askSecret, askText, canPrompt} from './prompt.js'
 
 export interface ProfileFlags {
@@ -20,6 +21,11 @@ export interface ProfileFlags {
  * hidden prompt. A pasted, displayed key is reduced to its pk_business_... part.
  */
 export async function profileFromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
+  // `--api-key "$MFG_KEY"` with the variable unset: said, rather than a profile saved without a key.
+  for (const flag of ['api-key', 'business-id'] as const) {
+    if (flags[flag] !== undefined && flags[flag].trim() === '')
+      throw new UsageError(`--${flag} is empty (was it given from a variable that is not set?); nothing was saved.`)
+  }
   const interactive = canPrompt()
   // Checked as it is typed, so that a typo is not found after the key has been pasted.
   const baseUrl =

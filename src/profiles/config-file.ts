@@ -76,7 +76,9 @@ export class ProfileReader {
     try {
       text = fs.readFileSync(this.path, 'utf8')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      // No file there, or no directory for one (MFG_HOME under a file): no profiles yet.
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR') return {}
       throw this.broken(error)
     }
     let raw: unknown

@@ -4,6 +4,7 @@ import Conf from 'conf'
 import type * as z from 'zod'
 
 import {extractApiKey} from '../schemas/secrets.js'
+import {fileReason} from '../util/file-reason.js'
 import {
   LOCAL_PROFILE,
   ProfileReader,
@@ -87,11 +88,17 @@ export class ProfileStore extends ProfileReader {
   }
 
   #write(data: ConfigData): void {
-    if (!fs.existsSync(this.dir)) fs.mkdirSync(this.dir, {recursive: true, mode: 0o700})
     try {
+      if (!fs.existsSync(this.dir)) fs.mkdirSync(this.dir, {recursive: true, mode: 0o700})
       this.#conf_().store = data
     } catch (error) {
-      throw this.broken(error)
+      // A system error is where the file goes (a read-only MFG_HOME, a full disk), not the file: not "delete it".
+      const cause = error instanceof ProfileError ? error.cause : error
+      if (typeof (cause as NodeJS.ErrnoException | undefined)?.code !== 'string') throw this.broken(error)
+      throw new ProfileError(
+        `cannot write the config file ${this.path}: ${fileReason(cause, true)}; nothing was saved (MFG_HOME chooses where mfg keeps its files).`,
+        {code: 'config_unwritable', exitCode: 1, cause},
+      )
     }
     // atomically writes a new file each time; keep it owner-only whatever the umask or earlier mode.
     if (process.platform !== 'win32') fs.chmodSync(this.path, 0o600)

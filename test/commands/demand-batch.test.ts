@@ -245,6 +245,21 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(refused.stderr).toContain('1 of 2 rows invalid; nothing was sent')
   })
 
+  it('sends nothing when its journal cannot be kept, and says where and why', async () => {
+    const file = h.file('not-a-dir', '')
+    const path = h.file('journal-less.ndjson', ndjson(quotes(3, 'nojournal')))
+    const r = await runCli(['demand', 'create', '--file', path], {env: cliEnv(h.sandbox, join(file, 'home'))})
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain(
+      `cannot keep the journal in ${join(file, 'home', 'journals')}: a part of the path is not a directory; nothing was sent`,
+    )
+    expect(r.stderr).not.toMatch(/ENOTDIR|\n\s+at /)
+    const page = await sandboxClient(h.sandbox).get(
+      `/api/public/v1/demand/${h.sandbox.businesses[0]!.id}/all?pageSize=100`,
+    )
+    expect(page.body.data.filter((d: any) => String(d.email).startsWith('nojournal-'))).toEqual([])
+  })
+
   it('--dry-run validates and sends nothing', async () => {
     const path = h.file('dry.ndjson', ndjson(quotes(250, 'dry')))
     const r = await h.run(['demand', 'create', '--file', path, '--dry-run'])

@@ -72,6 +72,46 @@ describe('mfg profile', () => {
     expect(r.stderr).toMatch(/--base-url must be an http\(s\) URL/)
   })
 
+  it('refuses an empty key or business id (a variable that is not set), saving nothing', async () => {
+    const url = ['--base-url', 'https://api.example.com']
+    for (const [flag, args] of [
+      ['--api-key', ['--api-key', '', '--business-id', 'b']],
+      ['--business-id', ['--api-key', 'pk_business_abc123456', '--business-id', ' ']],
+    ] as const) {
+      const r = await run(['profile', 'add', 'empty', ...url, ...args])
+      expect(r.exitCode, flag).toBe(2)
+      expect(r.stderr).toContain(`${flag} is empty (was it given from a variable that is not set?); nothing was saved.`)
+    }
+    const listed = await run(['profile', 'list', '--json'])
+    expect(listed.stdout).not.toContain('"empty"')
+  })
+
+  it('says a config file it cannot write is where it goes, not broken: no "delete it"', async () => {
+    const {writeFileSync, mkdtempSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const file = join(mkdtempSync(join(tmpdir(), 'mfg-nodir-')), 'a-file')
+    writeFileSync(file, '')
+    const r = await run(
+      [
+        'profile',
+        'add',
+        'x',
+        '--base-url',
+        'https://api.example.com',
+        '--api-key',
+        'pk_business_abc123456',
+        '--business-id',
+        'b',
+      ],
+      {MFG_HOME: join(file, 'home')},
+    )
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain(
+      `cannot write the config file ${join(file, 'home', 'config.json')}: a part of the path is not a directory; nothing was saved`,
+    )
+    expect(r.stderr).not.toMatch(/delete it|ENOTDIR|\n\s+at /)
+  })
+
   it('lists profiles with masked keys and marks the current one', async () => {
     const other = sb.businesses[1]!
     await run(['profile', 'add', 'other', '--base-url', sb.url, '--api-key', other.apiKey, '--business-id', other.id])

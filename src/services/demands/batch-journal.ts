@@ -14,6 +14,7 @@ import {
 } from 'node:fs'
 import {join} from 'node:path'
 import {processAlive} from '../../util/alive.js'
+import {fileReason} from '../../util/file-reason.js'
 
 /** A row that exists on the server. */
 export interface RowResult {
@@ -171,8 +172,14 @@ export class JournalFile<E> {
    * what the file holds, and opens it for appending; with `fresh` it is emptied first.
    */
   protected static hold(dir: string, name: string, opts: {fresh?: boolean; wording?: LockWording} = {}): HeldFile {
-    mkdirSync(dir, {recursive: true, mode: 0o700})
-    chmodSync(dir, 0o700)
+    try {
+      mkdirSync(dir, {recursive: true, mode: 0o700})
+      chmodSync(dir, 0o700)
+    } catch (error) {
+      throw new JournalUnwritableError(
+        `cannot keep the journal in ${dir}: ${fileReason(error, true)}; nothing was sent (MFG_HOME chooses where mfg keeps its files).`,
+      )
+    }
     const path = join(dir, name)
     // Before anything is read or truncated: one run at a time.
     const lock = RunLock.take(`${path}.lock`, opts.wording)
@@ -295,6 +302,16 @@ export class BatchJournal extends JournalFile<JournalEvent> {
 }
 
 /** Another process runs the same batch (same input, shard, target and API): this run sends nothing. */
+/** The journal's directory cannot be made or written: nothing is sent without a journal. Exit code 1. */
+export class JournalUnwritableError extends Error {
+  readonly exitCode = 1
+  readonly code = 'journal_unwritable'
+  constructor(message: string) {
+    super(message)
+    this.name = 'JournalUnwritableError'
+  }
+}
+
 export class BatchBusyError extends Error {
   readonly exitCode = 1
   readonly code = 'busy'
