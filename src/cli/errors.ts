@@ -58,6 +58,8 @@ export function describeError(err: unknown): DescribedError {
     const exit = err.oclif?.exit
     return {code: 'usage', message: err.message, exitCode: typeof exit === 'number' && exit > 0 ? exit : 2}
   }
+  const listen = listenProblem(err)
+  if (listen) return {code: 'port_unavailable', message: listen, exitCode: 2}
   if (err instanceof Error) {
     const own = err as Error & {exitCode?: unknown; code?: unknown}
     if (typeof own.exitCode === 'number' && own.exitCode > 0) {
@@ -66,4 +68,16 @@ export function describeError(err: unknown): DescribedError {
     return {code: 'internal', message: err.message || String(err), exitCode: 1}
   }
   return {code: 'internal', message: String(err), exitCode: 1}
+}
+
+/** A server's port that cannot be had (`sandbox serve`, `webhook listen`), said with the flag that chooses another. */
+function listenProblem(err: unknown): string | undefined {
+  const e = err as NodeJS.ErrnoException & {port?: number; address?: string}
+  if (!(err instanceof Error) || e.syscall !== 'listen') return undefined
+  const where = `port ${e.port ?? '?'} on ${e.address ?? 'this machine'}`
+  if (e.code === 'EADDRINUSE')
+    return `${where} is in use by another program; choose another with --port, or --port 0 for a free one.`
+  if (e.code === 'EACCES')
+    return `${where} needs privileges this user does not have; choose one above 1023 with --port, or --port 0.`
+  return undefined
 }

@@ -49,4 +49,26 @@ describe('mfg sandbox reset', () => {
     const reset = await runCli(['sandbox', 'reset', '--yes'], {env: {MFG_HOME: home}})
     expect(reset.exitCode, reset.stderr).toBe(0)
   })
+
+  it('a port another program holds is named with the flag that chooses another, exit 2, no trace', async () => {
+    const {createServer} = await import('node:net')
+    const holder = createServer()
+    await new Promise<void>((ok) => holder.listen(0, '127.0.0.1', ok))
+    const port = (holder.address() as {port: number}).port
+    try {
+      for (const argv of [
+        ['sandbox', 'serve', '--memory', '--port', String(port)],
+        ['webhook', 'listen', '--port', String(port)],
+      ]) {
+        const r = await runCli(argv, {env: {MFG_HOME: home}})
+        expect(r.exitCode, argv.join(' ')).toBe(2)
+        expect(r.stderr).toContain(
+          `port ${port} on 127.0.0.1 is in use by another program; choose another with --port, or --port 0`,
+        )
+        expect(r.stderr).not.toMatch(/EADDRINUSE|\n\s+at /)
+      }
+    } finally {
+      holder.close()
+    }
+  })
 })
