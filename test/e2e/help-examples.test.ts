@@ -79,6 +79,8 @@ describe("every command's help examples, run as written", () => {
     PATH: `${shims}:${process.env.PATH}`,
     CI: 'true',
     NO_COLOR: '1',
+    // The variable `profile add`'s example reads its key from, set as its user would have it.
+    MFG_KEY: 'pk_business_helpExampleKey0001',
   })
 
   let served: Served
