@@ -176,8 +176,9 @@ export class JournalFile<E> {
       mkdirSync(dir, {recursive: true, mode: 0o700})
       chmodSync(dir, 0o700)
     } catch (error) {
-      throw new JournalUnwritableError(
+      throw new JournalError(
         `cannot keep the journal in ${dir}: ${fileReason(error, true)}; nothing was sent (MFG_HOME chooses where mfg keeps its files).`,
+        'journal_unwritable',
       )
     }
     const path = join(dir, name)
@@ -301,23 +302,19 @@ export class BatchJournal extends JournalFile<JournalEvent> {
   }
 }
 
-/** Another process runs the same batch (same input, shard, target and API): this run sends nothing. */
-/** The journal's directory cannot be made or written: nothing is sent without a journal. Exit code 1. */
-export class JournalUnwritableError extends Error {
+/**
+ * The journal cannot be had, so this run sends nothing (exit code 1): `busy`, another
+ * process runs the same batch (same input, shard, target and API); `journal_unwritable`,
+ * its directory cannot be made or written.
+ */
+export class JournalError extends Error {
   readonly exitCode = 1
-  readonly code = 'journal_unwritable'
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly code: 'busy' | 'journal_unwritable',
+  ) {
     super(message)
-    this.name = 'JournalUnwritableError'
-  }
-}
-
-export class BatchBusyError extends Error {
-  readonly exitCode = 1
-  readonly code = 'busy'
-  constructor(message: string) {
-    super(message)
-    this.name = 'BatchBusyError'
+    this.name = 'JournalError'
   }
 }
 
@@ -346,8 +343,9 @@ class RunLock {
       }
       const holder = readHolder(path)
       if (holder && holder.pid !== process.pid && processAlive(holder.pid)) {
-        throw new BatchBusyError(
+        throw new JournalError(
           `another run of ${wording.run} is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would ${wording.would}. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it resumes from the journal.`,
+          'busy',
         )
       }
       if (!holder && attempt === 0) {
@@ -358,7 +356,10 @@ class RunLock {
       // Stale: its process is gone. Remove it and try again.
       rmSync(path, {force: true})
     }
-    throw new BatchBusyError(`cannot take the lock of the journal of ${wording.run} (${path}); run the command again.`)
+    throw new JournalError(
+      `cannot take the lock of the journal of ${wording.run} (${path}); run the command again.`,
+      'busy',
+    )
   }
 
   release(): void {
