@@ -21,7 +21,8 @@ export function registerUser(dataDir: string): () => void {
   if (count === 0) {
     const dir = join(dataDir, USERS_DIR)
     mkdirSync(dir, {recursive: true, mode: 0o700})
-    writeFileSync(join(dir, String(process.pid)), `${process.argv.slice(2).join(' ')}\n`, {mode: 0o600})
+    // The name is all a reset reads; the command line is not written (it may carry --secret or --api-key).
+    writeFileSync(join(dir, String(process.pid)), '', {mode: 0o600})
   }
   let done = false
   return () => {
