@@ -20,8 +20,8 @@ export default class DemandGet extends BaseCommand {
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --legacy',
   ]
   static override outputFields = async (argv: readonly string[]) => {
-    const {DemandFieldsRead, LegacyDemandRecordRead} = await import('../../schemas/read/demand.js')
-    return argv.includes('--legacy') ? LegacyDemandRecordRead : DemandFieldsRead
+    const {demandFieldsRead, LegacyDemandRecordRead} = await import('../../schemas/read/demand.js')
+    return argv.includes('--legacy') ? LegacyDemandRecordRead : demandFieldsRead()
   }
   static override args = {id: Args.string({description: 'Demand id (_id).', required: true})}
   static override flags = {

@@ -39,9 +39,9 @@ With --all --json (or --ndjson) each demand is printed as one JSON line as soon 
     '<%= config.bin %> <%= command.id %> --ids-file examples/stored-ids.txt --ndjson',
   ]
   static override outputFields = async (argv: readonly string[]) => {
-    const {DemandFieldsRead, LegacyDemandRecordRead} = await import('../../schemas/read/demand.js')
+    const {demandFieldsRead, LegacyDemandRecordRead} = await import('../../schemas/read/demand.js')
     const byIds = argv.some((a) => /^--ids(-file)?(=|$)/.test(a))
-    return byIds ? LegacyDemandRecordRead : DemandFieldsRead
+    return byIds ? LegacyDemandRecordRead : demandFieldsRead()
   }
   static override flags = {
     type: Flags.string({description: 'Which demands.', options: [...LIST_TYPES], default: 'all'}),

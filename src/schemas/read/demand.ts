@@ -183,14 +183,20 @@ const OTHER_V1_FIELDS = [
   'packingSlipData',
 ] as const
 
+let fieldsRead: z.ZodObject | undefined
+
 /**
  * The fields a v1 demand can be asked for by name (`--json FIELDS`, `--columns`,
  * `--sort`): those read above and the interface's others. For checking names
- * only; records are read with DemandRecordRead, which does not walk the others.
+ * only, so built when a command first asks (not by every command that reads a
+ * page); records are read with DemandRecordRead, which does not walk the others.
  */
-export const DemandFieldsRead = DemandRecordRead.extend(
-  Object.fromEntries(OTHER_V1_FIELDS.map((name) => [name, z.unknown().optional()])),
-)
+export function demandFieldsRead(): z.ZodObject {
+  fieldsRead ??= DemandRecordRead.extend(
+    Object.fromEntries(OTHER_V1_FIELDS.map((name) => [name, z.unknown().optional()])),
+  )
+  return fieldsRead
+}
 
 /** The answer of a v1 create: a list of demands (also `{data: [...]}`, one object, or ids alone). */
 export const CreatedDemandsRead = list(DemandRecordRead)
