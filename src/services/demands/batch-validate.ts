@@ -403,13 +403,10 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
       }
     }
     // A row no request can carry (with the brackets of the array around it) would fail every time it is sent.
-    if (
-      checked.ok &&
-      jsonLength(input.value) > BODY_LIMIT / 3 &&
-      jsonBytes(knownFields(input, checked)) > BODY_LIMIT - 2
-    ) {
+    const bytes = checked.ok && jsonLength(input.value) > BODY_LIMIT / 3 ? jsonBytes(knownFields(input, checked)) : 0
+    if (bytes > BODY_LIMIT - 2) {
       checked.ok = false
-      const mb = (jsonBytes(knownFields(input, checked)) / 1024 / 1024).toFixed(1)
+      const mb = (bytes / 1024 / 1024).toFixed(1)
       checked.problems = [
         {
           path: '',
