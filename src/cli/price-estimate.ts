@@ -65,11 +65,10 @@ export function measuredPart(file: string, unit: string): NonNullable<EstimateIn
 
 /**
  * `--part FILE`: a mesh, or a STEP or IGES solid (the formats CNC shops are sent),
- * measured as `price measure` measures it. A DXF is a flat pattern with no volume:
- * refused with how to price one.
+ * read and measured as `price measure` reads and measures it, whatever its name
+ * says. A DXF is a flat pattern with no volume: refused with how to price one.
  */
 export async function partFromFlag(file: string, unit: string): Promise<NonNullable<EstimateInput['part']>> {
-  if (!/\.(step|stp|iges|igs|dxf)$/i.test(file)) return measuredPart(file, unit)
   const measurement = await measureAnyFile({file, unit: unitOf(unit)})
   if (!('volume' in measurement)) {
     throw new InputError(
