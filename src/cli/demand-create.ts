@@ -46,7 +46,12 @@ export async function createSource(flags: CreateFlags): Promise<{source: Closabl
 /** The batch's options from the flags; the proof file is kept per profile (none for --dry-run). */
 export function createOptions(
   flags: CreateFlags,
-  run: {shard: Shard | undefined; identity: string | undefined; profile: string | undefined},
+  run: {
+    shard: Shard | undefined
+    identity: string | undefined
+    profile: string | undefined
+    businessId: string | undefined
+  },
 ): CreateOptions {
   const {journalDir} = mfgPaths()
   return {
@@ -58,6 +63,6 @@ export function createOptions(
     concurrency: flags.concurrency,
     journal: {dir: journalDir, fresh: flags.fresh},
     ...defined({proofFile: run.profile === undefined ? undefined : join(journalDir, proofFileName(run.profile))}),
-    ...given({identity: run.identity, out: flags.out}),
+    ...given({identity: run.identity, out: flags.out, businessId: run.businessId}),
   }
 }

@@ -1,3 +1,4 @@
+import {DEMO_BUSINESS_ID} from '../schemas/business.js'
 import type {CreateDemandItem, Stage} from '../schemas/demand.js'
 import {signingSecret} from './context.js'
 import {createDemands, updateDemand} from './demands.js'
@@ -22,7 +23,8 @@ const DAY = 24 * 60 * 60 * 1000
  */
 export const SEED_FILE_HOST = STORAGE_HOST
 
-export const DEMO_BUSINESS_ID = seedId(KIND.business, 1)
+// Fixed in the shared schemas (the CLI knows it without starting a sandbox); it has seedId's shape.
+export {DEMO_BUSINESS_ID}
 export const SECOND_BUSINESS_ID = seedId(KIND.business, 2)
 
 export const BUSINESSES: readonly Omit<Business, 'authToken' | 'createdAt'>[] = [

@@ -211,6 +211,32 @@ describe('demand create inputs, validation, shards and the journal', () => {
     expect(page.body.data.filter((d: any) => String(d.email).startsWith('values-'))).toEqual([])
   })
 
+  it('refuses a row naming another business before sending any row (the service would answer its chunk 403)', async () => {
+    const own = h.sandbox.businesses[0]!.id
+    const other = h.sandbox.businesses[1]!.id
+    const path = h.file(
+      'business.csv',
+      [
+        'technique,material,quantity,business,email',
+        `3D_PRINTING,PLA,1,${own},business-1@example.com`,
+        `3D_PRINTING,PLA,1,${other},business-2@example.com`,
+        '3D_PRINTING,PLA,1,,business-3@example.com',
+      ].join('\n'),
+    )
+    for (const extra of [[], ['--legacy'], ['--dry-run']]) {
+      const r = await h.run(['demand', 'create', '--file', path, ...extra])
+      expect(r.exitCode, r.stderr).toBe(2)
+      expect(r.stderr).toContain('1 of 3 rows invalid; nothing was sent')
+      expect(r.stderr).toContain(`row 2 (line 3): business: is "${other}", but the demands go to business ${own}`)
+    }
+    const legacy = h.file('owner.json', JSON.stringify([{technique: 'PCB', material: 'FR4', machineOwner: other}]))
+    const r = await h.run(['demand', 'create', '--file', legacy, '--legacy'])
+    expect(r.exitCode, r.stderr).toBe(2)
+    expect(r.stderr).toContain(`row 1: machineOwner: is "${other}", but the demands go to business ${own}`)
+    const page = await sandboxClient(h.sandbox).get(`/api/public/v1/demand/${own}/all?pageSize=100`)
+    expect(page.body.data.filter((d: any) => String(d.email).startsWith('business-'))).toEqual([])
+  })
+
   it('reads a spreadsheet’s CSV as saved: semicolons, windows-1252 with --encoding, refused with its line without', async () => {
     const text = 'technique;material;lastName;email\r\nCNC_MACHINING;Brass;Löwe;excel-1@example.com\r\n'
     const path = join(h.home, 'excel.csv')

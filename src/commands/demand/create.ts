@@ -5,6 +5,7 @@ import {UsageError} from '../../cli/errors.js'
 import {fileFlag} from '../../cli/flags.js'
 import {singleQuoteFlags} from '../../cli/quote-flags.js'
 import {ENCODINGS} from '../../cli/text-decode.js'
+import {DEMO_BUSINESS_ID} from '../../schemas/business.js'
 import type {CreateResult} from '../../services/demands/create.js'
 import {given} from '../../util/fields.js'
 
@@ -87,9 +88,15 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
     const {source, identity} = await createSource(flags)
     // Resolving the profile loads the config store, whose exit hooks must be in
-    // place before the graceful stop sets them aside (see cli/interrupt.ts).
-    const profile = flags['dry-run'] ? undefined : await this.context(flags).profile()
-    const options = createOptions(flags, {shard, identity, profile: profile?.name})
+    // place before the graceful stop sets them aside (see cli/interrupt.ts). A dry
+    // run resolves it too: rows naming another business than its own are refused.
+    const profile = await this.context(flags).profile()
+    const options = createOptions(flags, {
+      shard,
+      identity,
+      profile: flags['dry-run'] ? undefined : profile.name,
+      businessId: profile.businessId ?? (profile.embedded ? DEMO_BUSINESS_ID : undefined),
+    })
     const shown = {json: this.jsonEnabled(), note: (text: string) => this.note(text), shard: flags.shard}
     try {
       return await runBatchCommand({...shown, ...given({out: flags.out})}, (hooks) =>

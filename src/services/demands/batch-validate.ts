@@ -322,6 +322,8 @@ export interface ValidateOptions {
   invalidRows?: Set<number>
   /** Called with each valid row of the shard (after the draftId check), in input order. */
   onValid?: (input: InputRow, checked: CheckedRow) => void
+  /** The business the demands go to: a row naming another one is invalid (the service answers it with 403). */
+  businessId?: string
 }
 
 /**
@@ -402,6 +404,13 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
         ]
       }
     }
+    if (checked.ok && opts.businessId !== undefined) {
+      const other = otherBusiness(input.value as Record<string, unknown>, opts.businessId, opts.legacy ?? false)
+      if (other) {
+        checked.ok = false
+        checked.problems = [other]
+      }
+    }
     // A row no request can carry (with the brackets of the array around it) would fail every time it is sent.
     const bytes = checked.ok && jsonLength(input.value) > BODY_LIMIT / 3 ? jsonBytes(knownFields(input, checked)) : 0
     if (bytes > BODY_LIMIT - 2) {
@@ -438,6 +447,24 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
       writeSync(errorsFd, `${JSON.stringify(entry)}\n`)
     }
   }
+}
+
+/**
+ * The problem of a row that names a business other than the one its demands go
+ * to (`business`, or a legacy row's `machineOwner`): the service refuses the
+ * whole request carrying it, so the first pass refuses the row instead.
+ */
+function otherBusiness(value: Record<string, unknown>, businessId: string, legacy: boolean): FieldProblem | undefined {
+  for (const field of legacy ? ['business', 'machineOwner'] : ['business']) {
+    const named = value[field]
+    if (typeof named === 'string' && named !== businessId) {
+      return {
+        path: field,
+        reason: `is ${JSON.stringify(named)}, but the demands go to business ${businessId}; leave the field out, or create them with that business's profile`,
+      }
+    }
+  }
+  return undefined
 }
 
 /** Distinct fields listed, each looked up for a likely meaning: CSV columns and JSON keys repeat from row to row. */

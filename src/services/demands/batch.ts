@@ -96,6 +96,8 @@ export interface BatchOptions {
    * was proven to work (batch-proof.ts); without it the proof is made again each run.
    */
   proofFile?: string
+  /** The business the demands go to: the first pass refuses rows naming another (the service would refuse their chunk). */
+  businessId?: string
   /** Replaces the input's content hash as its identity (draftIds and journal key). */
   identity?: string
   /** Create requests per chunk (first send included) before its rows count as failed. Default 3. */
@@ -288,13 +290,14 @@ class BatchRun {
   /** Read and validate: the first pass, which fills the spool with the valid rows. */
   private async validate(): Promise<ValidationReport> {
     const spool = this.spool
-    const {shard, skipInvalid, errorsFile} = this.opts
+    const {shard, skipInvalid, errorsFile, businessId} = this.opts
     const validation = await validateSource(this.source, {
       legacy: this.legacy,
       ...(shard ? {shard} : {}),
       ...(skipInvalid ? {skipInvalid: true} : {}),
       ...(errorsFile ? {errorsFile} : {}),
       chunkSize: this.chunkSize,
+      ...(businessId ? {businessId} : {}),
       ...(spool ? {onValid: (input, checked) => spool.add(input.row, knownFields(input, checked))} : {}),
     })
     this.opts.onValidated?.(validation)
