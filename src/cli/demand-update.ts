@@ -26,8 +26,14 @@ const V1_ONLY = [
 
 type UpdateFlags = {legacy: boolean} & Partial<Record<(typeof LEGACY_ONLY | typeof V1_ONLY)[number], unknown>>
 
-/** A usage error when a flag of one update is given to the other. */
+/**
+ * A usage error when a flag of one update is given to the other, or a flag is
+ * given an empty value (most often an unset shell variable): sent, it would
+ * change nothing, and the update would seem to have happened.
+ */
 export function checkUpdateFlags(flags: UpdateFlags): void {
+  const empty = Object.entries(flags).find(([, value]) => typeof value === 'string' && value.trim() === '')
+  if (empty) throw new UsageError(`--${empty[0]} is empty: give it a value, or leave the flag out.`)
   if (flags.legacy) {
     const other = V1_ONLY.find((n) => flags[n] !== undefined)
     if (other)

@@ -454,6 +454,10 @@ describe('mfg demand get and update', () => {
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('currency: "EURO" is not allowed (allowed: EUR, USD,')
     expect(r.stderr).toContain('paymentStatus: "paid!" is not allowed (allowed: PENDING_PAYMENT, PAID)')
+    // An empty value (an unset shell variable) is refused, not dropped while the other flags go through.
+    r = await run(['demand', 'update', id, '--material', 'PETG', '--fabricated-date', ''])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('--fabricated-date is empty: give it a value, or leave the flag out.')
     expect(json<Demand>(await run(['demand', 'get', id, '--json']))).toStrictEqual(before)
     r = await run(['demand', 'update', id, '--fabricated-date', '01/12/2026', '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
