@@ -12,10 +12,12 @@ export function listFlags(defaultColumns: readonly string[], wideColumns: readon
     columns: Flags.string({
       description: `Comma-separated field paths to show, for example orderNumber,shippingAddress.city [default: ${defaultColumns.join(',')}]`,
       helpGroup: 'OUTPUT',
+      parse: notEmpty('--columns', 'name at least one field, for example orderNumber'),
     }),
     sort: Flags.string({
       description: 'Field path to sort by; prefix with - for descending, for example -createdAt.',
       helpGroup: 'OUTPUT',
+      parse: notEmpty('--sort', 'name a field, for example -createdAt'),
     }),
     'no-header': Flags.boolean({description: 'Leave out the header row (table and CSV).', helpGroup: 'OUTPUT'}),
     csv: Flags.boolean({
@@ -28,6 +30,14 @@ export function listFlags(defaultColumns: readonly string[], wideColumns: readon
       helpGroup: 'OUTPUT',
       exclusive: ['csv', 'json'],
     }),
+  }
+}
+
+/** A flag's parse step refusing an empty value (an unset shell variable), which would otherwise mean "not given". */
+function notEmpty(flag: string, instead: string): (input: string) => Promise<string> {
+  return async (input) => {
+    if (input.trim() === '') throw new UsageError(`${flag} is empty: ${instead}, or leave the flag out.`)
+    return input
   }
 }
 

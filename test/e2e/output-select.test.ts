@@ -127,6 +127,9 @@ describe('field selection', () => {
       [['--sort', '-nope'], ['--sort: unknown field "nope"']],
       [['--columns', 'id'], ['unknown field "id" ("id" is not a field). Did you mean "_id"?']],
       [['--columns', 'shippingAddress.cty'], ['Did you mean "shippingAddress.city"?']],
+      // An empty value (an unset shell variable) is refused, not taken as "not given".
+      [['--columns', ''], ['--columns is empty: name at least one field']],
+      [['--sort', ' '], ['--sort is empty: name a field']],
     ]
     for (const [flags, says] of refused) {
       const r = await mfg(['demand', 'list', ...flags])
