@@ -241,7 +241,7 @@ describe('create, posts, webhooks, estimate and file link against a lax service'
     expectClean(r)
     const lines = r.stdout.trim().split('\n')
     expect(lines).toHaveLength(2)
-    expect(lines[1]).toMatch(/^p1\s+LASER_CUTTING\s+0\s+0$/)
+    expect(lines[1]).toMatch(/^p1\s+Bracket\s+LASER_CUTTING\s+0\s+0$/)
     const posts = parseJson<Record<string, unknown>[]>(await run(['post', 'list', '--json']))
     expect(posts).toEqual([{_id: 'p1', type: 'VIDEO', service: 'LASER_CUTTING', title: 'Bracket'}])
     const empty = await run(['post', 'list'], 'empty')

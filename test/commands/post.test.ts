@@ -40,7 +40,7 @@ describe('mfg post list', () => {
     const page = await run(['post', 'list'])
     expect(page.exitCode, page.stderr).toBe(0)
     const lines = page.stdout.trim().split('\n')
-    expect(lines[0]).toMatch(/_id\s+service\s+price\.priceMachine\s+materials\s+models\s+createdAt/)
+    expect(lines[0]).toMatch(/_id\s+title\s+service\s+price\.priceMachine\s+materials\s+models\s+createdAt/)
     expect(lines).toHaveLength(6)
     expect(page.stderr).toMatch(/Page 1 of 3 \(12 products\); --page 2 or --all/)
 

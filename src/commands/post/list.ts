@@ -10,11 +10,11 @@ import {listPostPage, POST_SERVICE_SORTS, streamPosts, type ListPostsInput} from
 import {given} from '../../util/fields.js'
 import type {PostRecord} from '../../schemas/read/types.js'
 
-const POST_LIST_COLUMNS = ['_id', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
+const POST_LIST_COLUMNS = ['_id', 'title', 'service', 'price.priceMachine', 'materials', 'models', 'createdAt'] as const
 /** What --wide adds, what goes first on a narrow terminal, what is not cut. */
 const POST_LIST_LAYOUT = {
-  wide: ['title', 'type', 'category', 'updatedAt'],
-  drop: ['createdAt', 'models', 'materials', 'price.priceMachine'],
+  wide: ['type', 'category', 'updatedAt'],
+  drop: ['createdAt', 'models', 'materials', 'price.priceMachine', 'service'],
   keep: ['_id'],
 } as const
 
