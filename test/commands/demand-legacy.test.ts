@@ -126,6 +126,16 @@ describe('legacy demands', () => {
     expect(json(r)).toMatchObject({_id: ids[1], status: 'Cancelled', archive: true})
     const v1 = json<any>(await run(['demand', 'get', ids[1]!, '--json']))
     expect(v1.demandStatusInfo.status).toBe('cancelled')
+    // Again (a script run twice): the service answers 409, and the demand is as asked.
+    const again = await run(['demand', 'delete', ids[1]!, '--yes'])
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(again.stderr).toContain(`Demand ${ids[1]} was already cancelled and archived; nothing changed.`)
+    // A demand cancelled through its stage is not archived: deleting it is still refused.
+    const staged = await newQuote()
+    expect((await run(['demand', 'stage', staged, 'cancelled'])).exitCode).toBe(0)
+    const refused = await run(['demand', 'delete', staged, '--yes'])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain('409 Conflict')
   })
 
   it('places a by-product order in the language asked, and refuses a wrong referral', async () => {

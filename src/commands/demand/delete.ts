@@ -7,7 +7,7 @@ import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
 export default class DemandDelete extends BaseCommand {
   static override summary = 'Cancel a mistaken demand (legacy delete).'
-  static override description = `Sends the legacy DELETE /api/v2/ms-machine-owner/demand/{id}. The service never erases a demand: it moves it to Cancelled, archives it, and answers the record, which is printed. It is allowed only before production (quote_sent or special_verified); later stages are refused with a conflict (exit 1).
+  static override description = `Sends the legacy DELETE /api/v2/ms-machine-owner/demand/{id}. The service never erases a demand: it moves it to Cancelled, archives it, and answers the record, which is printed. It is allowed only before production (quote_sent or special_verified); later stages are refused with a conflict (exit 1). A demand already cancelled and archived (by an earlier run, or by a first attempt whose answer was lost and was sent again) is reported as such, exit 0.
 
 Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is required: without it nothing is sent and the exit code is 2.`
   static override examples = [
@@ -27,11 +27,15 @@ Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is r
     }
     const {client} = await this.context(flags).session()
     const {deleteLegacy} = await import('../../services/demands/legacy.js')
-    const record = await deleteLegacy({client}, args.id)
+    const {record, already} = await deleteLegacy({client}, args.id)
     if (!this.jsonEnabled()) {
       const {toKeyValue} = await import('../../cli/render.js')
       writeOut(toKeyValue(record))
-      this.note(`Demand ${record._id} is ${record.status ?? 'cancelled'} and archived.`)
+      this.note(
+        already
+          ? `Demand ${record._id} was already cancelled and archived; nothing changed.`
+          : `Demand ${record._id} is ${record.status ?? 'cancelled'} and archived.`,
+      )
     }
     return record
   }

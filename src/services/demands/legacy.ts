@@ -7,6 +7,7 @@ import {
   type LegacyUpdateAnswer,
 } from '../../api/v2/demands.js'
 import {LegacyUpdateBody, MAX_LEGACY_LIST_IDS, ProductOrderItem, type Lang} from '../../schemas/legacy-demand.js'
+import {ConflictError} from '../../api/errors.js'
 import type {Written} from '../../api/written.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
@@ -19,9 +20,36 @@ export function getLegacy(ctx: Ctx, id: string): Promise<LegacyDemandRecord> {
   return getLegacyDemand(ctx.client, id)
 }
 
-/** Cancels (and archives) a demand through the legacy DELETE; answers the cancelled record. */
-export function deleteLegacy(ctx: Ctx, id: string): Promise<LegacyDemandRecord> {
-  return deleteLegacyDemand(ctx.client, id)
+/** What a delete left: the cancelled record, and whether the demand was so before this request. */
+export interface Deleted {
+  record: LegacyDemandRecord
+  /** The service answered 409 and the demand, read back, is cancelled and archived: nothing left to do. */
+  already: boolean
+}
+
+/**
+ * Cancels (and archives) a demand through the legacy DELETE; answers the
+ * cancelled record. The service refuses a DELETE of a demand already cancelled
+ * with a conflict, which is also what a resend meets after a first attempt whose
+ * answer was lost (a proxy's 502, a reset): a conflict is read back, and a demand
+ * found cancelled and archived is as asked, not a failure.
+ */
+export async function deleteLegacy(ctx: Ctx, id: string): Promise<Deleted> {
+  try {
+    return {record: await deleteLegacyDemand(ctx.client, id), already: false}
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error
+    const record = await getLegacyDemand(ctx.client, id).catch(() => undefined)
+    if (!record || !cancelledAndArchived(record)) throw error
+    return {record, already: true}
+  }
+}
+
+/** Whether a legacy record (whose stage and archive flag are fields beyond its schema) is cancelled and archived. */
+function cancelledAndArchived(record: LegacyDemandRecord): boolean {
+  const extra = record as {demandStatusInfo?: {status?: unknown}; archive?: unknown}
+  const stage = extra.demandStatusInfo?.status ?? record.status
+  return String(stage).toLowerCase() === 'cancelled' && String(extra.archive) === 'true'
 }
 
 /** Merges a body from a file with flag fields (flags win) and checks it: only the eight legacy fields are allowed. */
