@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- records are arbitrary JSON that tests inspect freely */
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -96,6 +97,34 @@ describe('demand create under faults, against a server without replay', () => {
     expect(stored).toHaveLength(n)
     expect(new Set(stored.map((d) => d.draftId)).size).toBe(n)
     expect(new Set(stored.map((d) => d._id))).toEqual(new Set(out.map((o) => o.id)))
+  })
+
+  it('a run of the whole file after one of its shards sends only the other rows; a shard running now makes it wait', async () => {
+    h = await harness({replay: false})
+    const n = 10
+    const path = h.file('sliced.ndjson', ndjson(quotes(n, 'sliced')))
+    const first = await h.run(['demand', 'create', '--file', path, '--shard', '1/2', '--json'])
+    expect(json<any>(first)).toMatchObject({created: 5})
+    // The shard's journal as if its run were going on now, held by a live process.
+    const dir = join(h.home, 'journals')
+    const journal = readdirSync(dir).find((f) => f.endsWith('.ndjson'))!
+    const holder = spawn('sleep', ['60'])
+    writeFileSync(join(dir, `${journal}.lock`), JSON.stringify({pid: holder.pid, at: 'now'}))
+    const busy = await h.run(['demand', 'create', '--file', path])
+    holder.kill()
+    expect(busy.exitCode, busy.stderr).toBe(1)
+    expect(busy.stderr).toContain(`another run of the same input (shard 1/2) is in progress (pid ${holder.pid}`)
+    rmSync(join(dir, `${journal}.lock`))
+    const whole = await h.run(['demand', 'create', '--file', path, '--json'])
+    expect(whole.exitCode, whole.stderr).toBe(0)
+    expect(json<any>(whole)).toMatchObject({created: 5, resumed: 5})
+    const draftIds = new Set(json<{results: Outcome[]}>(whole).results.map((o) => o.draftId))
+    const stored = await demandsWith(h.sandbox, draftIds)
+    expect(stored).toHaveLength(n)
+    // And a shard after the whole file: everything is already there.
+    const again = await h.run(['demand', 'create', '--file', path, '--shard', '2/2', '--json'])
+    expect(json<any>(again)).toMatchObject({created: 0, resumed: 5})
+    expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(n)
   })
 
   it('settles a lost answer (commit, then drop) by looking the rows up: nothing is sent twice', async () => {

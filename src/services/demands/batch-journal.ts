@@ -7,7 +7,9 @@ import {
   fdatasync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -274,7 +276,10 @@ export class BatchJournal extends JournalFile<JournalEvent> {
 
   /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
   static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
-    const {path, fd, lock, before: text} = JournalFile.hold(dir, journalFileName(key), opts)
+    const name = journalFileName(key)
+    // Read before this run's own journal is taken (and, with --fresh, emptied): a refusal leaves it as it was.
+    const others = existsSync(dir) ? otherSlices(dir, key, name) : new Map<number, JournalRowState>()
+    const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
@@ -288,8 +293,15 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       }
     }
     const madeBefore = new Map<number, string>()
-    for (const [row, state] of before ?? []) {
+    for (const [row, state] of [...others, ...(before ?? [])]) {
       if (state.state === 'done' && 'id' in state.result) madeBefore.set(row, state.result.id)
+    }
+    if (!opts.fresh) {
+      for (const [row, state] of others) {
+        const own = rows.get(row)
+        if (own?.state === 'done' || state.state === 'failed') continue
+        if (state.state === 'done' || own?.state !== 'maybe') rows.set(row, state)
+      }
     }
     const journal = new BatchJournal(path, fd, firstChunk, lock)
     if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
@@ -300,6 +312,62 @@ export class BatchJournal extends JournalFile<JournalEvent> {
   chunkId(): number {
     return this.nextChunk++
   }
+}
+
+/**
+ * What the journals of the same input's other slices (another `--shard`, or the whole
+ * input) recorded, target and API the same: a run of the whole file after its shards,
+ * or of a shard after the whole file, finds there the rows the other created or may
+ * have sent, and does not send them again. A run of another slice that is going on
+ * now and shares rows with this one makes this one refuse, as a second run of the
+ * same slice does.
+ */
+function otherSlices(dir: string, key: JournalKey, own: string): Map<number, JournalRowState> {
+  const rows = new Map<number, JournalRowState>()
+  for (const name of readdirSync(dir)) {
+    if (name === own || !/^create-[0-9a-f]{32}\.ndjson$/.test(name)) continue
+    const path = join(dir, name)
+    const other = startKey(path)
+    if (!other || other.input !== key.input || other.target !== key.target || other.api !== key.api) continue
+    if (!slicesMeet(other.shard, key.shard)) continue
+    const holder = readHolder(`${path}.lock`)
+    if (holder && holder.pid !== process.pid && processAlive(holder.pid)) {
+      throw new JournalError(
+        `another run of the same input (${other.shard === '1/1' ? 'the whole of it' : `shard ${other.shard}`}) is in progress (pid ${holder.pid}, started ${holder.at ?? 'at an unknown time'}); it would send some of the same rows. Wait for it to finish, or stop it (kill -INT ${holder.pid}), then run the command again: it takes over what that run recorded.`,
+        'busy',
+      )
+    }
+    const found = new Map<number, JournalRowState>()
+    replay(readFileSync(path, 'utf8'), found)
+    for (const [row, state] of found) {
+      const known = rows.get(row)
+      if (known?.state !== 'done' && !(known?.state === 'maybe' && state.state !== 'done')) rows.set(row, state)
+    }
+  }
+  return rows
+}
+
+/** The key a journal file starts with (its first line), or undefined when it has none. */
+function startKey(path: string): JournalKey | undefined {
+  const fd = openSync(path, 'r')
+  try {
+    const head = Buffer.alloc(4096)
+    const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('utf8')
+    const event = journalEvents<JournalEvent>(text.slice(0, text.indexOf('\n') + 1)).next().value
+    return event?.t === 'start' ? event.key : undefined
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Whether two slices "I/N" share a row: the rows r with (r − 1) mod N = I − 1 and (r − 1) mod M = J − 1. */
+function slicesMeet(a: string, b: string): boolean {
+  const [i, n] = a.split('/').map(Number) as [number, number]
+  const [j, m] = b.split('/').map(Number) as [number, number]
+  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y))
+  return (i - j) % gcd(n, m) === 0
 }
 
 /**
