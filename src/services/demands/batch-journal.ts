@@ -1,5 +1,6 @@
 import {createHash} from 'node:crypto'
 import {
+  appendFileSync,
   chmodSync,
   closeSync,
   existsSync,
@@ -7,7 +8,6 @@ import {
   fdatasync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -278,8 +278,11 @@ export class BatchJournal extends JournalFile<JournalEvent> {
   static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
     const name = journalFileName(key)
     // Read before this run's own journal is taken (and, with --fresh, emptied): a refusal leaves it as it was.
-    const others = existsSync(dir) ? otherSlices(dir, key, name) : new Map<number, JournalRowState>()
+    const slices = join(dir, sliceListName(key))
+    const listed = existsSync(slices) ? readFileSync(slices, 'utf8').split('\n').filter(Boolean) : []
+    const others = otherSlices(dir, key, listed.filter((n) => n !== name))
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
+    if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
@@ -322,11 +325,11 @@ export class BatchJournal extends JournalFile<JournalEvent> {
  * now and shares rows with this one makes this one refuse, as a second run of the
  * same slice does.
  */
-function otherSlices(dir: string, key: JournalKey, own: string): Map<number, JournalRowState> {
+function otherSlices(dir: string, key: JournalKey, names: readonly string[]): Map<number, JournalRowState> {
   const rows = new Map<number, JournalRowState>()
-  for (const name of readdirSync(dir)) {
-    if (name === own || !/^create-[0-9a-f]{32}\.ndjson$/.test(name)) continue
+  for (const name of names) {
     const path = join(dir, name)
+    if (!/^create-[0-9a-f]{32}\.ndjson$/.test(name) || !existsSync(path)) continue
     const other = startKey(path)
     if (!other || other.input !== key.input || other.target !== key.target || other.api !== key.api) continue
     if (!slicesMeet(other.shard, key.shard)) continue
@@ -345,6 +348,17 @@ function otherSlices(dir: string, key: JournalKey, own: string): Map<number, Jou
     }
   }
   return rows
+}
+
+/**
+ * The file listing the journals of one input's slices (the same input, target and API,
+ * any `--shard`), a name a line: a run reads the journals listed there, not the directory.
+ */
+function sliceListName(key: JournalKey): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([key.input, key.target, key.api]))
+    .digest('hex')
+  return `create-${digest.slice(0, 32)}.slices`
 }
 
 /** The key a journal file starts with (its first line), or undefined when it has none. */
