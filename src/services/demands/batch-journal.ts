@@ -280,7 +280,11 @@ export class BatchJournal extends JournalFile<JournalEvent> {
     // Read before this run's own journal is taken (and, with --fresh, emptied): a refusal leaves it as it was.
     const slices = join(dir, sliceListName(key))
     const listed = existsSync(slices) ? readFileSync(slices, 'utf8').split('\n').filter(Boolean) : []
-    const others = otherSlices(dir, key, listed.filter((n) => n !== name))
+    const others = otherSlices(
+      dir,
+      key,
+      listed.filter((n) => n !== name),
+    )
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
     const rows = new Map<number, JournalRowState>()
