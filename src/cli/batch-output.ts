@@ -181,7 +181,7 @@ function unknownNote(count: number): string {
   return [
     `Outcome unknown for ${count} row(s): the service may have created them and nothing proves either way, so they were not sent again.`,
     '  To check, look for their draftIds (in the result lines) among the newest demands, for example:',
-    `  mfg demand list --all --json | jq '.[] | select(.draftId == "DRAFT-ID")'`,
+    `  mfg demand list --all --json --jq 'select(.draftId == "DRAFT-ID")'`,
     '  (a service that does not show draftIds: look for the rows by their content).',
     '  Running the same command again looks them up first and sends only rows proven missing; --fresh sends them regardless, which may duplicate them.',
   ].join('\n')
