@@ -231,6 +231,8 @@ class BatchRun {
   /** Row → the demand an earlier run recorded for it (also under --fresh, which sends the row again). */
   private madeBefore = new Map<number, string>()
   private fatal: {error: unknown} | undefined
+  /** The rows given an outcome so far (an interrupted run reports the others as not sent). */
+  private readonly settled = new Set<number>()
 
   constructor(
     private readonly source: RowSource,
@@ -280,6 +282,7 @@ class BatchRun {
     }
     if (this.fatal) throw this.fatal.error
     this.summary.interrupted = Boolean(this.opts.signal?.aborted) && this.summary.pending > 0
+    if (this.summary.interrupted) await this.reportUnsent()
     return this.summary
   }
 
@@ -668,8 +671,22 @@ class BatchRun {
     }
   }
 
+  /**
+   * After Ctrl-C or SIGTERM, the rows never sent, each with its outcome, so the
+   * output covers every row as it does when a time budget stops the run. They stay
+   * counted as pending (not failed): the summary says how many, and a re-run sends them.
+   */
+  private async reportUnsent(): Promise<void> {
+    for await (const {row, item} of this.spool!.read()) {
+      if (this.settled.has(row)) continue
+      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(this.identity, row - 1)
+      this.opts.onResult?.({row, draftId, error: 'not sent: the run was interrupted; running it again sends it'})
+    }
+  }
+
   private settle(outcome: RowOutcome, how: 'created' | 'resumed' | 'replayed' | 'reconciled' | 'found-earlier'): void {
     const s = this.summary
+    this.settled.add(outcome.row)
     s.pending--
     if (isFailure(outcome)) {
       s.failed++
