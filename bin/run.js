@@ -39,6 +39,16 @@ if (unsupported) {
     for (const dir of ['CACHE', 'DATA', 'CONFIG'])
       process.env[`MFG_${dir}_DIR`] ??= join(process.env.MFG_HOME, 'oclif', dir.toLowerCase())
   }
+  // No colours where no terminal shows them (or TERM=dumb), unless FORCE_COLOR asks: mfg's own
+  // output keeps that rule; oclif and its plugins colour through ansis, which takes CI for a terminal.
+  const {isatty} = builtin('node:tty')
+  const env = process.env
+  if (
+    env.FORCE_COLOR === undefined &&
+    env.NO_COLOR === undefined &&
+    (env.TERM === 'dumb' || (!isatty(1) && !isatty(2)))
+  )
+    env.NO_COLOR = '1'
   // Compiled code is kept between runs (Node 22.1 and later) in oclif's cache directory.
   builtin('node:module').enableCompileCache?.(join(cacheDir(), 'compile'))
   const {execute} = await import('../dist/main.js')

@@ -23,8 +23,8 @@ settings.enableAutoTranspile = false
  * with exit 0, as the direct commands and oclif 4 end.
  */
 export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
+  const argv = process.argv.slice(2)
   try {
-    const argv = process.argv.slice(2)
     // An unknown command typed at a terminal whose output is piped (src/cli/not-found.ts,
     // which decides); loaded only when stdin is a terminal, so scripts never load it.
     const loadOptions = isatty(0)
@@ -33,7 +33,10 @@ export async function execute(options: {loadOptions: Interfaces.LoadOptions}): P
     const result = await run(argv, loadOptions)
     await Promise.race([flush(), new Promise((resolve) => process.stdout.once('close', resolve))])
     return result
-  } catch (error) {
-    return handle(error instanceof Error ? error : new Error(String(error)))
+  } catch (thrown) {
+    let error = thrown instanceof Error ? thrown : new Error(String(thrown))
+    // Off a terminal nobody was asked "Did you mean …?": an unknown command's error names the closest.
+    if (!isatty(0)) error = await (await import('./cli/not-found.js')).withSuggestion(error, argv, options.loadOptions)
+    return handle(error)
   }
 }

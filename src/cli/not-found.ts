@@ -1,6 +1,6 @@
 import {isatty} from 'node:tty'
 
-import {Config, Errors, type Interfaces, toConfiguredId} from '@oclif/core'
+import {Config, Errors, type Interfaces, loadHelpClass, toConfiguredId} from '@oclif/core'
 import {normalizeArgv} from '@oclif/core/help'
 
 import {ciIsSet} from './prompt.js'
@@ -31,5 +31,32 @@ export async function refuseUnknownCommandAtPipe(
   const topic = id.split(':')[0]!
   const help = config.findTopic(topic) ? `${config.bin} help ${topic}` : `${config.bin} help`
   Errors.warn(`${toConfiguredId(id, config)} is not a ${config.bin} command.`)
-  throw new Errors.CLIError(`Run ${help} for a list of available commands.`, {exit: 127})
+  throw await withSuggestion(
+    new Errors.CLIError(`Run ${help} for a list of available commands.`, {exit: 127}),
+    argv,
+    config,
+  )
+}
+
+/**
+ * An unknown command's error (exit 127) with the closest commands put before it,
+ * where nobody was asked "Did you mean …?" (scripts, pipes, CI): the plugin only asks
+ * at a terminal. Any other error is answered as it is.
+ */
+export async function withSuggestion(
+  error: Error,
+  argv: string[],
+  config: Interfaces.LoadOptions | Config,
+): Promise<Error> {
+  if (!(error instanceof Errors.CLIError) || error.oclif.exit !== 127) return error
+  try {
+    const loaded = config instanceof Config ? config : await Config.load(config)
+    const Help = await loadHelpClass(loaded)
+    const help = new Help(loaded) as {near?: (argv: string[]) => string[]}
+    const near = help.near?.(argv) ?? []
+    if (near.length === 0) return error
+    return new Errors.CLIError(`Did you mean ${near.join(' or ')}? ${error.message}`, {exit: 127})
+  } catch {
+    return error
+  }
 }

@@ -52,6 +52,20 @@ export default class MfgHelp extends Help {
     throw new Errors.CLIError(message, {exit: 2})
   }
 
+  /** The commands and topics closest to an unknown command's words, as they are typed ("mfg demand list"). */
+  near(argv: string[]): string[] {
+    const data = this.data()
+    const words = unknownCommand(argv, data) ?? []
+    if (words.length === 0) return []
+    // `demnd list`: the topic meant, with the word after it when together they name a command.
+    const next = argv[words.length]
+    return suggestions(words, data).map((n) => {
+      const longer = next === undefined ? undefined : `${n}:${next}`
+      const id = longer !== undefined && data.commands[longer] ? longer : n
+      return `${this.config.bin} ${id.replaceAll(':', ' ')}`
+    })
+  }
+
   override async showRootHelp(): Promise<void> {
     this.page({kind: 'root'})
   }

@@ -88,7 +88,10 @@ export const GUIDES: Record<string, Guide> = {
             '4',
             '`mfg demand quote`: at least one demand was skipped (a guard, or a part that could not be downloaded, read or priced); the others were quoted.',
           ],
-          ['127', 'No such command (oclif\'s "not found" plugin names the closest one on a terminal).'],
+          [
+            '127',
+            'No such command (the closest ones are named; at a terminal oclif\'s "not found" plugin offers to run one).',
+          ],
           ['130', 'Interrupted (Ctrl-C).'],
           ['143', 'Terminated (SIGTERM).'],
         ],

@@ -73,6 +73,21 @@ describe('plugins and hooks, through the built CLI', () => {
     ])
     expect(r.code).toBe(127)
     expect(r.stderr).toContain('demnd lst is not a mfg command.')
+    // Nobody was asked "Did you mean …?" (no terminal): the error names the closest.
+    expect(r.stderr).toContain('Did you mean mfg demand?')
+  })
+
+  it('in a script under CI: the closest command, and no colour codes in the pipe', () => {
+    const {NO_COLOR: _, FORCE_COLOR: __, ...env} = process.env
+    const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), 'demnd', 'list'], {
+      env: {...env, MFG_HOME: home, CI: 'true'},
+      encoding: 'utf8',
+      input: '',
+      timeout: 60_000,
+    })
+    expect(r.status).toBe(127)
+    expect(r.stderr).toContain('Did you mean mfg demand list? Run mfg help for a list of available')
+    expect(r.stderr).not.toContain('\x1b[')
   })
 
   it('--version is answered before oclif loads, so no hook runs for it', () => {
