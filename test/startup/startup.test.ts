@@ -70,7 +70,10 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.code).toBe(127)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('demand lst is not a mfg command.')
-    expect(r.stderr).toContain('Run mfg help demand for a list of available commands.')
+    // oclif wraps its error lines (each under its ›).
+    expect(r.stderr.replace(/\s*\n\s*›\s+/g, ' ')).toContain(
+      'Did you mean mfg demand list or mfg demand get? Run mfg help demand for a list of available commands.',
+    )
     expect(r.loaded).toContain('node_modules/@oclif/plugin-not-found/lib/utils.js')
   })
 
