@@ -128,6 +128,8 @@ class Pipeline {
       bulk ? this.viaNode : this.viaGot,
       {
         timeoutMs: this.timeoutMs,
+        // Files: the time-out is the wait for the answer, not the transfer (which takes what the line allows).
+        ...(isFormData(prepared.body) || req.onUploadProgress ? {upload: true} : {}),
         ...(req.signal ? {signal: req.signal} : {}),
         ...(req.onUploadProgress ? {onUploadProgress: req.onUploadProgress} : {}),
       },
@@ -212,9 +214,20 @@ class Pipeline {
       const started = performance.now()
       const {options: attempt, cutBy} = this.attemptOptions(options, retries)
       const slow = this.noteWhenSlow(req, site, attempt.timeoutMs)
+      // While a body is being sent, the service is not yet being waited for: each step of it starts the wait anew.
+      const onUpload = attempt.onUploadProgress
+      const sending: SendOptions = onUpload
+        ? {
+            ...attempt,
+            onUploadProgress: (progress) => {
+              slow?.refresh()
+              onUpload(progress)
+            },
+          }
+        : attempt
       let thrown: Error | undefined
       try {
-        const res = await transport.send(req, attempt)
+        const res = await transport.send(req, sending)
         const retryAfterSeconds = parseRetryAfter(res.headers['retry-after'])
         const failure: AttemptFailure = {
           kind: 'status',

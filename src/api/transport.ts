@@ -7,8 +7,14 @@ import type {Got} from 'got'
 import type {PreparedRequest} from './request.js'
 
 export interface SendOptions {
-  /** The whole exchange, from connecting to the body's last byte. */
+  /** The whole exchange, from connecting to the body's last byte; with `upload`, see there. */
   timeoutMs?: number
+  /**
+   * A body that may take long to send (files): `timeoutMs` then bounds the wait for
+   * the answer once the body is sent, not the whole transfer; a line silent for
+   * UPLOAD_IDLE_MS (or `timeoutMs`, if longer) while sending is cut off.
+   */
+  upload?: boolean
   /** The longest silence on the connection (downloads, whose whole length is unknown). */
   idleTimeoutMs?: number
   signal?: AbortSignal
@@ -16,6 +22,14 @@ export interface SendOptions {
   /** Redirects to follow; API requests follow none (they would carry the credentials elsewhere). */
   maxRedirects?: number
 }
+
+/**
+ * The silence an upload's connection may keep while its body is sent. Node counts a
+ * write as activity when the whole of it is in the kernel's buffers, so a big write
+ * on a slow line is silent for as long as the buffers take to drain (seconds per
+ * megabyte at 1 MB/s): far longer than an answer's wait.
+ */
+export const UPLOAD_IDLE_MS = 120_000
 
 /** An answer as it arrives: the body still in its content coding, read by the pipeline. */
 export interface TransportResponse {
@@ -84,7 +98,11 @@ export function gotTransport(agents: Agents, load: () => Promise<Got> = loadGot)
           followRedirect: (opts.maxRedirects ?? 0) > 0,
           maxRedirects: opts.maxRedirects ?? 0,
           timeout: {
-            ...(opts.timeoutMs === undefined ? {} : {request: opts.timeoutMs}),
+            ...(opts.timeoutMs === undefined
+              ? {}
+              : opts.upload
+                ? {socket: Math.max(opts.timeoutMs, UPLOAD_IDLE_MS), response: opts.timeoutMs}
+                : {request: opts.timeoutMs}),
             ...(opts.idleTimeoutMs === undefined ? {} : {socket: opts.idleTimeoutMs}),
           },
           ...(opts.signal ? {signal: opts.signal} : {}),
