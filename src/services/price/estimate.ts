@@ -145,7 +145,9 @@ export function buildModel(input: EstimateInput): Record<string, unknown> {
           unit: 'mm',
         }
       : {}),
-    ...given({service: input.service, technology: input.technology, material: input.material, color: input.color}),
+    ...given({service: input.service, technology: input.technology, color: input.color}),
+    // The interface's material is an object of the catalogue; a name goes in its `materials`.
+    ...(input.material ? {material: {materials: input.material}} : {}),
     quantity: input.quantity ?? 1,
     selectedOptions: (input.options ?? []).map((o) => ({refer: o.refer, name: o.name})),
     ...defined({
