@@ -1,5 +1,6 @@
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {spawn} from 'node:child_process'
+import {chmodSync, copyFileSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join, resolve} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -308,6 +309,21 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toMatch(/no such file/)
   })
+  it('refuses a file it may not read before anything is sent, naming it and why (the built CLI)', async () => {
+    const ok = join(sb.home, 'ok.stl')
+    const secret = join(sb.home, 'secret.stl')
+    copyFileSync(meshPath('cube20.stl'), ok)
+    copyFileSync(meshPath('cube20.stl'), secret)
+    chmodSync(secret, 0o000)
+    for (const asJson of [[], ['--json']]) {
+      const r = await unprivileged(['post', 'upload', ok, secret, ...asJson])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toContain(`Cannot read ${secret}: permission denied. Nothing was uploaded.`)
+      expect(r.stderr).not.toMatch(/DOMException|\n\s+at /)
+    }
+  })
+
   it('takes back a post as post list --json prints it, edited, leaving out the fields the service sets', async () => {
     const listed = (await all()).at(-1)! as Post & Record<string, unknown>
     const path = join(sb.home, 'edited-post.json')
@@ -353,3 +369,23 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     )
   })
 })
+
+/**
+ * The built CLI (`npm run build`) as a user without the power to read any file: as
+ * root, without the capabilities that override file permissions (util-linux's setpriv).
+ */
+function unprivileged(args: string[]): Promise<{stdout: string; stderr: string; code: number | null}> {
+  const bin = resolve(import.meta.dirname, '../../bin/run.js')
+  const {NODE_ENV: _test, ...env} = process.env
+  const dropped = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', process.execPath, bin]
+  const [cmd, ...argv] = process.getuid?.() === 0 ? dropped : [process.execPath, bin]
+  const child = spawn(cmd!, [...argv, ...args], {
+    env: {...env, ...sb.env(), CI: 'true'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  return new Promise((done) => child.on('close', (code) => done({stdout, stderr, code})))
+}

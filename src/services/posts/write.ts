@@ -1,4 +1,4 @@
-import {openAsBlob, statSync} from 'node:fs'
+import {closeSync, openAsBlob, openSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
 
 import {
@@ -176,15 +176,7 @@ export function checkUploadFiles(paths: readonly string[]): UploadFile[] {
   if (paths.length === 0) throw new InputError('Name at least one file to upload.')
   if (paths.length > 20) throw new InputError(`At most 20 files per upload, got ${paths.length}.`)
   return paths.map((path) => {
-    let size: number
-    try {
-      const st = statSync(path)
-      if (!st.isFile()) throw new InputError(`${path} is not a regular file.`)
-      size = st.size
-    } catch (error) {
-      if (error instanceof InputError) throw error
-      throw new InputError(`Cannot read ${path}: ${fileReason(error)}.`)
-    }
+    const size = readableSize(path)
     if (size > MAX_UPLOAD_BYTES) {
       throw new InputError(
         `${path} is ${size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (50 MiB) a file.`,
@@ -192,6 +184,19 @@ export function checkUploadFiles(paths: readonly string[]): UploadFile[] {
     }
     return {path, name: basename(path), size}
   })
+}
+
+/** The size of a regular file this process may read (it is opened once to know); else an InputError naming it and why. */
+function readableSize(path: string): number {
+  try {
+    const st = statSync(path)
+    if (!st.isFile()) throw new InputError(`${path} is not a regular file.`)
+    closeSync(openSync(path, 'r'))
+    return st.size
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    throw new InputError(`Cannot read ${path}: ${fileReason(error)}. Nothing was uploaded.`)
+  }
 }
 
 /**
