@@ -16,6 +16,10 @@ export function fileReason(error: unknown, writing = false): string {
       return 'read-only file system'
     case 'ENOTDIR':
       return 'a part of the path is not a directory'
+    case 'ENOSPC':
+      return 'no space left on the device'
+    case 'EFBIG':
+      return 'file too large'
     default:
       return (error as Error).message
   }

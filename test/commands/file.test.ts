@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
@@ -10,7 +10,7 @@ import {createClient, type ApiClient} from '../../src/api/http.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {downloadFile} from '../../src/services/files/download.js'
 import {demandFileLink} from '../../src/services/files/link.js'
-import {cliEnv, json, jsonLines, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
+import {cliEnv, json, jsonLines, runBuiltCli, runCli, type CliResult, type RunOptions} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import {meshPath} from '../helpers/meshes.js'
 
@@ -181,6 +181,57 @@ describe('mfg file download', () => {
     expect(readFileSync(join(out, 'escape.stl')).equals(readFileSync(stl))).toBe(true)
     expect(readFileSync(join(out, 'bracket.stl')).equals(await served(SEEDED))).toBe(true)
     expect(statSync(join(out, 'escape.stl')).size).toBe(statSync(stl).size)
+  })
+
+  it('refuses an --out that is no folder it may write in, or has a folder where a file goes, before downloading', async () => {
+    const file = join(home, 'afile')
+    writeFileSync(file, 'mine')
+    const onFile = await run(['file', 'download', SEEDED, '--out', file])
+    expect(onFile.exitCode).toBe(2)
+    expect(onFile.stderr.trim()).toBe(`Error: --out ${file} is a file, not a folder.`)
+    const under = await run(['file', 'download', SEEDED, '--out', join(file, 'sub'), '--json'])
+    expect(under.exitCode).toBe(2)
+    expect((JSON.parse(under.stderr) as {error: {message: string}}).error.message).toBe(
+      `Cannot write in --out ${join(file, 'sub')}: a part of the path is not a directory. Nothing was downloaded.`,
+    )
+    expect(readFileSync(file, 'utf8')).toBe('mine')
+
+    const taken = join(home, 'taken')
+    mkdirSync(join(taken, 'sensor-bracket.stl'), {recursive: true})
+    const forced = await run(['file', 'download', SEEDED, '--out', taken, '--force'])
+    expect(forced.exitCode).toBe(2)
+    expect(forced.stderr).toContain(
+      `--out ${taken} has a folder where a file goes: ${join(taken, 'sensor-bracket.stl')}; --force replaces files only.`,
+    )
+    expect(readdirSync(taken)).toEqual(['sensor-bracket.stl'])
+
+    const readOnly = join(home, 'read-only')
+    mkdirSync(readOnly)
+    chmodSync(readOnly, 0o555)
+    const refused = await runBuiltCli(['file', 'download', SEEDED, '--out', readOnly], {env: env(), unprivileged: true})
+    expect(refused.exitCode, refused.stderr).toBe(2)
+    expect(refused.stderr.trim()).toBe(
+      `Error: Cannot write in --out ${readOnly}: permission denied. Nothing was downloaded.`,
+    )
+    expect(readdirSync(readOnly)).toEqual([])
+  })
+
+  it('stops at a write that fails mid-file with one message, and removes the partial file', async () => {
+    const out = join(home, 'too-large')
+    // A process may write no file over 512 bytes (the signal that would kill it ignored): the 684-byte file fails.
+    const r = await runBuiltCli(['file', 'download', SEEDED, '--out', out, '--json'], {
+      env: env(),
+      prelude: "trap '' XFSZ; ulimit -f 1",
+    })
+    expect(r.exitCode, r.stderr).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        code: 'download_failed',
+        message: `Cannot write ${join(out, 'sensor-bracket.stl.part')}: file too large; the partial file was removed.`,
+      },
+    })
+    expect(readdirSync(out)).toEqual([])
   })
 
   it('asks for a new link when one has expired, and resumes with a Range request', async () => {

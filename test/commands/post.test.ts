@@ -1,10 +1,17 @@
-import {spawn} from 'node:child_process'
 import {chmodSync, copyFileSync, readFileSync, statSync, writeFileSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json, jsonLines, runCli, startCliSandbox, type CliSandbox, type RunOptions} from '../helpers/cli.js'
+import {
+  json,
+  jsonLines,
+  runBuiltCli,
+  runCli,
+  startCliSandbox,
+  type CliSandbox,
+  type RunOptions,
+} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
 
 interface Post {
@@ -316,8 +323,8 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     copyFileSync(meshPath('cube20.stl'), secret)
     chmodSync(secret, 0o000)
     for (const asJson of [[], ['--json']]) {
-      const r = await unprivileged(['post', 'upload', ok, secret, ...asJson])
-      expect(r.code, r.stderr).toBe(2)
+      const r = await runBuiltCli(['post', 'upload', ok, secret, ...asJson], {env: sb.env(), unprivileged: true})
+      expect(r.exitCode, r.stderr).toBe(2)
       expect(r.stdout).toBe('')
       expect(r.stderr).toContain(`Cannot read ${secret}: permission denied. Nothing was uploaded.`)
       expect(r.stderr).not.toMatch(/DOMException|\n\s+at /)
@@ -369,23 +376,3 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     )
   })
 })
-
-/**
- * The built CLI (`npm run build`) as a user without the power to read any file: as
- * root, without the capabilities that override file permissions (util-linux's setpriv).
- */
-function unprivileged(args: string[]): Promise<{stdout: string; stderr: string; code: number | null}> {
-  const bin = resolve(import.meta.dirname, '../../bin/run.js')
-  const {NODE_ENV: _test, ...env} = process.env
-  const dropped = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', process.execPath, bin]
-  const [cmd, ...argv] = process.getuid?.() === 0 ? dropped : [process.execPath, bin]
-  const child = spawn(cmd!, [...argv, ...args], {
-    env: {...env, ...sb.env(), CI: 'true'},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
-  return new Promise((done) => child.on('close', (code) => done({stdout, stderr, code})))
-}

@@ -1,6 +1,7 @@
 // Runs `mfg` commands in-process, the way oclif would, capturing stdout, stderr
 // and the exit code. Command classes are imported through vitest (TypeScript
 // sources), so no build is needed; the oclif Config comes from the repo root.
+import {spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -118,6 +119,38 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Cli
     Object.assign(process.env, savedEnv)
   }
   return {stdout, stderr, exitCode}
+}
+
+export interface BuiltRunOptions {
+  /** Laid over the environment, from which the test's own variables are removed. */
+  env: Record<string, string>
+  /**
+   * Without the power to read or write files regardless of their permissions: as root
+   * (CI), without the capabilities that give it (util-linux's setpriv).
+   */
+  unprivileged?: boolean
+  /** Shell commands run first in the same process, in sh (e.g. `ulimit -f 1`). */
+  prelude?: string
+}
+
+/**
+ * Runs the built CLI (`npm run build`) in a child process, for what a process
+ * cannot change in itself: its privileges, its limits.
+ */
+export function runBuiltCli(args: string[], opts: BuiltRunOptions): Promise<CliResult> {
+  const {NODE_ENV: _test, ...env} = process.env
+  for (const k of MFG_VARS) delete env[k]
+  let argv = [process.execPath, join(root, 'bin/run.js'), ...args]
+  if (opts.unprivileged && process.getuid?.() === 0)
+    argv = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...argv]
+  if (opts.prelude !== undefined) argv = ['sh', '-c', `${opts.prelude}; exec "$@"`, 'sh', ...argv]
+  const [cmd, ...rest] = argv
+  const child = spawn(cmd!, rest, {env: {...env, CI: 'true', ...opts.env}, stdio: ['ignore', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')))
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  return new Promise((done) => child.on('close', (code) => done({stdout, stderr, exitCode: code ?? -1})))
 }
 
 /** Parses a run's stdout as JSON, failing with the run's stderr when it is not. */

@@ -1,5 +1,5 @@
 import {once} from 'node:events'
-import {createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
+import {accessSync, constants, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {ApiError} from '../../api/errors.js'
@@ -9,6 +9,7 @@ import type {StreamResponse} from '../../api/types.js'
 import {getDemand} from '../../api/v1/demands.js'
 import {redact} from '../../schemas/secrets.js'
 import type {ServiceContext} from '../context.js'
+import {fileReason} from '../../util/file-reason.js'
 import {InputError} from '../errors.js'
 import {demandFileLink, maskLink, storageFileLink} from './link.js'
 
@@ -92,14 +93,34 @@ export async function planDownload(
     targets.push({fileName: given, fileLink, index, path: join(outDir, name)})
   }
   if (targets.length === 0) throw new InputError(`Demand ${demandId} has no files to download.`)
+  makeOutDir(opts.outDir, outDir)
+  const folders = targets.filter((t) => isFolder(t.path)).map((t) => t.path)
+  if (folders.length > 0) {
+    throw new InputError(
+      `--out ${opts.outDir} has a folder where a file goes: ${folders.join(', ')}; --force replaces files only. Choose another --out.`,
+    )
+  }
   if (!opts.force) {
     const existing = targets.filter((t) => existsSync(t.path)).map((t) => t.path)
     if (existing.length > 0) {
       throw new InputError(`Not overwriting ${existing.join(', ')}: pass --force to replace, or choose another --out.`)
     }
   }
-  mkdirSync(outDir, {recursive: true})
   return targets
+}
+
+const isFolder = (path: string): boolean => statSync(path, {throwIfNoEntry: false})?.isDirectory() ?? false
+
+/** Makes the folder --out names, if needed; an InputError (nothing downloaded) when it is no folder this process may write in. */
+function makeOutDir(given: string, outDir: string): void {
+  try {
+    if (existsSync(outDir) && !isFolder(outDir)) throw new InputError(`--out ${given} is a file, not a folder.`)
+    mkdirSync(outDir, {recursive: true})
+    accessSync(outDir, constants.W_OK)
+  } catch (error) {
+    if (error instanceof InputError) throw error
+    throw new InputError(`Cannot write in --out ${given}: ${fileReason(error, true)}. Nothing was downloaded.`)
+  }
 }
 
 /** A function that asks the service for a fresh signed link to one file. */
@@ -263,7 +284,11 @@ class Transfer {
     if (!this.opts.force && existsSync(this.target.path)) {
       throw new InputError(`Not overwriting ${this.target.path}: pass --force to replace it.`)
     }
-    renameSync(this.part, this.target.path)
+    try {
+      renameSync(this.part, this.target.path)
+    } catch (error) {
+      throw this.cannotWrite(error, this.target.path)
+    }
     return {
       fileName: this.target.fileName,
       path: this.target.path,
@@ -311,6 +336,12 @@ class Transfer {
    */
   private async write(res: StreamResponse, append: boolean): Promise<unknown> {
     const writer = createWriteStream(this.part, {flags: append ? 'a' : 'w', mode: 0o644})
+    // A disk that fails (no space, no permission) ends the transfer: nothing to resume.
+    let diskError: unknown
+    writer.on('error', (error) => {
+      diskError ??= error
+      res.body.destroy()
+    })
     let failure: unknown
     try {
       for await (const chunk of res.body) {
@@ -326,9 +357,25 @@ class Transfer {
     } catch (error) {
       failure = error
     }
-    await new Promise<void>((done, fail) => writer.end((error?: Error | null) => (error ? fail(error) : done())))
+    if (!writer.destroyed) {
+      await new Promise<void>((done) =>
+        writer.end((error?: Error | null) => {
+          diskError ??= error ?? undefined
+          done()
+        }),
+      )
+    }
+    if (diskError !== undefined) throw this.cannotWrite(diskError, this.part)
     if (failure !== undefined) this.written = statSync(this.part).size
     return failure
+  }
+
+  /** A DownloadError for a file that could not be written: the partial file removed, and said so. */
+  private cannotWrite(error: unknown, path: string): DownloadError {
+    const partial = statSync(this.part, {throwIfNoEntry: false})?.isFile() ?? false
+    if (partial) rmSync(this.part, {force: true})
+    const removed = partial ? '; the partial file was removed' : ''
+    return new DownloadError(`Cannot write ${path}: ${fileReason(error, true)}${removed}.`)
   }
 
   private restart(): void {
