@@ -183,6 +183,31 @@ describe('mfg file download', () => {
     expect(statSync(join(out, 'escape.stl')).size).toBe(statSync(stl).size)
   })
 
+  it('downloads a file whose name is in another script than Latin', async () => {
+    const stl = join(home, '日本 (1).stl')
+    writeFileSync(stl, readFileSync(meshPath('cube20.stl')))
+    const uploaded = json<{url: string; originalName: string}[]>(await run(['post', 'upload', stl, '--json']))
+    expect(uploaded[0]!.originalName).toBe('日本 (1).stl')
+    const demandFile = join(home, 'demand-japanese.json')
+    const quoteModel = [{fileName: '日本 (1).stl', fileLink: uploaded[0]!.url, quantity: 1}]
+    writeFileSync(
+      demandFile,
+      JSON.stringify([{technique: '3D_PRINTING', material: 'PLA', email: 'files@example.com', quoteModel}]),
+    )
+    const created = await run(['demand', 'create', '--file', demandFile, '--json'])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const id = json<{results: {id: string}[]}>(created).results[0]!.id
+    const out = join(home, 'japanese')
+    const r = await run(['file', 'download', id, '--out', out, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readFileSync(join(out, '日本 (1).stl')).equals(readFileSync(stl))).toBe(true)
+    // The file host names it for a browser too: an ASCII stand-in, and the name itself in UTF-8.
+    const link = json<{url: string}>(await run(['file', 'link', id, '--json'])).url
+    expect((await fetch(link)).headers.get('content-disposition')).toBe(
+      `attachment; filename="__ (1).stl"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%20%281%29.stl`,
+    )
+  })
+
   it('refuses an --out that is no folder it may write in, or has a folder where a file goes, before downloading', async () => {
     const file = join(home, 'afile')
     writeFileSync(file, 'mine')

@@ -102,6 +102,17 @@ export async function v2FileRoutes(app: FastifyInstance, ctx: SandboxContext): P
 
 const RANGE = /^bytes=(\d*)-(\d*)$/
 
+/**
+ * `Content-Disposition: attachment` for a file name in any script (RFC 6266): a
+ * `filename=` of printable ASCII (others as `_`) for old clients, and the name itself
+ * as `filename*=UTF-8''…` (RFC 5987: percent-encoded beyond its attr-chars).
+ */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`
+}
+
 /** The file host: `GET /files/<key>?expires=&signature=`, no credentials, the signature is the access. */
 export async function fileHostRoutes(app: FastifyInstance, ctx: SandboxContext): Promise<void> {
   app.get(`${FILE_ROUTE_PREFIX}*`, async (request: FastifyRequest, reply: FastifyReply) => {
@@ -115,15 +126,11 @@ export async function fileHostRoutes(app: FastifyInstance, ctx: SandboxContext):
     verifyLink(ctx.store, ctx.signingSecret, key, query, ctx.clock())
     const file = ctx.store.files.byKey(key)
     if (!file || !blobExists(ctx.store, file)) throw notFound(`No such file: ${rawPath}.`)
-    const name = file.originalName.replace(/["\\\r\n]/g, '_')
     reply
       .header('content-type', file.contentType)
       .header('accept-ranges', 'bytes')
       .header('cache-control', 'private, no-store')
-      .header(
-        'content-disposition',
-        `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(file.originalName)}`,
-      )
+      .header('content-disposition', attachment(file.originalName))
     const range = typeof request.headers.range === 'string' ? RANGE.exec(request.headers.range.trim()) : null
     if (range && (range[1] !== '' || range[2] !== '')) {
       let start = range[1] === '' ? file.size - Number(range[2]) : Number(range[1])
