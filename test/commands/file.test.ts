@@ -37,6 +37,24 @@ const served = async (demandId: string, pick: string[] = []) => {
   return Buffer.from(await (await fetch(json<{url: string}>(r).url)).arrayBuffer())
 }
 
+/** A file uploaded under `name` (a copy of cube20.stl): its path and stored URL. */
+const upload = async (name: string) => {
+  const path = join(home, name)
+  writeFileSync(path, readFileSync(meshPath('cube20.stl')))
+  const r = await run(['post', 'upload', path, '--json'])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return {path, url: json<{url: string}[]>(r)[0]!.url}
+}
+/** A new demand with these quote-model files; its id. */
+const demandWith = async (quoteModel: {fileName: string; fileLink: string}[]) => {
+  const file = join(home, `demand-${outputs.length}.json`)
+  const row = {technique: '3D_PRINTING', material: 'PLA', email: 'files@example.com'}
+  writeFileSync(file, JSON.stringify([{...row, quoteModel: quoteModel.map((q) => ({...q, quantity: 1}))}]))
+  const created = await run(['demand', 'create', '--file', file, '--json'])
+  expect(created.exitCode, created.stderr).toBe(0)
+  return json<{results: {id: string}[]}>(created).results[0]!.id
+}
+
 beforeAll(async () => {
   sandbox = await startTestSandbox({clock: () => Date.now() + skewMs})
   home = mkdtempSync(join(tmpdir(), 'mfg-file-'))
@@ -121,6 +139,22 @@ describe('mfg file link', () => {
     expect(neither.exitCode).toBe(2)
   })
 
+  it('names the file as the demand does, not as the file host stores it', async () => {
+    const stored = await upload('ü-only.stl')
+    const seeded = 'https://files.mfg-sandbox.test/seed/demands/sensor-bracket.stl'
+    const id = await demandWith([
+      {fileName: 'bracket v2.stl', fileLink: seeded},
+      {fileName: 'ü-only.stl', fileLink: stored.url},
+    ])
+    expect(stored.url).toMatch(/\/_-only\.stl$/)
+    const named = await run(['file', 'link', id, '--file-name', 'ü-only.stl', '--json'])
+    expect(json<{fileName: string}>(named).fileName).toBe('ü-only.stl')
+    const second = await run(['file', 'link', id, '--index', '1'])
+    expect(second.stdout).toMatch(/^Link issued for ü-only\.stl at .*\/_-only\.stl, expires/)
+    const first = await run(['file', 'link', id, '--json'])
+    expect(json<{fileName: string}>(first).fileName).toBe('bracket v2.stl')
+  })
+
   it('tells a tampered link (403) from a good one', async () => {
     const {url} = json<{url: string}>(await run(['file', 'link', SEEDED, '--json']))
     const tampered = url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)
@@ -184,23 +218,12 @@ describe('mfg file download', () => {
   })
 
   it('downloads a file whose name is in another script than Latin', async () => {
-    const stl = join(home, '日本 (1).stl')
-    writeFileSync(stl, readFileSync(meshPath('cube20.stl')))
-    const uploaded = json<{url: string; originalName: string}[]>(await run(['post', 'upload', stl, '--json']))
-    expect(uploaded[0]!.originalName).toBe('日本 (1).stl')
-    const demandFile = join(home, 'demand-japanese.json')
-    const quoteModel = [{fileName: '日本 (1).stl', fileLink: uploaded[0]!.url, quantity: 1}]
-    writeFileSync(
-      demandFile,
-      JSON.stringify([{technique: '3D_PRINTING', material: 'PLA', email: 'files@example.com', quoteModel}]),
-    )
-    const created = await run(['demand', 'create', '--file', demandFile, '--json'])
-    expect(created.exitCode, created.stderr).toBe(0)
-    const id = json<{results: {id: string}[]}>(created).results[0]!.id
+    const stl = await upload('日本 (1).stl')
+    const id = await demandWith([{fileName: '日本 (1).stl', fileLink: stl.url}])
     const out = join(home, 'japanese')
     const r = await run(['file', 'download', id, '--out', out, '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(readFileSync(join(out, '日本 (1).stl')).equals(readFileSync(stl))).toBe(true)
+    expect(readFileSync(join(out, '日本 (1).stl')).equals(readFileSync(stl.path))).toBe(true)
     // The file host names it for a browser too: an ASCII stand-in, and the name itself in UTF-8.
     const link = json<{url: string}>(await run(['file', 'link', id, '--json'])).url
     expect((await fetch(link)).headers.get('content-disposition')).toBe(

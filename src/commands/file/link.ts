@@ -39,10 +39,14 @@ Anyone holding the link can fetch the file until it expires, so the link is prin
       throw new UsageError('Give a demand id or --file-link, not both.')
     }
     const {client, profile} = await this.context(flags).session()
-    const {demandFileLink, storageFileLink} = await import('../../services/files/link.js')
+    const {namedDemandFileLink, storageFileLink} = await import('../../services/files/link.js')
     const link =
       flags['file-link'] === undefined
-        ? await demandFileLink({client}, args.demandId!, defined({fileName: flags['file-name'], index: flags.index}))
+        ? await namedDemandFileLink(
+            {client},
+            args.demandId!,
+            defined({fileName: flags['file-name'], index: flags.index}),
+          )
         : await storageFileLink({client}, flags['file-link'])
     if (!this.jsonEnabled()) writeOut(flags['show-url'] ? link.url : linkLine(link))
     if (profile.embedded) this.warnNote(embeddedLinkWarning(args.demandId), true)

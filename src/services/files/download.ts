@@ -11,7 +11,7 @@ import {redact} from '../../schemas/secrets.js'
 import type {ServiceContext} from '../context.js'
 import {fileReason} from '../../util/file-reason.js'
 import {InputError} from '../errors.js'
-import {demandFileLink, maskLink, storageFileLink} from './link.js'
+import {demandFileLink, maskLink, pathMatches, storageFileLink} from './link.js'
 
 type Ctx = Pick<ServiceContext, 'client'>
 
@@ -133,14 +133,6 @@ export function demandFileIssuer(ctx: Ctx, demandId: string, target: DownloadTar
     if (pathMatches(link.url, target.fileLink)) return link.url
     // The service signed another file (it may not know ?index=): sign the stored URL itself.
     return (await storageFileLink(ctx, target.fileLink)).url
-  }
-}
-
-function pathMatches(signed: string, stored: string): boolean {
-  try {
-    return new URL(signed).pathname.endsWith(new URL(stored).pathname)
-  } catch {
-    return false
   }
 }
 

@@ -1,3 +1,4 @@
+import {getDemand} from '../../api/v1/demands.js'
 import {accessFile} from '../../api/v1/files.js'
 import {accessStorage} from '../../api/v2/files.js'
 import type {ServiceContext} from '../context.js'
@@ -74,4 +75,33 @@ export async function storageFileLink(ctx: Ctx, fileLink: string): Promise<Issue
   const first = grants[0]
   if (!first) throw new Error('the service answered no link for this file')
   return describeGrant(first)
+}
+
+/**
+ * demandFileLink named as the demand names the file (its quote-model fileName), not
+ * as the file host stores it (a stored name may have lost its letters: `_-only.stl`).
+ * Without --file-name the demand is read for it; when that fails or the link is not
+ * to the file expected, the stored name stays.
+ */
+export async function namedDemandFileLink(
+  ctx: Ctx,
+  demandId: string,
+  pick: {fileName?: string; index?: number} = {},
+): Promise<IssuedLink> {
+  const link = await demandFileLink(ctx, demandId, pick)
+  if (pick.fileName !== undefined) return {...link, fileName: pick.fileName}
+  const demand = await getDemand(ctx.client, demandId).catch(() => undefined)
+  const items = (Array.isArray(demand?.quoteModel) ? demand.quoteModel : []) as Record<string, unknown>[]
+  const item = items.filter((i) => typeof i.fileLink === 'string' && i.fileLink !== '')[pick.index ?? 0]
+  const named = item && typeof item.fileName === 'string' && item.fileName !== ''
+  return named && pathMatches(link.url, item.fileLink as string) ? {...link, fileName: item.fileName as string} : link
+}
+
+/** Whether a signed link is to a stored file URL (its path ends with the stored one's). */
+export function pathMatches(signed: string, stored: string): boolean {
+  try {
+    return new URL(signed).pathname.endsWith(new URL(stored).pathname)
+  } catch {
+    return false
+  }
 }
