@@ -172,6 +172,8 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     expect(json<{models: Post['models']}>(added).models).toEqual([
       {price: 3, free: false, originalname: 'cube', files: [{originalname: 'cube20.stl', url: files[0]!.url}]},
     ])
+    // Its formats are its files' extensions; the model's name (no extension) is none.
+    expect((await all()).find((p) => p._id === post._id)!.formats).toEqual(['stl'])
 
     // The upload is stored byte for byte: a signed link to it serves the same bytes.
     const link = await run(['file', 'link', '--file-link', files[0]!.url, '--json'])

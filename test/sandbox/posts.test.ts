@@ -233,10 +233,13 @@ describe('create, upload, add model, update, delete', () => {
     expect(answer.status, answer.text).toBe(201)
     expect(Object.keys(answer.body).sort()).toEqual(['_id', 'createdAt', 'models', 'updatedAt'])
     expect(answer.body.models).toEqual([model])
-    const again = await demo.post(`${UPLOAD}?productId=${postId}`, {objects3D: [{...model, originalname: 'two.obj'}]})
+    const two = {...model, originalname: 'two', files: [{originalname: 'two.obj', url: model.files[0]!.url}]}
+    const again = await demo.post(`${UPLOAD}?productId=${postId}`, {objects3D: [two]})
     expect(again.body.models).toHaveLength(2)
+    // Formats are the files' extensions; a model's name is no format.
     const formats = (await list('?pageSize=50&formats=obj')).body.posts.map((p: {_id: string}) => p._id)
     expect(formats).toEqual([postId])
+    expect((await list('?pageSize=50&formats=two')).body.posts).toEqual([])
     const bad = await demo.post(`${UPLOAD}?postId=${postId}`, {objects3D: {...model, files: []}})
     expect(bad.status).toBe(400)
     expect(bad.body.details[0].path).toBe('objects3D.files')

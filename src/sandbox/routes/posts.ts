@@ -114,13 +114,10 @@ function invalid(what: string, error: z.ZodError, extra: ErrorDetail[] = []): Ap
   return badRequest(`${what} (${details.map((d) => `${d.path || 'body'} ${d.message}`).join('; ')}).`, details)
 }
 
+/** A product's formats: the extensions of its models' files (a model's own name is a title, not a file). */
 function formatsOf(models: Product['models']): string[] {
-  const formats = models.flatMap((m) => [m.originalname, ...m.files.map((f) => f.originalname)])
-  return [
-    ...new Set(
-      formats.map((name) => name.split('.').pop()?.toLowerCase() ?? '').filter((ext) => /^[a-z0-9]{1,10}$/.test(ext)),
-    ),
-  ]
+  const extensions = models.flatMap((m) => m.files.map((f) => /\.([a-z0-9]{1,10})$/i.exec(f.originalname)?.[1]))
+  return [...new Set(extensions.filter((ext) => ext !== undefined).map((ext) => ext.toLowerCase()))]
 }
 
 function createPost(business: Business, body: CreatePostBody, now: number): Product {
