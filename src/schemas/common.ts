@@ -58,6 +58,9 @@ export const CurrencyCode = z.string().check((payload) => {
   }
 })
 
+/** A request's http(s) URL field (a file, a webhook's target): one problem when it is not one. */
+export const HttpUrl = z.url({protocol: /^https?$/, error: 'must be an http(s) URL'})
+
 /** A request's date field (`fabricatedDate`): YYYY-MM-DD, DD/MM/YYYY or an ISO timestamp. */
 export const DateText = z.string().check((payload) => {
   if (normalizeDate(payload.value) === undefined) {

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 
-import {Currency, SERVICES, Service} from './common.js'
+import {Currency, HttpUrl, SERVICES, Service} from './common.js'
 
 /** Legacy products/posts: wire shapes shared by the client and the sandbox (interface, Products/posts). */
 
@@ -56,12 +56,7 @@ export const PostMaterial = z.strictObject({
     .pipe(Currency),
 })
 
-const httpUrl = z
-  .string()
-  .url('must be an http(s) URL')
-  .refine((s) => /^https?:\/\//i.test(s), 'must be an http(s) URL')
-
-export const ModelFile = z.strictObject({originalname: text, url: httpUrl})
+export const ModelFile = z.strictObject({originalname: text, url: HttpUrl})
 export const PostModel = z.strictObject({
   price: amount,
   free: z.boolean(),
@@ -70,7 +65,7 @@ export const PostModel = z.strictObject({
 })
 export type PostModel = z.infer<typeof PostModel>
 
-export const GalleryItem = z.object({type: text, url: httpUrl, _id: z.string().optional()})
+export const GalleryItem = z.object({type: text, url: HttpUrl, _id: z.string().optional()})
 
 const tag = z.string().trim().min(1, 'must not be empty').max(50)
 const format = z

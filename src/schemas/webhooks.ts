@@ -1,5 +1,7 @@
 import * as z from 'zod'
 
+import {HttpUrl} from './common.js'
+
 /** Webhook subscriptions and events: wire shapes shared by the client and the sandbox. */
 
 export const WEBHOOK_EVENTS = [
@@ -28,10 +30,6 @@ export const SIGNATURE_HEADER = 'service-signature'
 /** [ext] `t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed by the secret>`. */
 export const SIGNATURE_SHA256_HEADER = 'service-signature-sha256'
 
-const url = z
-  .string()
-  .url('must be an http(s) URL')
-  .refine((s) => /^https?:\/\//i.test(s), 'must be an http(s) URL')
 const secret = z.string().min(1, 'must not be empty').max(512)
 const events = z
   .array(WebhookEventName)
@@ -41,7 +39,7 @@ const events = z
 
 export const CreateWebhookBody = z.object({
   businessId: z.string().min(1),
-  url,
+  url: HttpUrl,
   secret,
   events,
   useSecret: z.boolean().optional(),
@@ -49,7 +47,7 @@ export const CreateWebhookBody = z.object({
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>
 
 export const UpdateWebhookBody = z.object({
-  url: url.optional(),
+  url: HttpUrl.optional(),
   secret: secret.optional(),
   events: events.optional(),
   useSecret: z.boolean().optional(),

@@ -314,6 +314,23 @@ describe('mfg post create, upload, add-model, update, delete', () => {
     expect(misspelt.stderr).toContain('  - objects3D: unknown field orignalname (did you mean originalname?)')
     expect(misspelt.stderr).toContain('  - objects3D.originalname: is required (a string)')
 
+    // A local file where a URL goes: named as adding models, the problem once; from the flag, what to do.
+    writeFileSync(
+      path,
+      JSON.stringify({price: 1, free: true, originalname: 'c', files: [{originalname: 'c.stl', url: 'm/c.stl'}]}),
+    )
+    const local = await run(['post', 'add-model', first!._id, '--file', path])
+    expect(local.exitCode).toBe(2)
+    expect(local.stderr.trim().split('\n')).toEqual([
+      `Error: adding models to the product: the add-model body is invalid (1 problem); nothing was sent (POST /api/v2/ms-post/post/upload?postId=${first!._id})`,
+      '  - objects3D.files.0.url: must be an http(s) URL',
+    ])
+    const flag = await run(['post', 'add-model', first!._id, '--file-url', 'm/cube20.stl'])
+    expect(flag.exitCode).toBe(2)
+    expect(flag.stderr.trim()).toBe(
+      'Error: --file-url m/cube20.stl is not an http(s) URL. A file on this machine is uploaded first: mfg post upload m/cube20.stl prints the URL to give here.',
+    )
+
     const missing = await run(['post', 'upload', join(sb.home, 'nope.stl')])
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toMatch(/no such file/)

@@ -118,7 +118,7 @@ export async function addModels(
 ): Promise<z.infer<typeof AddModelAnswerRead>> {
   const query = postQuery(postId, 'POST')
   const body = {objects3D}
-  await checkRequest(AddModelBody, body, 'POST', UPLOAD, 'the add-model body')
+  await checkRequest(AddModelBody, body, 'POST', `${UPLOAD}?${new URLSearchParams(query)}`, 'the add-model body')
   const res = await client.request({method: 'POST', path: UPLOAD, query, body})
   return parseResponse(AddModelAnswerRead, res.body, 'POST', UPLOAD, res.status, client)
 }

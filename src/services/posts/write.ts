@@ -136,21 +136,30 @@ export interface ModelFields {
 export function modelFromFlags(fields: ModelFields): Record<string, unknown> {
   const urls = fields.fileUrls ?? []
   if (urls.length === 0) throw new InputError('A model needs at least one --file-url (or pass --file with objects3D).')
-  const files = urls.map((url) => {
-    let name = url
-    try {
-      name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || url
-    } catch {
-      // Left to the schema check, which names the bad URL.
-    }
-    return {originalname: name, url}
-  })
+  const files = urls.map(modelFile)
   return {
     originalname: fields.name ?? files[0]!.originalname,
     price: fields.price ?? 0,
     free: fields.free ?? false,
     files,
   }
+}
+
+/** A model's file from its --file-url, named by the URL's last segment; a local path is refused with what to do. */
+function modelFile(url: string): {originalname: string; url: string} {
+  const parsed = URL.parse(url)
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+    throw new InputError(
+      `--file-url ${url} is not an http(s) URL. A file on this machine is uploaded first: mfg post upload ${url} prints the URL to give here.`,
+    )
+  }
+  let name = ''
+  try {
+    name = decodeURIComponent(parsed.pathname.split('/').pop() ?? '')
+  } catch {
+    // A malformed escape: the URL names the file.
+  }
+  return {originalname: name || url, url}
 }
 
 /** `objects3D` from a file: one model object, an array of them, or `{objects3D: ...}`. */
