@@ -7,7 +7,7 @@ import type {ResponseType} from './types.js'
 const KNOWN_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
 
 /** The codings named by a Content-Encoding header, in the order they were applied; identity left out. */
-function codingsOf(headers: IncomingHttpHeaders): string[] {
+export function codingsOf(headers: IncomingHttpHeaders): string[] {
   return String(headers['content-encoding'] ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -39,6 +39,28 @@ export async function receive(body: Readable, headers: IncomingHttpHeaders, limi
     else bytes = zlib.gunzipSync(bytes)
   }
   return bytes
+}
+
+/**
+ * A body as it streams in, with its content codings (gzip, deflate, br) undone: a
+ * file host may compress a download that asked for none. A coding it cannot undo
+ * (unknownCoding) is the caller's to refuse; a body with none is returned as is.
+ */
+export function decodedStream(body: Readable, headers: IncomingHttpHeaders): Readable {
+  const codings = codingsOf(headers)
+  if (codings.length === 0) return body
+  const zlib = process.getBuiltinModule('node:zlib')
+  const {pipeline} = process.getBuiltinModule('node:stream')
+  // Each stage takes the one before, and its failure (a break, bytes that do not decode) is the next one's.
+  return codings.reverse().reduce<Readable>((source, coding) => {
+    const stage =
+      coding === 'deflate'
+        ? zlib.createInflate()
+        : coding === 'br'
+          ? zlib.createBrotliDecompress()
+          : zlib.createGunzip()
+    return pipeline(source, stage, () => {})
+  }, body)
 }
 
 /**

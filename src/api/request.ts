@@ -93,7 +93,7 @@ export function prepareRequest(ctx: RequestContext, req: RequestOptions): Prepar
 
 /**
  * A GET to a signed link on the file host: no credentials (the link is the
- * permission), no content coding (so byte counts and ranges are the file's own).
+ * permission), asking for no content coding (so byte counts and ranges are the file's own).
  */
 export function prepareDownload(ctx: Pick<RequestContext, 'userAgent'>, link: string, headers = {}): PreparedRequest {
   let url: URL
@@ -114,7 +114,7 @@ export function prepareDownload(ctx: Pick<RequestContext, 'userAgent'>, link: st
     method: 'GET',
     url,
     shownPath: `${url.origin}${url.pathname}`,
-    headers: {'user-agent': ctx.userAgent, ...headers},
+    headers: {'user-agent': ctx.userAgent, 'accept-encoding': 'identity', ...headers},
     idempotent: true,
   }
 }

@@ -34,7 +34,7 @@ import {
   type Mode,
   type Point,
 } from './cases.js'
-import {startForeignServer} from './server.js'
+import {foreignFile, startForeignServer} from './server.js'
 
 interface KnownFailure {
   variant: string
@@ -157,6 +157,61 @@ describe('the foreign-server suite itself', () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('a file host that deviates', () => {
+  /** A foreign server with these quirks, a fresh MFG_HOME, and what the built CLI made of `argv` there. */
+  const withServer = async (
+    quirks: Parameters<typeof startForeignServer>[0],
+    use: (server: Awaited<ReturnType<typeof startForeignServer>>, home: string) => Promise<void>,
+  ) => {
+    const server = await startForeignServer(quirks)
+    const home = mkdtempSync(join(tmpdir(), 'mfg-foreign-files-'))
+    try {
+      await use(server, home)
+    } finally {
+      await server.close()
+      rmSync(home, {recursive: true, force: true})
+    }
+  }
+  const fileRequests = (server: Awaited<ReturnType<typeof startForeignServer>>) =>
+    server.stats().log.filter((x) => x.path.startsWith('/files/'))
+
+  it('a download is asked for uncompressed; one compressed anyway (gzip) is saved as the file, and an unknown coding is refused', async () => {
+    await withServer({contentEncoding: 'gzip'}, async (server, home) => {
+      const [id, name] = [server.seed.demandIds[0]!, server.seed.fileNames[0]!]
+      const out = join(home, 'out')
+      const r = await spawnCli(['file', 'download', id, '--out', out, '--json'], cliEnv(server, home))
+      expect(r.exit, r.stderr).toBe(0)
+      expect(readFileSync(join(out, name), 'utf8')).toBe(foreignFile(name))
+      expect(JSON.parse(r.stdout)).toMatchObject([{fileName: name, bytes: Buffer.byteLength(foreignFile(name))}])
+      expect(fileRequests(server).map((x) => x.acceptEncoding)).toEqual(['identity'])
+
+      server.setQuirks({contentEncoding: 'unknown'})
+      const other = join(home, 'other')
+      const refused = await spawnCli(['file', 'download', id, '--out', other], cliEnv(server, home))
+      expect(refused.exit).toBe(1)
+      expect(refused.stderr.trim()).toBe(
+        `Error: The file host sent ${name} in a content coding mfg cannot read (x-acme-pack).`,
+      )
+      expect(readdirSync(other)).toEqual([])
+    })
+  })
+
+  it('demand quote: a part the file host answered with a sign-in page is not kept, so the next run downloads it again', async () => {
+    await withServer({fileLoginPage: true}, async (server, home) => {
+      const argv = ['demand', 'quote', server.seed.demandIds[0]!, '--dry-run', '--json']
+      const first = await spawnCli(argv, cliEnv(server, home))
+      expect(first.exit, first.stderr).toBe(4)
+      expect(JSON.parse(first.stdout).parts[0].error).toContain('unexpected "<!doctype"')
+
+      server.setQuirks({})
+      const second = await spawnCli(argv, cliEnv(server, home))
+      expect(second.exit, second.stderr).toBe(0)
+      expect(JSON.parse(second.stdout).parts[0]).toMatchObject({cached: false, measured: {closed: true}})
+      expect(fileRequests(server)).toHaveLength(2)
+    })
   })
 })
 

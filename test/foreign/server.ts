@@ -81,6 +81,8 @@ export interface Quirks {
   bom?: boolean
   /** gzip: every body gzip-compressed (asked for or not); unknown: a Content-Encoding nobody knows, body as is. */
   contentEncoding?: 'gzip' | 'unknown'
+  /** The file host answers its signed links with a sign-in page (200, text/html) instead of the file. */
+  fileLoginPage?: boolean
   /** Bodies sent chunked in 7-byte pieces (splitting UTF-8 sequences), without Content-Length. */
   chunked?: boolean
   /** Milliseconds before the status line of every answer. */
@@ -108,6 +110,31 @@ export interface RequestRecord {
   path: string
   /** Status sent, or "dropped" / "cut" / "hung" for a connection ended on purpose. */
   status: number | 'dropped' | 'cut' | 'hung'
+  /** The Accept-Encoding the request sent, if any. */
+  acceptEncoding?: string
+}
+
+/**
+ * The file the file host serves for a signed link of a demand's file
+ * (`/files/demands/<fileName>`): a closed ASCII STL, a tetrahedron of 10 mm,
+ * named after the file.
+ */
+export function foreignFile(fileName: string): string {
+  const v = [
+    [0, 0, 0],
+    [10, 0, 0],
+    [0, 10, 0],
+    [0, 0, 10],
+  ]
+  const faces = [
+    [0, 2, 1],
+    [0, 1, 3],
+    [0, 3, 2],
+    [1, 2, 3],
+  ]
+  const facet = (f: number[]) =>
+    `facet normal 0 0 0\nouter loop\n${f.map((i) => `vertex ${v[i]!.join(' ')}`).join('\n')}\nendloop\nendfacet\n`
+  return `solid ${fileName}\n${faces.map(facet).join('')}endsolid ${fileName}\n`
 }
 
 export interface ServerStats {
@@ -705,7 +732,8 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       if (!file) throw new HttpFailure(404, 'No such file on this demand')
       const expires = Math.floor(Date.now() / 1000) + 1800
       const token = `expires=${expires}&signature=${randomBytes(16).toString('hex')}`
-      const url = `${base}/files/${d._id}/${encodeURIComponent(file.fileName)}?${token}`
+      // The stored file's path under the file host: a link a downloader can check against the stored URL.
+      const url = `${base}/files${new URL(file.fileLink).pathname}?${token}`
       return {status: 200, body: quirks.fileNoToken ? {url} : {url, token}}
     }
     if (method === 'GET' && (p = m(/^\/api\/public\/v1\/demand\/([^/]+)\/([^/]+)$/))) {
@@ -949,6 +977,18 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     }
     stats.served++
     const path = url.pathname.replace(/^\/moved(?=\/)/, '')
+    // The file host: the signed link is the permission (no credentials, no faults of the service's own).
+    const file = method === 'GET' ? /^\/files\/demands\/([^/]+)$/.exec(path) : null
+    if (file) {
+      record.acceptEncoding = req.headers['accept-encoding']
+      record.status = 200
+      const login = '<!doctype html><html><body><form action="/login">Sign in</form></body></html>'
+      const body = quirks.fileLoginPage
+        ? {text: login, type: 'text/html'}
+        : {text: foreignFile(decodeURIComponent(file[1]!)), type: 'model/stl'}
+      await send(res, 200, body)
+      return
+    }
     const index = stats.served - 1
     const problem = authorized(req, path)
     if (problem) {

@@ -2,6 +2,7 @@ import {once} from 'node:events'
 import {accessSync, constants, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
+import {codingsOf, decodedStream, unknownCoding} from '../../api/decode.js'
 import {ApiError} from '../../api/errors.js'
 import {sleep} from '../../api/retry.js'
 import {describeNetworkFailure} from '../../api/response-error.js'
@@ -191,6 +192,8 @@ class Transfer {
   private relinks = 0
   private cuts = 0
   private resumed = false
+  /** Whether the last answer came compressed: its ranges and sizes are then not the file's. */
+  private encoded = false
   /** What broke the last transfer off. */
   private cut: unknown
 
@@ -214,8 +217,15 @@ class Transfer {
   async attempt(): Promise<Step> {
     const res = await this.open()
     if (res === undefined) return 'again'
+    this.encoded = this.checkCoding(res)
     let append = false
-    if (res.status === 206) {
+    if (res.status === 206 && this.encoded && this.written > 0) {
+      // A range of the compressed bytes: not where the file stops. Start over.
+      res.body.destroy()
+      this.restart()
+      return 'again'
+    }
+    if (res.status === 206 && !this.encoded) {
       const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res, 'content-range') ?? '')
       if (!range || Number(range[1]) !== this.written) {
         // Not the part asked for: start over.
@@ -227,7 +237,7 @@ class Transfer {
       append = true
       this.resumed = true
     } else {
-      const length = header(res, 'content-length')
+      const length = this.encoded ? undefined : header(res, 'content-length')
       this.expected = length === undefined ? undefined : Number(length)
       this.written = 0
     }
@@ -255,6 +265,8 @@ class Transfer {
       command: this.ctx.client.budget.state(),
     })
     if (!this.opts.signal?.aborted && decision.retry) {
+      // What a compressed answer left is resumed from nowhere the host knows.
+      if (this.encoded) this.restart()
       this.ctx.client.budget.addFailing(decision.waitMs)
       await sleep(decision.waitMs, this.opts.signal)
       return true
@@ -328,15 +340,16 @@ class Transfer {
    */
   private async write(res: StreamResponse, append: boolean): Promise<unknown> {
     const writer = createWriteStream(this.part, {flags: append ? 'a' : 'w', mode: 0o644})
+    const body = decodedStream(res.body, res.headers)
     // A disk that fails (no space, no permission) ends the transfer: nothing to resume.
     let diskError: unknown
     writer.on('error', (error) => {
       diskError ??= error
-      res.body.destroy()
+      body.destroy()
     })
     let failure: unknown
     try {
-      for await (const chunk of res.body) {
+      for await (const chunk of body) {
         const buf = chunk as Buffer
         this.written += buf.length
         this.opts.onProgress?.({
@@ -368,6 +381,18 @@ class Transfer {
     if (partial) rmSync(this.part, {force: true})
     const removed = partial ? '; the partial file was removed' : ''
     return new DownloadError(`Cannot write ${path}: ${fileReason(error, true)}${removed}.`)
+  }
+
+  /** Whether the answer is compressed (it is then decompressed); a DownloadError for a coding mfg cannot undo. */
+  private checkCoding(res: StreamResponse): boolean {
+    const coding = unknownCoding(res.headers)
+    if (coding !== undefined) {
+      res.body.destroy()
+      throw new DownloadError(
+        `The file host sent ${this.target.fileName} in a content coding mfg cannot read (${coding}).`,
+      )
+    }
+    return codingsOf(res.headers).length > 0
   }
 
   private restart(): void {

@@ -80,3 +80,13 @@ export async function fetchPart(
     rmSync(temp, {force: true})
   }
 }
+
+/**
+ * Drops a stored link's file from the cache: it could not be read as a part (a
+ * file host that answered a sign-in page, a file cut short), so the next run
+ * downloads it again.
+ */
+export function forgetPart(cacheDir: string, fileLink: string, path: string): void {
+  rmSync(join(cacheDir, 'links', linkKey(fileLink)), {force: true})
+  rmSync(path, {force: true})
+}

@@ -13,7 +13,11 @@ export type MeasuredPart = PartMeasure
 
 /** A part that cannot be read or measured: the demand is skipped with this reason. */
 export class PartError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The file could not be read as a part at all (not a mesh, a page of HTML...), rather than refused as one. */
+    readonly unreadable = false,
+  ) {
     super(message)
     this.name = 'PartError'
   }
@@ -38,7 +42,8 @@ export async function measureQuotePart(
       ...(opts.limits ? {limits: opts.limits} : {}),
     })
   } catch (error) {
-    if (error instanceof MeshError || error instanceof RangeError) throw new PartError(error.message)
+    if (error instanceof MeshError) throw new PartError(error.message, error.limit === undefined)
+    if (error instanceof RangeError) throw new PartError(error.message, true)
     throw error
   }
   if (part.kind === 'solid' && !part.measurement.closed)

@@ -8,7 +8,7 @@ import {DownloadError} from '../files/download.js'
 import {estimatePart, type EstimateInput, type OptionChoice} from '../price/estimate.js'
 import {sliceWithPrusa} from '../price/slicer.js'
 import {quoteDigest, readDigest, writeDigest} from './digest.js'
-import {fetchPart} from './files.js'
+import {fetchPart, forgetPart} from './files.js'
 import {PartError, estimateFields, figuresOf, formatOf, measureQuotePart} from './measure-part.js'
 import type {QuoteOptions, QuoteOutcome, QuotedPart} from './types.js'
 import {sendOnly, writeQuote} from './write.js'
@@ -94,6 +94,9 @@ async function quotePart(
     const measured = await measureQuotePart(file.path, fileName, {
       ...(thickness === undefined ? {} : {thickness}),
       ...(options.limits ? {limits: options.limits} : {}),
+    }).catch((error: unknown) => {
+      if (error instanceof PartError && error.unreadable) forgetPart(options.cacheDir, String(item.fileLink), file.path)
+      throw error
     })
     part.format = measured.format
     part.measured = figuresOf(measured)
