@@ -63,14 +63,12 @@ export function stageLine(record: DemandRecord, move: StageMove): string {
   return demandLine(record, move.confirmed ?? `stage not confirmed; asked for ${move.requested}`)
 }
 
-/** What `demand stage` warns about: how the record was obtained, and a stage other than the one asked for. */
+/** What `demand stage` warns about: how the record was obtained, and a stage the service did not say. */
 export function stageNotes(move: StageMove): {text: string; warning: boolean}[] {
   const notes = move.note ? [{text: move.note, warning: move.source === 'partial'}] : []
   if (move.confirmed === undefined) {
     const text = `the service accepted the move but did not say the demand's stage; check it with mfg demand get ${move.record._id}`
     notes.push({text, warning: true})
-  } else if (move.confirmed !== move.requested) {
-    notes.push({text: `the service reports the stage ${move.confirmed}, not ${move.requested} as asked`, warning: true})
   }
   return notes
 }

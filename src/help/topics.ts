@@ -77,7 +77,7 @@ export const GUIDES: Record<string, Guide> = {
           ['0', 'Success.'],
           [
             '1',
-            'The service or the network failed (4xx other than 401, 5xx, connection errors, a time limit), some rows of a batch failed, or a check of `mfg doctor` failed.',
+            'The service or the network failed (4xx other than 401, 5xx, connection errors, a time limit), some rows of a batch failed, the service answered `mfg demand stage` with another stage than the one asked for, or a check of `mfg doctor` failed.',
           ],
           [
             '2',

@@ -63,11 +63,27 @@ describe('a change confirmed without the record', () => {
       else json(res, 200, demand('quote_sent'))
     })
     const r = await run(['demand', 'stage', ID, 'special_verified'])
-    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.exitCode, r.stderr).toBe(1)
     expect(r.stdout).toBe(`${ID}  order 41  Quote Sent (quote_sent)\n`)
     expect(r.stderr).toContain('The service answered 204 without a body; the demand was read back.')
-    expect(r.stderr).toContain('Warning: The service reports the stage quote_sent, not special_verified as asked.')
+    expect(r.stderr).toContain('Error: The service reports the stage quote_sent, not special_verified as asked.')
     expect(server.requests.map((x) => x.method)).toEqual(['PUT', 'GET'])
+  })
+
+  it('demand stage fails (exit 1) when the service answers the demand in another stage, with an error object under --json', async () => {
+    const {run} = await serve((req, res) => json(res, 200, demand('quote_sent')))
+    const r = await run(['demand', 'stage', ID, 'special_accepted', '--json'])
+    expect(r.exitCode, r.stderr).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr.trim())).toEqual({
+      error: {
+        code: 'stage_not_moved',
+        message: 'The service reports the stage quote_sent, not special_accepted as asked.',
+      },
+    })
+    const sameStage = await run(['demand', 'stage', ID, 'Quote Sent'])
+    expect(sameStage.exitCode, sameStage.stderr).toBe(0)
+    expect(sameStage.stderr).toBe('')
   })
 
   it('demand stage never presents the requested stage as confirmed when neither the answer nor a read-back says it', async () => {

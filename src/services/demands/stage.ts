@@ -43,6 +43,29 @@ export async function moveStage(ctx: Pick<ServiceContext, 'client'>, id: string,
   return {...changed, requested: stage, ...(confirmed === undefined ? {} : {confirmed})}
 }
 
+/** The service answered the demand in another stage than the one asked for: the move did not happen (exit 1). */
+export class StageNotMovedError extends Error {
+  readonly exitCode = 1
+  readonly code = 'stage_not_moved'
+  constructor(move: StageMove) {
+    super(`The service reports the stage ${move.confirmed ?? '?'}, not ${move.requested} as asked.`)
+    this.name = 'StageNotMovedError'
+  }
+}
+
+/**
+ * Whether the service reports the demand in another stage than the one asked for
+ * (its stage read leniently: a display name or another spelling of the same stage is the same).
+ */
+export function movedElsewhere(move: StageMove): boolean {
+  if (move.confirmed === undefined || move.confirmed === move.requested) return false
+  try {
+    return parseStage(move.confirmed) !== move.requested
+  } catch {
+    return true
+  }
+}
+
 /** The stages a demand may move to from `stage` (contract, Stages). */
 export function nextStages(stage: Stage): readonly Stage[] {
   return STAGE_MOVES[stage]
