@@ -1,6 +1,6 @@
 import {maskSecret} from '../schemas/secrets.js'
 import type {DemandRecord} from '../schemas/read/types.js'
-import type {StageMove} from '../services/demands/stage.js'
+import type {ReportedStage, StageMove} from '../services/demands/stage.js'
 
 export const DEMAND_LIST_COLUMNS = [
   'orderNumber',
@@ -63,11 +63,17 @@ export function stageLine(record: DemandRecord, move: StageMove): string {
   return demandLine(record, move.confirmed ?? `stage not confirmed; asked for ${move.requested}`)
 }
 
-/** What `demand stage` warns about: how the record was obtained, and a stage the service did not say. */
-export function stageNotes(move: StageMove): {text: string; warning: boolean}[] {
+/**
+ * What `demand stage` warns about: how the record was obtained, and a stage the service
+ * did not say or that the interface does not list (another known stage is an error).
+ */
+export function stageNotes(move: StageMove, reported: ReportedStage): {text: string; warning: boolean}[] {
   const notes = move.note ? [{text: move.note, warning: move.source === 'partial'}] : []
-  if (move.confirmed === undefined) {
-    const text = `the service accepted the move but did not say the demand's stage; check it with mfg demand get ${move.record._id}`
+  const check = `check it with mfg demand get ${move.record._id}`
+  if (reported === 'unsaid') {
+    notes.push({text: `the service accepted the move but did not say the demand's stage; ${check}`, warning: true})
+  } else if (reported === 'unknown') {
+    const text = `the service reports the stage ${move.confirmed}, which the interface does not list, not ${move.requested} as asked; ${check}`
     notes.push({text, warning: true})
   }
   return notes

@@ -71,7 +71,8 @@ describe('a change confirmed without the record', () => {
   })
 
   it('demand stage fails (exit 1) when the service answers the demand in another stage, with an error object under --json', async () => {
-    const {run} = await serve((req, res) => json(res, 200, demand('quote_sent')))
+    let stage = 'quote_sent'
+    const {run} = await serve((_req, res) => json(res, 200, demand(stage)))
     const r = await run(['demand', 'stage', ID, 'special_accepted', '--json'])
     expect(r.exitCode, r.stderr).toBe(1)
     expect(r.stdout).toBe('')
@@ -84,6 +85,12 @@ describe('a change confirmed without the record', () => {
     const sameStage = await run(['demand', 'stage', ID, 'Quote Sent'])
     expect(sameStage.exitCode, sameStage.stderr).toBe(0)
     expect(sameStage.stderr).toBe('')
+    stage = 'awaiting_material'
+    const unknown = await run(['demand', 'stage', ID, 'special_verified'])
+    expect(unknown.exitCode, unknown.stderr).toBe(0)
+    expect(unknown.stderr).toContain(
+      'Warning: The service reports the stage awaiting_material, which the interface does not list, not special_verified as asked;',
+    )
   })
 
   it('demand stage never presents the requested stage as confirmed when neither the answer nor a read-back says it', async () => {

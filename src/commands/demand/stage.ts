@@ -11,7 +11,7 @@ export default class DemandStage extends BaseCommand {
 
 The stage shown is the one the service confirms, from its answer or by reading the demand back when the answer does not say it.
 
-Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. When the service answers (or reads back) the demand in another stage than the one asked for, that stage is shown and the exit code is 1 too: the move did not happen. Each move adds a tracking entry (see mfg demand track).`
+Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. When the service answers (or reads back) the demand in another of these stages than the one asked for, that stage is shown and the exit code is 1 too: the move did not happen; a stage the interface does not list is shown with a warning. Each move adds a tracking entry (see mfg demand track).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 special_verified',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000005 "In Production"',
@@ -24,14 +24,15 @@ Allowed moves: quote_sent → special_verified or cancelled; special_verified �
 
   async run(): Promise<DemandRecord> {
     const {args, flags} = await this.parse(DemandStage)
-    const {moveStage, movedElsewhere, parseStage, StageNotMovedError} = await import('../../services/demands/stage.js')
+    const {moveStage, parseStage, reportedStage, StageNotMovedError} = await import('../../services/demands/stage.js')
     const stage = parseStage(args.stage)
     const {client} = await this.context(flags).session()
     const move = await moveStage({client}, args.id, stage)
     const record = displayRecord(move.record)
     if (!this.jsonEnabled()) writeOut(stageLine(record, move))
-    for (const note of stageNotes(move)) this.warnNote(note.text, note.warning)
-    if (movedElsewhere(move)) throw new StageNotMovedError(move)
+    const reported = reportedStage(move)
+    for (const note of stageNotes(move, reported)) this.warnNote(note.text, note.warning)
+    if (reported === 'other') throw new StageNotMovedError(move)
     return record
   }
 }

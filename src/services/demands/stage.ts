@@ -53,16 +53,20 @@ export class StageNotMovedError extends Error {
   }
 }
 
+export type ReportedStage = 'same' | 'other' | 'unknown' | 'unsaid'
+
 /**
- * Whether the service reports the demand in another stage than the one asked for
- * (its stage read leniently: a display name or another spelling of the same stage is the same).
+ * How the stage the service reports compares with the one asked for, read leniently:
+ * a display name or another spelling of the same stage is `same`; a stage the
+ * interface does not list is `unknown` (maybe the service's own name for it).
  */
-export function movedElsewhere(move: StageMove): boolean {
-  if (move.confirmed === undefined || move.confirmed === move.requested) return false
+export function reportedStage(move: StageMove): ReportedStage {
+  if (move.confirmed === undefined) return 'unsaid'
+  if (move.confirmed === move.requested) return 'same'
   try {
-    return parseStage(move.confirmed) !== move.requested
+    return parseStage(move.confirmed) === move.requested ? 'same' : 'other'
   } catch {
-    return true
+    return 'unknown'
   }
 }
 
