@@ -131,7 +131,8 @@ export function eventLine(e: WatchEvent): string {
   const order = e.orderNumber === undefined ? '' : `order ${e.orderNumber}  `
   const what = e.event === 'stage' ? `${e.previousStage ?? '?'} → ${e.stage ?? '?'}` : (e.stage ?? '')
   const kind = e.takenAs === undefined ? '' : `${e.takenAs.toLowerCase()}  `
-  return `${e.at ?? '-'}  ${e.event.padEnd(7)}  ${e.id}  ${order}${kind}${what}  (${e.via})`
+  const archived = e.archived ? ', archived' : ''
+  return `${e.at ?? '-'}  ${e.event.padEnd(7)}  ${e.id}  ${order}${kind}${what}${archived}  (${e.via})`
 }
 
 /** A new request to quote: created, taken as a quote. */

@@ -201,6 +201,32 @@ describe('mfg demand watch', () => {
     expect(await later.exited).toBe(130)
   })
 
+  it('a polling watch reports a demand cancelled with demand delete, and one archived, though they leave the list', async () => {
+    const env = {...sb.env(), MFG_HOME: join(sb.home, 'poll-archived')}
+    const cancelled = await createQuote()
+    const archived = await createQuote()
+    const first = await runCli(['demand', 'watch', '--once', '--no-webhook', '--since', '1h', '--json'], {env})
+    expect(first.exitCode, first.stderr).toBe(0)
+    await api('DELETE', `/api/v2/ms-machine-owner/demand/${cancelled}`)
+    const update = await runCli(['demand', 'update', archived, '--archive'], {env})
+    expect(update.exitCode, update.stderr).toBe(0)
+    const again = await runCli(['demand', 'watch', '--once', '--no-webhook'], {env})
+    expect(again.exitCode, again.stderr).toBe(0)
+    const lines = again.stdout.trim().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines.find((l) => l.includes(cancelled))).toMatch(
+      / stage +\S+ {2}order \d+ {2}quote {2}quote_sent → cancelled, archived {2}\(poll\)$/,
+    )
+    expect(lines.find((l) => l.includes(archived))).toMatch(
+      / changed +\S+ {2}order \d+ {2}quote {2}quote_sent, archived {2}\(poll\)$/,
+    )
+    // Reported once: the next poll neither lists them nor looks them up again.
+    const third = await runCli(['demand', 'watch', '--once', '--no-webhook', '--verbose'], {env})
+    expect(third.exitCode, third.stderr).toBe(0)
+    expect(third.stdout).toBe('')
+    expect(third.stderr).not.toContain(cancelled)
+  })
+
   it('--jq runs on each event line, as on any JSON output', async () => {
     await createQuote()
     const env = {...sb.env(), MFG_HOME: join(sb.home, 'jq-once')}

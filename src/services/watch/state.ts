@@ -22,6 +22,8 @@ export interface WatchState {
 export interface SeenDemand {
   stage: string | null
   updatedAt: string | null
+  /** Archived (it has left the polled list, which holds non-archived demands only): not looked up again. */
+  archived?: true
 }
 
 /** How many webhook event ids are kept for de-duplication. */

@@ -15,6 +15,8 @@ export interface WatchEvent {
   stage: string | null
   /** With `stage`: the stage it left. */
   previousStage?: string | null
+  /** The demand is archived (cancelled with `demand delete`, or `demand update --archive`). */
+  archived?: true
   /** When it happened, as the service says: updatedAt (createdAt for a new demand). */
   at: string | null
   /** How the watch learnt of it. */
@@ -64,17 +66,44 @@ export class DemandTracker {
     return false
   }
 
+  /**
+   * The demands seen before that a whole poll of the (non-archived) list did not
+   * meet and that are not known to be archived: each is looked up once (`left`).
+   */
+  missing(listed: ReadonlySet<string>): string[] {
+    return Object.entries(this.state.demands)
+      .filter(([id, seen]) => !listed.has(id) && seen.archived === undefined)
+      .map(([id]) => id)
+  }
+
+  /**
+   * A demand missing from the list, as read on its own: its event like any other
+   * (a cancellation is a stage event), and it is remembered as archived unless the
+   * record says it is not (then the list skipped it while it shifted).
+   */
+  left(record: DemandRecord): WatchEvent | undefined {
+    const archived = record.archive !== false
+    return this.observe(archived ? {...record, archive: true} : record, 'poll')
+  }
+
+  /** A demand the service no longer knows: forgotten, without an event. */
+  forget(id: string): void {
+    delete this.state.demands[id]
+  }
+
   observe(record: DemandRecord, via: WatchEvent['via']): WatchEvent | undefined {
     const stage = stageOf(record)
     const updatedAt = record.updatedAt ?? record.createdAt ?? null
     const known = this.state.demands[record._id]
-    this.state.demands[record._id] = {stage, updatedAt}
+    const archived = record.archive === true ? {archived: true as const} : {}
+    this.state.demands[record._id] = {stage, updatedAt, ...archived}
     const base = {
       id: record._id,
       ...(record.orderNumber === undefined ? {} : {orderNumber: record.orderNumber}),
       ...(record.jobDetails?.takenAs === undefined ? {} : {takenAs: record.jobDetails.takenAs}),
       stage,
       via,
+      ...archived,
     }
     if (!known) {
       if (this.firstRun && !this.createdSince(record)) return undefined

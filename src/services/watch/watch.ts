@@ -1,4 +1,5 @@
-import {iterateDemands} from '../../api/v1/demands.js'
+import {NotFoundError} from '../../api/errors.js'
+import {getDemand, iterateDemands} from '../../api/v1/demands.js'
 import {V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
 import type {ServiceContext} from '../context.js'
@@ -75,12 +76,28 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     })
     return rethrow ? next : queue
   }
+  // The list holds non-archived demands only: a known one that left it was archived (a
+  // `demand delete` cancels and archives), which its own record, read once, tells.
+  const lookUpLeft = async (listed: ReadonlySet<string>): Promise<void> => {
+    for (const id of tracker.missing(listed)) {
+      if (stop.aborted) return
+      const record = await getDemand(ctx.client, id, {signal: stop}).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined
+        throw error
+      })
+      if (record) await emit(tracker.left(record))
+      else tracker.forget(id)
+    }
+  }
   const poll = async (): Promise<void> => {
     const pages = iterateDemands(ctx.client, ctx.businessId, 'all', {pageSize: V1_PAGE_SIZE_MAX}, {signal: stop})
+    const listed = new Set<string>()
     for await (const record of pages) {
       if (stop.aborted) break
+      listed.add(record._id)
       await emit(tracker.observe(record, 'poll'))
     }
+    if (!stop.aborted) await lookUpLeft(listed)
     if (!stop.aborted) tracker.caughtUp()
     saveState(opts.stateFile, state)
   }
