@@ -377,6 +377,7 @@ export abstract class BaseCommand extends Command {
         message,
         ...(d.status === undefined ? {} : {status: d.status}),
         ...(d.details ? {details: d.details.map((x) => ({path: x.path, message: redact(x.message, secrets)}))} : {}),
+        ...(d.retryAfterSeconds === undefined ? {} : {retryAfterSeconds: d.retryAfterSeconds}),
       }
       writeErr(JSON.stringify({error}))
     } else {

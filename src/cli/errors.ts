@@ -3,6 +3,7 @@ import {Errors} from '@oclif/core'
 import {ApiError, exitCodeFor} from '../api/errors.js'
 import type {ErrorDetail} from '../schemas/common.js'
 import {InputError} from '../services/errors.js'
+import {formatDuration} from '../util/duration.js'
 
 /** A missing or contradictory flag or argument: exit 2, naming what to pass. */
 export class UsageError extends Error {
@@ -25,6 +26,8 @@ export interface DescribedError {
   message: string
   status?: number
   details?: ErrorDetail[]
+  /** The wait the service asked for (Retry-After) before trying again. */
+  retryAfterSeconds?: number
   exitCode: number
 }
 
@@ -34,11 +37,13 @@ export interface DescribedError {
  */
 export function describeError(err: unknown): DescribedError {
   if (err instanceof ApiError) {
+    const wait = err.retryAfterSeconds
     return {
       code: err.code,
-      message: err.message,
+      message: wait ? withWait(err.message, wait) : err.message,
       ...(err.status === undefined ? {} : {status: err.status}),
       ...(err.details?.length ? {details: err.details} : {}),
+      ...(wait ? {retryAfterSeconds: wait} : {}),
       exitCode: exitCodeFor(err),
     }
   }
@@ -68,6 +73,13 @@ export function describeError(err: unknown): DescribedError {
     return {code: 'internal', message: err.message || String(err), exitCode: 1}
   }
   return {code: 'internal', message: String(err), exitCode: 1}
+}
+
+/** The message's first line followed by the wait the service asked for (a rate limit's can be hours). */
+function withWait(message: string, seconds: number): string {
+  const [first, ...rest] = message.split('\n')
+  const said = `${first}; the service asks to wait ${formatDuration(seconds * 1000)} before trying again (Retry-After)`
+  return [said, ...rest].join('\n')
 }
 
 /** A server's port that cannot be had (`sandbox serve`, `webhook listen`), said with the flag that chooses another. */

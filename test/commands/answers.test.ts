@@ -196,6 +196,22 @@ describe('errors and time limits', () => {
     expect(debug.stderr).toContain(`The service's answer (404):\n${NGINX_404}`)
   })
 
+  it('a rate limit whose Retry-After is longer than the client waits: the error says how long the service asked to wait', async () => {
+    const {server, run} = await serve((_req, res) =>
+      json(res, 429, {message: 'daily allowance spent'}, {'retry-after': '3600'}),
+    )
+    const table = await run(['demand', 'get', ID])
+    expect(table.exitCode).toBe(1)
+    expect(table.stderr).toBe(
+      `Error: getting the demand: daily allowance spent (GET /api/public/v1/demand/${ID} → 429 Too Many Requests); the service asks to wait 1 h before trying again (Retry-After)\n`,
+    )
+    expect(server.requests).toHaveLength(1)
+    const asJson = await run(['demand', 'get', ID, '--json'])
+    expect(JSON.parse(asJson.stderr)).toMatchObject({
+      error: {code: 'rate_limited', status: 429, retryAfterSeconds: 3600},
+    })
+  })
+
   it('--timeout bounds each attempt and MFG_TOTAL_TIMEOUT the whole command with its retries, said when it gives up', async () => {
     const {server, run} = await serve(() => undefined)
     const r = await run(['demand', 'get', ID, '--timeout', '0.4'], {env: {MFG_TOTAL_TIMEOUT: '2'}})

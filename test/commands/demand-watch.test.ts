@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
 import {meshPath} from '../helpers/meshes.js'
+import {json as answer, startServer} from '../api/server.js'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'bin/run.js')
@@ -225,6 +226,30 @@ describe('mfg demand watch', () => {
     expect(third.exitCode, third.stderr).toBe(0)
     expect(third.stdout).toBe('')
     expect(third.stderr).not.toContain(cancelled)
+  })
+
+  it('waits what a rate limit (429) asks for before polling again, and says so', async () => {
+    const list = {data: [], page: 1, pageSize: 100, total: 0, totalPages: 0}
+    const server = await startServer((_req, res, i) =>
+      i === 0 ? answer(res, 200, list) : answer(res, 429, {message: 'slow down'}, {'retry-after': '60'}),
+    )
+    const b = sb.businesses[0]!
+    const env = {
+      MFG_HOME: join(sb.home, 'rate-limited'),
+      MFG_BASE_URL: server.url,
+      MFG_API_KEY: b.apiKey,
+      MFG_AUTH_TOKEN: b.authToken,
+      MFG_BUSINESS_ID: b.id,
+    }
+    const w = startWatch(['--no-webhook', '--interval', '0.2'], env)
+    try {
+      await w.waitForErr('Polling failed: slow down; rate limited; polling again in 60 s.')
+    } finally {
+      w.child.kill('SIGINT')
+    }
+    expect(await w.exited).toBe(130)
+    expect(server.requests).toHaveLength(2)
+    await server.close()
   })
 
   it('--jq runs on each event line, as on any JSON output', async () => {

@@ -16,7 +16,7 @@ What the watch has seen is saved (under the data directory, per profile and serv
 
 With --quote each new request (a quote in quote_sent) is quoted as mfg demand quote does, with the same guards and pricing flags; its quote is printed after the event (with --json as {"event":"quote", ...the quote}). Off a terminal pass --apply (write the prices) or --dry-run. The quote is never sent to the buyer from here: use mfg demand quote --send.
 
-A poll that fails (after the client's retries) is said on stderr and tried again at the next interval; only the first poll, the catch-up, stops the watch with its error. Each poll and each event has the time budget of a command of its own (--timeout, --total-timeout).
+A poll that fails (after the client's retries) is said on stderr and tried again at the next interval, or after the wait the service's Retry-After asks for when that is longer (a rate limit); only the first poll, the catch-up, stops the watch with its error. Each poll and each event has the time budget of a command of its own (--timeout, --total-timeout).
 
 Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits 130 (143).`
   static override examples = [

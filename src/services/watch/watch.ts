@@ -1,7 +1,8 @@
-import {NotFoundError} from '../../api/errors.js'
+import {ApiError, NotFoundError, RateLimitError} from '../../api/errors.js'
 import {getDemand, iterateDemands} from '../../api/v1/demands.js'
 import {V1_PAGE_SIZE_MAX} from '../../schemas/demand.js'
 import type {DemandRecord} from '../../schemas/read/types.js'
+import {formatDuration} from '../../util/duration.js'
 import type {ServiceContext} from '../context.js'
 import {startReceiver, type Receiver} from './receiver.js'
 import {emptyState, loadState, saveState} from './state.js'
@@ -65,14 +66,18 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   // again at the next interval; only the first one (the catch-up) stops the watch.
   // Each step has the time budget of a command of its own (as mcp proxy's messages do):
   // failures an hour ago do not stop this poll's retries.
+  // A failure whose answer asked for a longer wait (Retry-After) puts the next poll off that long.
+  let waitMs = opts.intervalMs
   const run = (task: () => Promise<void>, rethrow = false): Promise<void> => {
     const next = queue.then(() => {
       ctx.client.budget.renew()
       return task()
     })
     queue = next.catch((error: unknown) => {
-      if (!stop.aborted && !rethrow)
-        opts.onNote(`Polling failed: ${messageOf(error)}; trying again in ${opts.intervalMs / 1000} s.`)
+      if (stop.aborted || rethrow) return
+      waitMs = Math.max(opts.intervalMs, retryAfterMs(error))
+      const again = error instanceof RateLimitError ? 'rate limited; polling again' : 'trying again'
+      opts.onNote(`Polling failed: ${messageOf(error)}; ${again} in ${waitText(waitMs)}.`)
     })
     return rethrow ? next : queue
   }
@@ -128,7 +133,8 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
       opts.onNote(`Caught up: ${known} demand${known === 1 ? '' : 's'} known; watching for changes (Ctrl-C to stop).`)
     }
     while (!opts.once && !stop.aborted) {
-      await pause(opts.intervalMs, stop, (w) => (wake = w))
+      await pause(waitMs, stop, (w) => (wake = w))
+      waitMs = opts.intervalMs
       if (!stop.aborted) await run(poll)
     }
     await queue
@@ -176,6 +182,16 @@ function pause(ms: number, signal: AbortSignal, setWake: (wake: () => void) => v
     signal.addEventListener('abort', finish, {once: true})
     setWake(finish)
   })
+}
+
+/** `0.5 s`, `60 s`, `5 min`, `11 h 5 min`. */
+function waitText(ms: number): string {
+  return ms < 120_000 ? `${ms / 1000} s` : formatDuration(ms)
+}
+
+/** What a failed answer's Retry-After asked for, in ms (0 when it asked nothing). */
+function retryAfterMs(error: unknown): number {
+  return error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0
 }
 
 function messageOf(error: unknown): string {
