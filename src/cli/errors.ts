@@ -1,6 +1,7 @@
 import {Errors} from '@oclif/core'
 
 import {ApiError, exitCodeFor} from '../api/errors.js'
+import {DEFAULT_MAX_RETRY_WAIT_MS} from '../api/retry.js'
 import type {ErrorDetail} from '../schemas/common.js'
 import {InputError} from '../services/errors.js'
 import {formatDuration} from '../util/duration.js'
@@ -40,7 +41,7 @@ export function describeError(err: unknown): DescribedError {
     const wait = err.retryAfterSeconds
     return {
       code: err.code,
-      message: wait ? withWait(err.message, wait) : err.message,
+      message: wait && wait * 1000 > DEFAULT_MAX_RETRY_WAIT_MS ? withWait(err.message, wait) : err.message,
       ...(err.status === undefined ? {} : {status: err.status}),
       ...(err.details?.length ? {details: err.details} : {}),
       ...(wait ? {retryAfterSeconds: wait} : {}),
@@ -75,7 +76,7 @@ export function describeError(err: unknown): DescribedError {
   return {code: 'internal', message: String(err), exitCode: 1}
 }
 
-/** The message's first line followed by the wait the service asked for (a rate limit's can be hours). */
+/** The message's first line followed by the wait the service asked for, longer than the client waits (a rate limit's can be hours). */
 function withWait(message: string, seconds: number): string {
   const [first, ...rest] = message.split('\n')
   const said = `${first}; the service asks to wait ${formatDuration(seconds * 1000)} before trying again (Retry-After)`
