@@ -3,13 +3,17 @@
 // --show-secrets (which shows the body's own in full, never the profile's in headers).
 import {redact, redactJson} from '../schemas/secrets.js'
 import type {RawResponse} from '../services/api/raw.js'
-import {describeError} from './errors.js'
+import {describeError, JqRunError} from './errors.js'
 import {formatJson, writeErr, writeOut} from './output.js'
 
-/** Prints the answer; the exit code when the request failed. */
+/**
+ * Prints the answer; the exit code when the request failed. With `jq` (--jq), a JSON
+ * body is printed through it; a body of text cannot be, and is refused when the
+ * request succeeded (when it failed, the error says what came).
+ */
 export function printRawResponse(
   res: RawResponse,
-  opts: {include: boolean; showSecrets: boolean; secrets: readonly string[]},
+  opts: {include: boolean; showSecrets: boolean; secrets: readonly string[]; jq?: (value: unknown) => string},
 ): number | undefined {
   if (opts.include) {
     writeErr(`HTTP ${res.status}`)
@@ -20,8 +24,12 @@ export function printRawResponse(
     writeErr('')
   }
   if (res.body !== undefined && res.body !== '') {
-    if (typeof res.body === 'string') writeOut(opts.showSecrets ? res.body : redact(res.body, opts.secrets))
-    else writeOut(formatJson(opts.showSecrets ? res.body : redactJson(res.body, opts.secrets)))
+    if (typeof res.body !== 'string') {
+      const body = opts.showSecrets ? res.body : redactJson(res.body, opts.secrets)
+      const out = opts.jq ? opts.jq(body) : formatJson(body)
+      if (out !== '') writeOut(out)
+    } else if (!opts.jq) writeOut(opts.showSecrets ? res.body : redact(res.body, opts.secrets))
+    else if (res.ok) throw new JqRunError(notJson(res))
   }
   if (!res.ok && res.error) {
     const d = describeError(res.error)
@@ -29,4 +37,11 @@ export function printRawResponse(
     return d.exitCode
   }
   return undefined
+}
+
+/** Why --jq cannot run on an answer of text. */
+function notJson(res: RawResponse): string {
+  const type = res.headers['content-type']
+  const what = type === undefined ? 'text' : String(type).split(';')[0]
+  return `--jq filters JSON, but the service answered ${what}; leave --jq out to see the answer.`
 }

@@ -80,7 +80,11 @@ export abstract class BaseCommand extends Command {
    */
   static outputFields?: (argv: readonly string[]) => FieldSource | Promise<FieldSource>
 
-  /** False for commands that print a stream of JSON lines themselves (a server, a listener): --jq is refused there. */
+  /**
+   * False for commands that print a stream of their own (a server, a listener, a stdio
+   * proxy): --jq is refused there, and hidden from their help with `baseFlags = withoutJq`.
+   * A command without --json (`mfg api`) that keeps it true runs `jqExpression` itself.
+   */
   static jqOutput = true
 
   /** The fields `--json FIELDS` (or `--columns` with `--json`) asked for. */
@@ -205,7 +209,7 @@ export abstract class BaseCommand extends Command {
       }
     }
     if (typeof flags.jq === 'string') {
-      if (!this.ctor.enableJsonFlag || !(this.ctor as typeof BaseCommand).jqOutput)
+      if (!(this.ctor as typeof BaseCommand).jqOutput)
         throw new UsageError(
           `--jq does not apply to ${this.commandName()}: it prints its output as it comes; pipe it to jq instead.`,
         )
@@ -213,6 +217,11 @@ export abstract class BaseCommand extends Command {
       await checkJq(flags.jq)
       this.jqExpr = flags.jq
     }
+  }
+
+  /** `--jq EXPR`, compiled already, for a command that prints its output itself (`mfg api`). */
+  protected get jqExpression(): string | undefined {
+    return this.jqExpr
   }
 
   /** `mfg demand list`, as the user typed it. */
@@ -406,6 +415,9 @@ export abstract class BaseCommand extends Command {
     await super.finally(err)
   }
 }
+
+/** The global flags of a command that refuses --jq (jqOutput false): --jq is left out of its help. */
+export const withoutJq = {...BaseCommand.baseFlags, jq: {...BaseCommand.baseFlags.jq, hidden: true}}
 
 /** A failed answer's body for `--debug`: text as it came, JSON indented, cut at DEBUG_BODY_LIMIT. */
 function answerText(err: ApiError): string {

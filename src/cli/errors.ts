@@ -16,6 +16,16 @@ export class UsageError extends Error {
   }
 }
 
+/** `--jq` failed on the data (an `error(...)`, a type error, an answer that is not JSON): exit 5, as jq's own. */
+export class JqRunError extends Error {
+  readonly exitCode = 5
+  readonly code = 'jq_failed'
+  constructor(message: string) {
+    super(message)
+    this.name = 'JqRunError'
+  }
+}
+
 /** How oclif rewrites the error a flag's parser throws (its message in the middle). */
 const FLAG_VALUE = /^Parsing --([\w-]+) \n\t([\s\S]*)\nSee more help with --help$/
 

@@ -89,6 +89,10 @@ export const GUIDES: Record<string, Guide> = {
             '`mfg demand quote`: at least one demand was skipped (a guard, or a part that could not be downloaded, read or priced); the others were quoted.',
           ],
           [
+            '5',
+            '--jq failed on the data: its expression stopped with an error (`error(...)`, a type error) or `mfg api` got an answer that is not JSON.',
+          ],
+          [
             '127',
             'No such command (the closest ones are named; at a terminal oclif\'s "not found" plugin offers to run one).',
           ],

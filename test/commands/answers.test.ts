@@ -172,6 +172,24 @@ describe('a change confirmed without the record', () => {
   })
 })
 
+describe('mfg api --jq on an answer that is not JSON', () => {
+  it('is an error (exit 5) naming what came, with nothing printed', async () => {
+    const {run} = await serve((_req, res) => {
+      res.writeHead(200, {'content-type': 'text/csv'})
+      res.end('a,b\n1,2\n')
+    })
+    const r = await run(['api', 'GET', '/api/public/v1/report', '--jq', '.a'])
+    expect(r.exitCode).toBe(5)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe(
+      'Error: --jq filters JSON, but the service answered text/csv; leave --jq out to see the answer.\n',
+    )
+    const plain = await run(['api', 'GET', '/api/public/v1/report'])
+    expect(plain.exitCode).toBe(0)
+    expect(plain.stdout).toBe('a,b\n1,2\n')
+  })
+})
+
 describe('errors and time limits', () => {
   it('an HTML error page: one short line, the documented JSON error under --json, the page under --debug', async () => {
     const {run} = await serve((_req, res) => {

@@ -102,6 +102,49 @@ describe('mfg api', () => {
     expect(json<unknown[]>(r)).toHaveLength(all.length)
   })
 
+  it('--jq filters the answer as gh api --jq does: strings raw, once over the merged array with --paginate', async () => {
+    const list = await run(['demand', 'list', '--all', '--jq', '.orderNumber'])
+    const numbers = list.stdout.trim().split('\n')
+    const page = await run([
+      'api',
+      'GET',
+      '/api/public/v1/demand/{businessId}/all',
+      '-f',
+      'pageSize=2',
+      '--jq',
+      '.data[]._id',
+    ])
+    expect(page.exitCode, page.stderr).toBe(0)
+    expect(page.stdout).toMatch(/^[0-9a-f]{24}\n[0-9a-f]{24}\n$/)
+    const all = await run([
+      'api',
+      'GET',
+      '/api/public/v1/demand/{businessId}/all',
+      '--paginate',
+      '--jq',
+      '.[].orderNumber',
+    ])
+    expect(all.exitCode, all.stderr).toBe(0)
+    expect(all.stdout.trim().split('\n').sort()).toEqual(numbers.sort())
+    // An error answer goes through it too, and keeps its exit code.
+    const missing = await run(['api', 'GET', '/api/public/v1/demand/000000000000000000000000', '--jq', '.statusCode'])
+    expect(missing.exitCode).toBe(1)
+    expect(missing.stdout).toBe('404\n')
+    // A compile error stops before anything is sent.
+    const bad = await run(['api', 'GET', '/api/public/v1/demand/{businessId}/all', '--jq', '.[] |||', '--verbose'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/^Error: --jq: syntax error/)
+    expect(bad.stderr).not.toContain('→ GET')
+  })
+
+  it('mcp proxy refuses --jq (its stdout is the protocol) and does not list it in its help', async () => {
+    const r = await run(['mcp', 'proxy', '--jq', '.'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('--jq does not apply to mfg mcp proxy')
+    const help = await run(['mcp', 'proxy', '--help'])
+    expect(help.stdout).not.toContain('--jq')
+  })
+
   it('reaches v2 with the auth token, and prints headers to stderr with --include', async () => {
     const r = await run(['api', 'GET', '/api/v2/integrations_ms/webhooks/{businessId}', '--include'])
     expect(r.exitCode, r.stderr).toBe(0)

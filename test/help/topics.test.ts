@@ -59,7 +59,7 @@ describe('mfg help exit-codes', () => {
     // exitCodeFor (src/api/errors.ts) maps the API's errors to codes.
     const mapping = /export function exitCodeFor[\s\S]*?\n}/.exec(code)![0]
     for (const m of mapping.matchAll(/return (\d+)/g)) set.add(Number(m[1]))
-    expect([...set].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 130, 143])
+    expect([...set].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 130, 143])
     expect(listed).toEqual([0, ...set, 127].sort((a, b) => a - b).filter((c, i, all) => all.indexOf(c) === i))
   })
 })

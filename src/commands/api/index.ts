@@ -9,7 +9,7 @@ export default class Api extends BaseCommand {
 
 -f key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE. Values are typed: numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written (a 21-digit tracking number keeps its digits); dots nest (-f shippingAddress.city=Lyon). A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
-Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items.
+Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
 
 Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.
 
@@ -17,6 +17,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
   static override examples = [
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
+    '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate --jq ".[].orderNumber"',
     '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input examples/part.json',
     '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified',
     '<%= config.bin %> <%= command.id %> GET /api/v2/integrations_ms/webhooks/{businessId} --include',
@@ -70,8 +71,19 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     })
     const {printRawResponse} = await import('../../cli/api-output.js')
     const secrets = this.secrets()
-    const failed = printRawResponse(res, {include: flags.include, showSecrets: flags['show-secrets'], secrets})
+    const jq = await this.jqFilter()
+    const shown = {include: flags.include, showSecrets: flags['show-secrets'], secrets, ...(jq ? {jq} : {})}
+    const failed = printRawResponse(res, shown)
     if (failed !== undefined) process.exitCode = failed
     return res
+  }
+
+  /** `--jq EXPR` as a function of the answer's JSON body (jq is loaded only then). */
+  private async jqFilter(): Promise<((value: unknown) => string) | undefined> {
+    const expr = this.jqExpression
+    if (expr === undefined) return undefined
+    const {loadJq, runJq} = await import('../../cli/jq.js')
+    const jq = await loadJq()
+    return (value) => runJq(jq, value, expr)
   }
 }

@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, withoutJq} from '../../cli/base-command.js'
 import {writeErr} from '../../cli/output.js'
 import {redact} from '../../schemas/secrets.js'
 
@@ -13,6 +13,8 @@ The key stays in the profile: \`mcp config\` prints the client configuration tha
     'npx @modelcontextprotocol/inspector --cli <%= config.bin %> <%= command.id %> --method tools/list',
   ]
   static override enableJsonFlag = false
+  static override jqOutput = false
+  static override baseFlags = withoutJq
 
   async run(): Promise<void> {
     const {flags} = await this.parse(McpProxy)

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, withoutJq} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {writeErr} from '../../cli/output.js'
 import {announce, farewell, printQuirkCatalogue, quirkCatalogue, readQuirks} from '../../cli/sandbox-serve.js'
@@ -9,6 +9,7 @@ import {QUIRK_NAMES} from '../../schemas/quirks.js'
 
 export default class SandboxServe extends BaseCommand {
   static override jqOutput = false
+  static override baseFlags = withoutJq
   static override summary = 'Run the local implementation of the service until interrupted.'
   static override description = `Starts the sandbox (the same service the embedded "local" profile uses) on --host and --port and keeps it running until SIGINT or SIGTERM, then closes it cleanly and exits 0.
 

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, withoutJq} from '../../cli/base-command.js'
 import {EXIT_INTERRUPTED} from '../../cli/errors.js'
 import {untilStopped} from '../../cli/interrupt.js'
 import {writeErr, writeOut} from '../../cli/output.js'
@@ -9,6 +9,7 @@ import {defined} from '../../util/fields.js'
 
 export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
+  static override baseFlags = withoutJq
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
   static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does.
 
