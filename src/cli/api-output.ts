@@ -7,13 +7,13 @@ import {describeError, JqRunError} from './errors.js'
 import {formatJson, writeErr, writeOut} from './output.js'
 
 /**
- * Prints the answer; the exit code when the request failed. With `jq` (--jq), a JSON
- * body is printed through it; a body of text cannot be, and is refused when the
+ * Prints the answer; the exit code when the request failed. With `jq` (--jq, which
+ * prints), a JSON body goes through it; a body of text cannot be, and is refused when the
  * request succeeded (when it failed, the error says what came).
  */
 export function printRawResponse(
   res: RawResponse,
-  opts: {include: boolean; showSecrets: boolean; secrets: readonly string[]; jq?: (value: unknown) => string},
+  opts: {include: boolean; showSecrets: boolean; secrets: readonly string[]; jq?: (value: unknown) => void},
 ): number | undefined {
   if (opts.include) {
     writeErr(`HTTP ${res.status}`)
@@ -26,8 +26,8 @@ export function printRawResponse(
   if (res.body !== undefined && res.body !== '') {
     if (typeof res.body !== 'string') {
       const body = opts.showSecrets ? res.body : redactJson(res.body, opts.secrets)
-      const out = opts.jq ? opts.jq(body) : formatJson(body)
-      if (out !== '') writeOut(out)
+      if (opts.jq) opts.jq(body)
+      else writeOut(formatJson(body))
     } else if (!opts.jq) writeOut(opts.showSecrets ? res.body : redact(res.body, opts.secrets))
     else if (res.ok) throw new JqRunError(notJson(res))
   }

@@ -6,7 +6,7 @@ import {ApiError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
 import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
-import {configureColor, isTty, writeErr, writeJson, writeOut} from './output.js'
+import {configureColor, isTty, writeErr, writeJson} from './output.js'
 import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
 import type {FieldSource} from './field-paths.js'
 import type {FlagNames} from './flag-hints.js'
@@ -247,9 +247,8 @@ export abstract class BaseCommand extends Command {
   private async printSelected(result: unknown): Promise<void> {
     const value = select(result, this.selectedFields)
     if (this.jqExpr === undefined) return writeJson(value)
-    const {loadJq, runJq} = await import('./jq.js')
-    const out = runJq(await loadJq(), value, this.jqExpr)
-    if (out !== '') writeOut(out)
+    const {loadJq, printJq} = await import('./jq.js')
+    printJq(await loadJq(), value, this.jqExpr)
   }
 
   /**
@@ -263,9 +262,9 @@ export abstract class BaseCommand extends Command {
     const line = (item: unknown) => JSON.stringify(select(item, fields))
     const expr = this.jqExpr
     if (expr === undefined) return {line}
-    const {loadJq, runJq} = await import('./jq.js')
+    const {loadJq, runJqLines} = await import('./jq.js')
     const jq = await loadJq()
-    return {line, transform: (lines) => runJq(jq, lines, expr, false)}
+    return {line, transform: (lines) => runJqLines(jq, lines, expr)}
   }
 
   /**

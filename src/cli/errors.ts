@@ -16,11 +16,17 @@ export class UsageError extends Error {
   }
 }
 
-/** `--jq` failed on the data (an `error(...)`, a type error, an answer that is not JSON): exit 5, as jq's own. */
+/**
+ * `--jq` failed on the data (an `error(...)`, a type error, an answer that is not JSON):
+ * exit 5, as jq's own. `output` is what jq printed before it failed, written before the error.
+ */
 export class JqRunError extends Error {
   readonly exitCode = 5
   readonly code = 'jq_failed'
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly output = '',
+  ) {
     super(message)
     this.name = 'JqRunError'
   }

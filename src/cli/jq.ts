@@ -1,7 +1,7 @@
 import type {Jq} from 'jq-wasm'
 
-import {UsageError} from './errors.js'
-import {isTty} from './stdio.js'
+import {JqRunError, UsageError} from './errors.js'
+import {isTty, writeOut} from './stdio.js'
 
 /**
  * `--jq EXPR`: a jq expression run over a command's JSON output through
@@ -25,7 +25,7 @@ function jqMessage(stderr: string, shift = 0): string {
     .filter((l) => l.trim() !== '' && !/^jq: \d+ compile errors?$/.test(l))
     .map((l) =>
       l
-        .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+        .replace(/^jq: error(?: \([^)]*\))*: /, '')
         .replace(/, line (\d+)(, column \d+)?:$/, (_m, n: string, col = '') => `, line ${Number(n) - shift}${col}:`)
         .trimEnd(),
     )
@@ -62,11 +62,48 @@ const outputFlags = (pretty: boolean) => (pretty ? ['-r'] : ['-r', '-c'])
 /**
  * Runs `expr` over `input`: one JSON value, or JSON text of several values one a
  * line (each is run through `expr`, as jq does with its standard input). A
- * failure while running (a type error, `error(...)`) is a usage error too: the
- * expression does not fit the data.
+ * failure while running (a type error, `error(...)`) is a JqRunError (exit 5, as
+ * jq's) carrying what jq printed before it; over several values jq goes on with the
+ * next ones and says the error on stderr alone, which is taken as the failure too.
  */
 export function runJq(jq: Jq, input: unknown, expr: string, pretty = isTty(process.stdout)): string {
   const r = jq.raw(typeof input === 'string' ? input : JSON.stringify(input), expr, outputFlags(pretty))
-  if (r.exitCode !== 0) throw new UsageError(`--jq: ${jqMessage(r.stderr)}`)
+  if (r.exitCode !== 0 || /^jq: error/m.test(r.stderr)) throw new JqRunError(`--jq: ${jqMessage(r.stderr)}`, r.stdout)
   return r.stdout
+}
+
+/**
+ * Runs `expr` over a batch of JSON lines (a stream's records). jq would go on past a
+ * record it fails on; the run stops there instead, as over one array: the batch is run
+ * again a line at a time, and the JqRunError carries what the lines before it made.
+ */
+export function runJqLines(jq: Jq, lines: string, expr: string): string {
+  try {
+    return runJq(jq, lines, expr, false)
+  } catch (error) {
+    if (!(error instanceof JqRunError)) throw error
+    const made: string[] = []
+    for (const line of lines.split('\n').filter((l) => l !== '')) {
+      try {
+        const out = runJq(jq, line, expr, false)
+        if (out !== '') made.push(out.replace(/\n$/, ''))
+      } catch (failed) {
+        if (failed instanceof JqRunError) throw new JqRunError(failed.message, made.join('\n'))
+        throw failed
+      }
+    }
+    throw error
+  }
+}
+
+/** Prints `input` through `expr` on stdout; when jq fails part-way, what it printed before comes first. */
+export function printJq(jq: Jq, input: unknown, expr: string): void {
+  let out: string
+  try {
+    out = runJq(jq, input, expr)
+  } catch (error) {
+    if (error instanceof JqRunError && error.output !== '') writeOut(error.output)
+    throw error
+  }
+  if (out !== '') writeOut(out)
 }

@@ -51,6 +51,9 @@ export function streamOut(stream: NodeJS.WritableStream = process.stdout, transf
         out = transform(text)
       } catch (err) {
         failed = err
+        const partial = (err as {output?: unknown}).output
+        if (typeof partial === 'string' && partial !== '')
+          stream.write(partial.endsWith('\n') ? partial : `${partial}\n`)
         throw err
       }
       if (out === '') return
@@ -79,7 +82,10 @@ export function streamOut(stream: NodeJS.WritableStream = process.stdout, transf
   }
 }
 
-/** Turns a batch of lines into what is written (`--jq` over NDJSON); an empty answer writes nothing. */
+/**
+ * Turns a batch of lines into what is written (`--jq` over NDJSON); an empty answer writes
+ * nothing. One that fails may carry in `output` what it made before: that is written first.
+ */
 export type BatchTransform = (lines: string) => string
 
 let closed: AbortController | undefined

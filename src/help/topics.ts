@@ -90,7 +90,7 @@ export const GUIDES: Record<string, Guide> = {
           ],
           [
             '5',
-            '--jq failed on the data: its expression stopped with an error (`error(...)`, a type error) or `mfg api` got an answer that is not JSON.',
+            '--jq failed on the data: its expression stopped with an error (`error(...)`, a type error; what it printed before stays on stdout) or `mfg api` got an answer that is not JSON.',
           ],
           [
             '127',

@@ -173,6 +173,22 @@ describe('--jq', () => {
     )
     expect(listRequests).toBe(before)
   })
+
+  it('an expression that fails on the data prints what it made before, then the error: exit 5, as jq', async () => {
+    const all = (await mfg(['demand', 'list', '--jq', '.[].orderNumber'])).stdout.trim().split('\n')
+    const failAt = all[2]!
+    const expr = `.[] | if .orderNumber == ${failAt} then error("order ${failAt}") else .orderNumber end`
+    const r = await mfg(['demand', 'list', '--jq', expr])
+    expect(r.code).toBe(5)
+    expect(r.stdout.trim().split('\n')).toEqual(all.slice(0, 2))
+    expect(JSON.parse(r.stderr)).toEqual({error: {code: 'jq_failed', message: `--jq: order ${failAt}`}})
+    // Over a stream (--all, jq on each record) it stops at the same record.
+    const each = `if .orderNumber == ${failAt} then error("order ${failAt}") else .orderNumber end`
+    const streamed = await mfg(['demand', 'list', '--all', '--jq', each])
+    expect(streamed.code).toBe(5)
+    expect(streamed.stdout.trim().split('\n')).toEqual(all.slice(0, 2))
+    expect(JSON.parse(streamed.stderr)).toEqual(JSON.parse(r.stderr))
+  })
 })
 
 describe('--jq with another format', () => {

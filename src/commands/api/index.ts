@@ -78,12 +78,12 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     return res
   }
 
-  /** `--jq EXPR` as a function of the answer's JSON body (jq is loaded only then). */
-  private async jqFilter(): Promise<((value: unknown) => string) | undefined> {
+  /** `--jq EXPR` as what prints the answer's JSON body (jq is loaded only then). */
+  private async jqFilter(): Promise<((value: unknown) => void) | undefined> {
     const expr = this.jqExpression
     if (expr === undefined) return undefined
-    const {loadJq, runJq} = await import('../../cli/jq.js')
+    const {loadJq, printJq} = await import('../../cli/jq.js')
     const jq = await loadJq()
-    return (value) => runJq(jq, value, expr)
+    return (value) => printJq(jq, value, expr)
   }
 }
