@@ -14,10 +14,12 @@ export interface Proxy {
  * Starts a proxy on a loopback port that forwards every request to `target` as it is.
  * `before` sees each request first and may return a delay in ms before it is forwarded,
  * or `{status}` to answer it with that status itself (a failing service) instead.
+ * `bytesPerSecond` reads request bodies no faster than that (a slow line for uploads).
  */
 export async function startProxy(
   target: string,
   before?: (req: http.IncomingMessage) => number | {status: number} | void,
+  opts: {bytesPerSecond?: number} = {},
 ): Promise<Proxy> {
   const to = new URL(target)
   const server = http.createServer((req, res) => {
@@ -30,7 +32,14 @@ export async function startProxy(
         },
       )
       up.on('error', () => res.destroy())
-      req.pipe(up)
+      const rate = opts.bytesPerSecond
+      if (rate === undefined) return void req.pipe(up)
+      req.on('data', (chunk: Buffer) => {
+        up.write(chunk)
+        req.pause()
+        setTimeout(() => req.resume(), (chunk.length / rate) * 1000)
+      })
+      req.on('end', () => up.end())
     }
     const wait = before?.(req)
     if (typeof wait === 'object') {
