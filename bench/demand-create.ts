@@ -7,12 +7,11 @@
 // Then the sandbox's side of that work on each SQLite driver, node:sqlite (the
 // product's) against better-sqlite3 (bench/sqlite-drivers.ts): the same keyed
 // chunks posted to a sandbox on each, in memory and on a file database.
-import {createHash} from 'node:crypto'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {draftIdFor, idempotencyKeyFor} from '../src/services/demands/batch-ids.js'
+import {ContentDraftIds, idempotencyKeyFor} from '../src/services/demands/batch-ids.js'
 import {cli, keptDrivers, machine, measure, median, pairedRatios, root, serveSandbox, writeSection} from './lib.js'
 import {compare, DRIVERS, ensureBetterSqlite3, percent, serveSandboxOn, type DriverName} from './sqlite-drivers.js'
 
@@ -62,7 +61,9 @@ function row(i: number): (string | number)[] {
     (i % 7) + 1,
   ]
 }
-function asObject(i: number, draftId: string): object {
+
+/** Row `i` as the CLI reads it from the CSV (the object it sends, less the draftId). */
+function asObject(i: number): Record<string, unknown> {
   const r = row(i)
   return {
     technique: r[0],
@@ -74,24 +75,30 @@ function asObject(i: number, draftId: string): object {
     shippingAddress: {city: r[6], country: r[7]},
     jobDetails: {takenAs: r[8]},
     quoteModel: [{fileName: r[9], service: r[10], quantity: r[11]}],
-    draftId,
   }
 }
 
 /**
- * The rows in chunks of 100 with the draftIds and Idempotency-Keys the CLI gives them:
- * `identity` is the CSV's sha256, as the CLI's, so the baseline's requests are the
+ * The rows in chunks of 100 with the draftIds and Idempotency-Keys the CLI gives them
+ * (each from the row's content, ContentDraftIds), so the baseline's requests are the
  * CLI's byte for byte (draftIds of another shape cost the sandbox's draftId index
  * about 30 ms less over 10,000 rows, which flattered the baseline). Each run posts
  * to a fresh sandbox, so the same ids never meet.
  */
-function keyedChunks(identity: string, rows: number): {idempotencyKey: string; items: object[]}[] {
+function keyedChunks(rows: number): {idempotencyKey: string; items: object[]}[] {
+  const ids = new ContentDraftIds()
   const chunks: {idempotencyKey: string; items: object[]}[] = []
   for (let i = 0; i < rows; i += 100) {
-    const draftIds = Array.from({length: Math.min(100, rows - i)}, (_, k) => draftIdFor(identity, i + k))
+    const items = Array.from({length: Math.min(100, rows - i)}, (_, k) => {
+      const item = asObject(i + k)
+      return {...item, draftId: ids.next(item)}
+    })
     chunks.push({
-      idempotencyKey: idempotencyKeyFor('v1 create-quotes', draftIds),
-      items: draftIds.map((draftId, k) => asObject(i + k, draftId)),
+      idempotencyKey: idempotencyKeyFor(
+        'v1 create-quotes',
+        items.map((x) => x.draftId),
+      ),
+      items,
     })
   }
   return chunks
@@ -101,17 +108,16 @@ function keyedChunks(identity: string, rows: number): {idempotencyKey: string; i
 if (DRIVER_RUNS > 0) ensureBetterSqlite3()
 
 const work = mkdtempSync(join(tmpdir(), 'mfg-bench-create-'))
-/** A CSV of the work directory: its path, its rows and its sha256 (the CLI's input identity). */
+/** A CSV of the work directory: its path and its rows. */
 interface Csv {
   path: string
   rows: number
-  identity: string
 }
 
 function writeCsv(name: string, rows: number): Csv {
   const path = join(work, name)
   writeFileSync(path, [header.join(','), ...Array.from({length: rows}, (_, i) => row(i).join(','))].join('\n') + '\n')
-  return {path, rows, identity: createHash('sha256').update(readFileSync(path)).digest('hex')}
+  return {path, rows}
 }
 const csv = writeCsv('rows.csv', ROWS)
 
@@ -168,7 +174,7 @@ async function race(input: Csv, runs: number, bare: boolean): Promise<Race> {
           // The same requests as the CLI's: the same rows per chunk, each chunk with an
           // Idempotency-Key derived from its draftIds (the sandbox keeps the answer
           // of every keyed create, which costs it as much for either client).
-          const chunks = keyedChunks(input.identity, rows)
+          const chunks = keyedChunks(rows)
           const file = join(work, `chunks-${which}.json`)
           writeFileSync(file, JSON.stringify(which === 'bare' ? chunks.map((c) => c.items) : chunks))
           const r = await postChunks(file, sb)
@@ -201,7 +207,7 @@ for (let run = 0; run < DRIVER_RUNS; run++) {
   for (const storage of STORAGES) {
     for (const driver of run % 2 ? [...DRIVERS].reverse() : DRIVERS) {
       const file = join(work, `chunks-driver-${run}.json`)
-      writeFileSync(file, JSON.stringify(keyedChunks(csv.identity, ROWS)))
+      writeFileSync(file, JSON.stringify(keyedChunks(ROWS)))
       const sb = await serveSandboxOn(driver, storage === 'file' ? mkdtempSync(join(work, 'db-')) : undefined)
       const r = await postChunks(file, sb)
       const cpu = await sb.stop()

@@ -7,6 +7,8 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox, SandboxOptions} from '../../src/sandbox/index.js'
+import {ContentDraftIds} from '../../src/services/demands/batch-ids.js'
+import {BatchJournal, type JournalKey} from '../../src/services/demands/batch-journal.js'
 import {cliEnv, json, runCli, type CliResult} from '../helpers/cli.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
 
@@ -125,6 +127,78 @@ describe('demand create under faults, against a server without replay', () => {
     const again = await h.run(['demand', 'create', '--file', path, '--shard', '2/2', '--json'])
     expect(json<any>(again)).toMatchObject({created: 0, resumed: 5})
     expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(n)
+  })
+
+  it('an edited file sends only its new and fixed rows: draftIds come from the rows, not the file', async () => {
+    h = await harness({replay: false})
+    const header = 'technique,material,quantity,email,currency'
+    const row = (tag: string, currency = 'EUR') => `3D_PRINTING,PLA,2,${tag}@example.com,${currency}`
+    // Row 2 is invalid (no such currency); rows 3 and 4 are the same demand twice, on purpose.
+    const first = [header, row('a'), row('b', 'EURO'), row('twin'), row('twin'), row('c')]
+    const path = h.file('edited.csv', `${first.join('\n')}\n`)
+    const run = async () => {
+      const r = await h.run(['demand', 'create', '--file', path, '--skip-invalid', '--json'])
+      return {r, out: json<any>(r)}
+    }
+    const one = await run()
+    expect(one.out, one.r.stderr).toMatchObject({created: 4, resumed: 0, validation: {invalid: 1}})
+    const draftIds = new Set<string>(one.out.results.map((o: Outcome) => o.draftId))
+    // Fixed in place, a row added at the top and one at the end, saved with CRLF line endings.
+    const second = [header, row('new-top'), row('a'), row('b'), row('twin'), row('twin'), row('c'), row('new-end')]
+    writeFileSync(path, `${second.join('\r\n')}\r\n`)
+    const two = await run()
+    expect(two.r.exitCode, two.r.stderr).toBe(0)
+    expect(two.out).toMatchObject({created: 3, resumed: 4, failed: 0})
+    const byRow = new Map<number, Outcome>(two.out.results.map((o: Outcome) => [o.row, o]))
+    // The rows the first run made keep their ids under their new row numbers.
+    const firstIds = new Map<string, string>(one.out.results.map((o: Outcome) => [o.draftId, o.id!]))
+    for (const r of [2, 4, 5, 6]) expect(firstIds.get(byRow.get(r)!.draftId)).toBe(byRow.get(r)!.id)
+    for (const o of two.out.results as Outcome[]) draftIds.add(o.draftId)
+    expect(draftIds.size).toBe(7)
+    expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(7)
+    // One twin taken out: nothing to send, and still no duplicate.
+    writeFileSync(path, `${second.filter((_, i) => i !== 5).join('\n')}\n`)
+    const three = await run()
+    expect(three.out).toMatchObject({created: 0, resumed: 6})
+    expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(7)
+    // --fresh forgets: the rows are sent again (a service without replay makes new demands).
+    const fresh = await h.run(['demand', 'create', '--file', path, '--fresh', '--json'])
+    expect(json<any>(fresh)).toMatchObject({created: 6, resumed: 0})
+  })
+
+  it("a row another file's run is sending now is left to it: not sent, and said so", async () => {
+    h = await harness({replay: false})
+    const mine = {technique: '3D_PRINTING', material: 'PLA', email: 'shared@example.com'}
+    const own = {technique: '3D_PRINTING', material: 'PETG', email: 'own@example.com'}
+    const warm = await h.run(['demand', 'create', '--file', h.file('warm.ndjson', ndjson([own])), '--json'])
+    expect(warm.exitCode, warm.stderr).toBe(0)
+    // Another input's run to the same target, going on now, has marked `mine` as sent.
+    const dir = join(h.home, 'journals')
+    const started = readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.ndjson'))!,
+      ),
+      'utf8',
+    )
+    const {key} = JSON.parse(started.split('\n')[0]!) as {key: JournalKey}
+    const other = BatchJournal.open(dir, {...key, input: 'another-file'}).journal
+    const draftId = new ContentDraftIds().next(mine)
+    await other.appendDurable({t: 'sent', c: 0, rows: [7], draftIds: [draftId], at: Date.now()})
+    await other.close()
+    const holder = spawn('sleep', ['60'])
+    writeFileSync(`${other.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+    try {
+      const r = await h.run(['demand', 'create', '--file', h.file('mine.ndjson', ndjson([own, mine])), '--json'])
+      expect(r.exitCode).toBe(1)
+      const out = json<any>(r)
+      expect(out).toMatchObject({created: 0, resumed: 1, failed: 1})
+      expect(out.results[1]).toMatchObject({row: 2, draftId})
+      expect(out.results[1].error).toContain(`another run (pid ${holder.pid}, of another input to the same service)`)
+      expect(await demandsWith(h.sandbox, new Set([draftId]))).toHaveLength(0)
+    } finally {
+      holder.kill()
+    }
   })
 
   it('settles a lost answer (commit, then drop) by looking the rows up: nothing is sent twice', async () => {

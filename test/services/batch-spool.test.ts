@@ -1,7 +1,8 @@
 // The batch keeps the first pass's valid rows for the second (in memory, then in
 // a temporary file) and marks each chunk `sent` on the disk before its request
 // leaves, several chunks sharing one sync.
-import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -10,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {createClient} from '../../src/api/http.js'
 import {memoryRowSource} from '../../src/cli/rows.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
-import {BatchJournal, type JournalKey} from '../../src/services/demands/batch-journal.js'
+import {BatchJournal, OTHER_INPUTS_DAYS, type JournalKey} from '../../src/services/demands/batch-journal.js'
 import {RowSpool, validateSource, type InputRow, type RowSource} from '../../src/services/demands/batch-validate.js'
 import {isFailure, runBatch, type RowOutcome} from '../../src/services/demands/batch.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
@@ -142,11 +143,59 @@ describe('BatchJournal.appendDurable', () => {
       const again = BatchJournal.open(dir, key)
       expect(again.resumed).toBe(true)
       expect(again.rows.get(1)).toEqual({state: 'done', result: {row: 1, id: 'x1', draftId: 'd0a'}})
-      expect(again.rows.get(2)).toEqual({state: 'maybe', sentAt: 1000})
-      expect(again.rows.get(50)).toEqual({state: 'maybe', sentAt: 1024})
+      // A row maybe sent keeps the draftId it went with: a re-run looks it up by that.
+      expect(again.rows.get(2)).toEqual({state: 'maybe', sentAt: 1000, draftId: 'd0b'})
+      expect(again.rows.get(50)).toEqual({state: 'maybe', sentAt: 1024, draftId: 'd24b'})
       expect(again.rows.size).toBe(50)
       await again.journal.close()
     } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
+
+describe("BatchJournal.open and the target's other inputs", () => {
+  it('knows by draftId what runs of other inputs to the same target created or maybe sent, and which of them run now', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-journal-test-'))
+    const holder = spawn('sleep', ['60'])
+    try {
+      const key = (input: string, target = 'http://x b'): JournalKey => ({input, shard: '1/1', target, api: 'v1'})
+      // Input A: d1 created, d2 maybe sent (no answer), d3 refused, d4 known not sent.
+      const a = BatchJournal.open(dir, key('a')).journal
+      await a.appendDurable({t: 'sent', c: 0, rows: [1, 2, 3, 4], draftIds: ['d1', 'd2', 'd3', 'd4'], at: 500})
+      a.append({t: 'done', c: 0, results: [{row: 1, id: 'x1', draftId: 'd1'}]})
+      a.append({t: 'failed', c: 0, failures: [{row: 3, draftId: 'd3', error: 'refused'}]})
+      a.append({t: 'notsent', c: 0, rows: [4]})
+      await a.close()
+      // Input C, going on now (a live process holds its lock): d5 maybe sent.
+      const c = BatchJournal.open(dir, key('c')).journal
+      await c.appendDurable({t: 'sent', c: 0, rows: [1], draftIds: ['d5'], at: 700})
+      await c.close()
+      writeFileSync(`${c.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+      // Another target: never read.
+      const other = BatchJournal.open(dir, key('z', 'http://y b')).journal
+      other.append({t: 'done', c: 0, results: [{row: 1, id: 'y1', draftId: 'd9'}]})
+      await other.close()
+
+      const b = BatchJournal.open(dir, key('b'))
+      expect(Object.fromEntries(b.byDraftId)).toEqual({
+        d1: {state: 'done', result: {row: 1, id: 'x1', draftId: 'd1'}},
+        d2: {state: 'maybe', sentAt: 500},
+        d5: {state: 'maybe', sentAt: 700, pid: holder.pid},
+      })
+      await b.journal.close()
+      // --fresh reads none of it.
+      const fresh = BatchJournal.open(dir, key('b'), {fresh: true})
+      expect(fresh.byDraftId.size).toBe(0)
+      await fresh.journal.close()
+      // A journal older than OTHER_INPUTS_DAYS is left out.
+      const old = (Date.now() - (OTHER_INPUTS_DAYS + 1) * 24 * 3600 * 1000) / 1000
+      utimesSync(a.path, old, old)
+      const later = BatchJournal.open(dir, key('b'))
+      expect([...later.byDraftId.keys()]).toEqual(['d5'])
+      await later.journal.close()
+    } finally {
+      holder.kill()
       rmSync(dir, {recursive: true, force: true})
     }
   })

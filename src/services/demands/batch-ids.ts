@@ -11,13 +11,44 @@ const sha256: (text: string) => string =
     : (text) => crypto.createHash('sha256').update(text).digest('hex')
 
 /**
- * The deterministic draftId of a row: the input's identity (the sha256 of its
- * bytes) plus the row number. Running the same input again gives every row the
- * same draftId, so the batch runner (and a server that replays draftIds) can
- * tell a row already created from a new one.
+ * The deterministic draftId of a row of an input named by `identity` (a quote from
+ * flags: its content and the day) and its row number. Running the same input again
+ * gives every row the same draftId, so the batch runner (and a server that replays
+ * draftIds) can tell a row already created from a new one. A file's rows are named
+ * by their content instead (ContentDraftIds).
  */
 export function draftIdFor(identity: string, rowIndex: number): string {
   return `mfg-${sha256(`${identity}:${rowIndex + 1}`).slice(0, 24)}`
+}
+
+/**
+ * The draftIds of a file's rows, from their content: a row's draftId is the hash of
+ * the row as read (its JSON) and of how many rows with the same content come before
+ * it in the input. Editing, adding, removing or reordering other rows, another line
+ * ending or a byte-order mark leaves a row's draftId as it was, so a run of the
+ * edited file knows the rows an earlier run created (batch-journal.ts reads the
+ * journals of the target's other inputs) and sends only the new or changed ones;
+ * two identical rows are still two demands. Every row of the input is counted,
+ * whatever the shard, so a row has the same draftId in every slice.
+ */
+export class ContentDraftIds {
+  /** 52 bits of each content hash seen once; a repeat goes to `repeats` with its count. */
+  private readonly seen = new Set<number>()
+  private readonly repeats = new Map<number, number>()
+
+  /** The draftId of the next row, given its parsed value (rows must come in input order). */
+  next(value: unknown): string {
+    const hex = sha256(JSON.stringify(value) ?? 'null')
+    // A Set of numbers holds a million rows in a few tens of MB. Two contents that share
+    // these bits only shift each other's count, and still get draftIds of their own.
+    const bits = Number.parseInt(hex.slice(0, 13), 16)
+    let before = 0
+    if (this.seen.has(bits)) {
+      before = this.repeats.get(bits) ?? 1
+      this.repeats.set(bits, before + 1)
+    } else this.seen.add(bits)
+    return `mfg-${(before === 0 ? hex : sha256(`${hex}:${before}`)).slice(0, 24)}`
+  }
 }
 
 /** The create operations a batch sends, each with its API generation. */

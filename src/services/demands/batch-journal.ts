@@ -11,6 +11,7 @@ import {
   readFileSync,
   readSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs'
@@ -92,9 +93,17 @@ export type JournalEvent =
   /** Sent, but no answer: reconcile before any resend. */
   | {t: 'unknown'; c: number; rows: number[]; at: number}
 
-/** A row's state as the journal left it. */
+/** A row's state as the journal left it; a row maybe sent keeps the draftId it was sent with. */
 export type JournalRowState =
-  {state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number} | {state: 'failed'; error: string}
+  | {state: 'done'; result: RowSettled}
+  | {state: 'maybe'; sentAt: number; draftId?: string}
+  | {state: 'failed'; error: string}
+
+/**
+ * What another input's run (the same target and API) recorded of a draftId: created, or
+ * maybe sent; `pid` when that run is going on now.
+ */
+export type DraftIdState = ({state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number}) & {pid?: number}
 
 export interface OpenedJournal {
   journal: BatchJournal
@@ -107,7 +116,17 @@ export interface OpenedJournal {
    * sends those rows again, and an answer naming the same demand is an earlier run's work.
    */
   madeBefore: Map<number, string>
+  /**
+   * draftId → what the journals of the target's other inputs recorded of it (empty with
+   * --fresh): a row of an edited file keeps its draftId (a file's draftIds come from
+   * the rows' content), and is found here if a run of the file before the edit made it.
+   */
+  byDraftId: Map<string, DraftIdState>
 }
+
+/** How far back the journals of other inputs are read, in days, and at most how many of them. */
+export const OTHER_INPUTS_DAYS = 30
+export const OTHER_INPUTS_MAX = 64
 
 /** The file name of a key: stable, and free of the URL's characters. */
 export function journalFileName(key: JournalKey): string {
@@ -285,8 +304,18 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       key,
       listed.filter((n) => n !== name),
     )
+    const targetList = join(dir, targetListName(key))
+    const ofTarget = existsSync(targetList) ? readFileSync(targetList, 'utf8').split('\n').filter(Boolean) : []
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
+    if (!ofTarget.includes(name)) appendFileSync(targetList, `${name}\n`, {mode: 0o600})
+    const byDraftId = opts.fresh
+      ? new Map<string, DraftIdState>()
+      : otherInputs(
+          dir,
+          key,
+          ofTarget.filter((n) => n !== name),
+        )
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
@@ -312,7 +341,7 @@ export class BatchJournal extends JournalFile<JournalEvent> {
     }
     const journal = new BatchJournal(path, fd, firstChunk, lock)
     if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
-    return {journal, rows, resumed, madeBefore}
+    return {journal, rows, resumed, madeBefore, byDraftId}
   }
 
   /** A number for the next send, unique within this journal. */
@@ -352,6 +381,92 @@ function otherSlices(dir: string, key: JournalKey, names: readonly string[]): Ma
     }
   }
   return rows
+}
+
+/**
+ * What the journals of the target's other inputs (the same base URL, business and API,
+ * another input) recorded, by draftId: the newest OTHER_INPUTS_MAX of those written in
+ * the last OTHER_INPUTS_DAYS days. Rows created there are not sent again; rows maybe
+ * sent there are looked up first, or left alone while that run goes on (`pid`).
+ */
+function otherInputs(dir: string, key: JournalKey, names: readonly string[]): Map<string, DraftIdState> {
+  const found = new Map<string, DraftIdState>()
+  const since = Date.now() - OTHER_INPUTS_DAYS * 24 * 3600 * 1000
+  const recent = names
+    .filter((n) => /^create-[0-9a-f]{32}\.ndjson$/.test(n))
+    .map((n) => ({path: join(dir, n), at: modifiedAt(join(dir, n))}))
+    .filter((j) => j.at !== undefined && j.at >= since)
+    .sort((a, b) => b.at! - a.at!)
+    .slice(0, OTHER_INPUTS_MAX)
+  // Oldest first: a later run's word on a draftId wins.
+  for (const {path} of recent.reverse()) {
+    const other = startKey(path)
+    if (!other || other.input === key.input || other.target !== key.target || other.api !== key.api) continue
+    const holder = readHolder(`${path}.lock`)
+    const pid = holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder.pid : undefined
+    for (const [draftId, state] of replayDraftIds(readFileSync(path, 'utf8'))) {
+      if (found.get(draftId)?.state === 'done' && state.state !== 'done') continue
+      found.set(draftId, pid === undefined ? state : {...state, pid})
+    }
+  }
+  return found
+}
+
+function modifiedAt(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return undefined
+  }
+}
+
+/** A journal's events by draftId: created, or maybe sent (rows refused or known not sent are left out). */
+function replayDraftIds(text: string): Map<string, DraftIdState> {
+  const states = new Map<string, DraftIdState>()
+  const draftOf = new Map<number, string>()
+  const maybe = (draftId: string | undefined, at: number) => {
+    if (draftId === undefined) return
+    const prev = states.get(draftId)
+    if (prev?.state === 'done') return
+    states.set(draftId, {state: 'maybe', sentAt: prev?.state === 'maybe' ? Math.min(prev.sentAt, at) : at})
+  }
+  const drop = (draftId: string | undefined) => {
+    if (draftId !== undefined && states.get(draftId)?.state !== 'done') states.delete(draftId)
+  }
+  for (const event of journalEvents<JournalEvent>(text)) {
+    switch (event.t) {
+      case 'sent':
+        event.rows.forEach((row, i) => {
+          const draftId = event.draftIds[i]
+          if (draftId !== undefined) draftOf.set(row, draftId)
+          maybe(draftId, event.at)
+        })
+        break
+      case 'unknown':
+        for (const row of event.rows) maybe(draftOf.get(row), event.at)
+        break
+      case 'done':
+        for (const result of event.results) states.set(result.draftId, {state: 'done', result})
+        break
+      case 'failed':
+        for (const f of event.failures) drop(f.draftId)
+        break
+      case 'notsent':
+        for (const row of event.rows) drop(draftOf.get(row))
+        break
+      default:
+        break
+    }
+  }
+  return states
+}
+
+/** The file listing the journals of one target and API (any input, any slice), a name a line. */
+function targetListName(key: JournalKey): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([key.target, key.api]))
+    .digest('hex')
+  return `create-${digest.slice(0, 32)}.target`
 }
 
 /**
@@ -480,11 +595,14 @@ function replay(text: string, rows: Map<number, JournalRowState>): {maxChunk: nu
       case 'sent':
       case 'unknown':
         // The earliest send bounds how far back a scan of the newest demands must look.
-        for (const row of event.rows) {
+        event.rows.forEach((row, i) => {
           const prev = rows.get(row)
-          if (prev?.state === 'done') continue
-          rows.set(row, {state: 'maybe', sentAt: prev?.state === 'maybe' ? Math.min(prev.sentAt, event.at) : event.at})
-        }
+          if (prev?.state === 'done') return
+          const sentAt = prev?.state === 'maybe' ? Math.min(prev.sentAt, event.at) : event.at
+          // The draftId it went with: looked up by that, whatever this run would name the row.
+          const draftId = event.t === 'sent' ? event.draftIds[i] : prev?.state === 'maybe' ? prev.draftId : undefined
+          rows.set(row, {state: 'maybe', sentAt, ...(draftId === undefined ? {} : {draftId})})
+        })
         break
       case 'done':
         for (const result of event.results) rows.set(result.row, {state: 'done', result})

@@ -7,6 +7,7 @@ import type * as z from 'zod'
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
 import {BODY_LIMIT, type ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
+import {ContentDraftIds} from './batch-ids.js'
 import {
   fieldTree,
   type FieldPath,
@@ -320,8 +321,13 @@ export interface ValidateOptions {
   maxListed?: number
   /** Filled with the numbers of the invalid rows, so a second pass can skip them without validating again. */
   invalidRows?: Set<number>
-  /** Called with each valid row of the shard (after the draftId check), in input order. */
-  onValid?: (input: InputRow, checked: CheckedRow) => void
+  /**
+   * Called with each valid row of the shard (after the draftId check), in input order;
+   * with `draftIds`, also the draftId its content gives it (ContentDraftIds).
+   */
+  onValid?: (input: InputRow, checked: CheckedRow, draftId?: string) => void
+  /** Name every row by its content (every row of the input is counted, whatever the shard). */
+  draftIds?: boolean
   /** The business the demands go to: a row naming another one is invalid (the service answers it with 403). */
   businessId?: string
 }
@@ -356,6 +362,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     ...(opts.errorsFile ? {errorsFile: opts.errorsFile} : {}),
   }
   const draftIds = new Map<string, number>()
+  const byContent = opts.draftIds ? new ContentDraftIds() : undefined
   const errorsFd = opts.skipInvalid && opts.errorsFile ? openErrorsFile(opts.errorsFile) : undefined
   try {
     if (source.readBatches) {
@@ -387,6 +394,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
 
   function visit(input: InputRow): void {
     report.rows++
+    const contentId = byContent && input.value !== undefined ? byContent.next(input.value) : undefined
     if (!inShard(input.row, opts.shard)) return
     report.selected++
     const checked = checkRow(input, schema, tree)
@@ -427,7 +435,7 @@ export async function validateSource(source: RowSource, opts: ValidateOptions = 
     if (checked.keptFields.length > 0) kept.add(checked, checked.keptFields)
     if (checked.ok) {
       report.valid++
-      opts.onValid?.(input, checked)
+      opts.onValid?.(input, checked, contentId)
       return
     }
     report.invalid++

@@ -22,6 +22,7 @@ import {
   isFailure,
   type JournalKey,
   type JournalRowState,
+  type DraftIdState,
   type RowConfirmed,
   type RowFailure,
   type RowOutcome,
@@ -230,6 +231,8 @@ class BatchRun {
   private earlier = new Map<number, JournalRowState>()
   /** Row → the demand an earlier run recorded for it (also under --fresh, which sends the row again). */
   private madeBefore = new Map<number, string>()
+  /** What runs of the target's other inputs recorded, by draftId (BatchJournal.open). */
+  private byDraftId = new Map<string, DraftIdState>()
   private fatal: {error: unknown} | undefined
   /** The rows given an outcome so far (an interrupted run reports the others as not sent). */
   private readonly settled = new Set<number>()
@@ -301,7 +304,20 @@ class BatchRun {
       ...(errorsFile ? {errorsFile} : {}),
       chunkSize: this.chunkSize,
       ...(businessId ? {businessId} : {}),
-      ...(spool ? {onValid: (input, checked) => spool.add(input.row, knownFields(input, checked))} : {}),
+      ...(spool
+        ? {
+            // A file's rows are named by their content; a quote from flags by its identity.
+            draftIds: this.opts.identity === undefined,
+            onValid: (input, checked, contentId) => {
+              const item = knownFields(input, checked)
+              // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
+              if (typeof item.draftId !== 'string') {
+                item.draftId = contentId ?? draftIdFor(this.opts.identity ?? '', input.row - 1)
+              }
+              spool.add(input.row, item)
+            },
+          }
+        : {}),
     })
     this.opts.onValidated?.(validation)
     return validation
@@ -320,6 +336,7 @@ class BatchRun {
     this.log = new ChunkLog(opened.journal)
     this.earlier = opened.rows
     this.madeBefore = opened.madeBefore
+    this.byDraftId = opened.byDraftId
     this.summary.journal = opened.journal.path
   }
 
@@ -376,10 +393,32 @@ class BatchRun {
         this.progress()
         continue
       }
-      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(this.identity, row - 1)
-      // Where the row had one it stays in place; otherwise it comes last, as a spread would put it.
+      // A row maybe sent is looked up by the draftId it went with (a journal of an older mfg named rows otherwise).
+      const draftId = state?.state === 'maybe' && state.draftId !== undefined ? state.draftId : (item.draftId as string)
       item.draftId = draftId
-      const maybe = state?.state === 'maybe'
+      const elsewhere = state === undefined ? this.byDraftId.get(draftId) : undefined
+      if (elsewhere?.state === 'done') {
+        // Made by a run of another input (the file before an edit): not this run's to send.
+        const result = {...elsewhere.result, row}
+        this.log.done([result])
+        this.settle(result, 'resumed')
+        this.progress()
+        continue
+      }
+      if (elsewhere?.pid !== undefined) {
+        this.settle(
+          {
+            row,
+            draftId,
+            error: `not sent: another run (pid ${elsewhere.pid}, of another input to the same service) has sent a row with the same content and is still going; run the command again once it has finished`,
+          },
+          'created',
+        )
+        this.progress()
+        continue
+      }
+      const maybe = state?.state === 'maybe' || elsewhere !== undefined
+      const sentAt = state?.state === 'maybe' ? state.sentAt : elsewhere?.sentAt
       // Characters stand for bytes in rows under 10,000 of them: at 3 bytes each, 100 such rows
       // add at most 2 MB to what was counted, within the fifth of the limit kept free.
       const size = jsonBytes(item, 10_000, chars) + 1
@@ -388,7 +427,7 @@ class BatchRun {
         current = []
         bytes = 0
       }
-      current.push({row, draftId, item, ...(maybe ? {maybeSentAt: state.sentAt, earlier: true} : {})})
+      current.push({row, draftId, item, ...(maybe ? {maybeSentAt: sentAt!, earlier: true} : {})})
       bytes += size
       if (current.length >= this.chunkSize) {
         yield current
