@@ -62,6 +62,12 @@ export class ApiError extends Error {
     if (operation) this.operation = operation
     if (init.body !== undefined) this.body = init.body
   }
+
+  /** The same error with a line added below its message: what to do next, in the command's words. */
+  withHint(hint: string): this {
+    this.message = `${this.message}\n${hint}`
+    return this
+  }
 }
 
 /**
@@ -140,10 +146,25 @@ export class RateLimitError extends ApiError {
   }
 }
 
-/** 5xx. */
+/**
+ * 5xx. `mayHaveActed` for a write (a POST that is not a read): a service may fail
+ * after doing the work (a proxy's 502 after the order was stored), so the answer
+ * does not show that nothing happened, and the message says so.
+ */
 export class ServerError extends ApiError {
-  constructor(init: ApiErrorInit) {
-    super(init, 'server_error')
+  readonly mayHaveActed: boolean
+  constructor(init: ApiErrorInit & {mayHaveActed?: boolean}) {
+    const acted = init.mayHaveActed === true
+    super(
+      acted
+        ? {
+            ...init,
+            serverMessage: `${init.serverMessage ?? 'server error'}; it may have been carried out before the error`,
+          }
+        : init,
+      'server_error',
+    )
+    this.mayHaveActed = acted
   }
 }
 

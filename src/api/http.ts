@@ -154,6 +154,7 @@ class Pipeline {
       ...(body.unreadable === undefined ? {} : {unreadable: body.unreadable}),
       ...(gaveUp ? {gaveUp} : {}),
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
+      ...(prepared.writes ? {writes: true} : {}),
     })
   }
 

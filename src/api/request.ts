@@ -26,6 +26,8 @@ export interface PreparedRequest {
   body?: string | Buffer | FormData
   /** Whether a resend is harmless: a GET, PUT or DELETE, a request with an Idempotency-Key, or one marked `retry: 'safe'`. */
   idempotent: boolean
+  /** A write (a POST not marked `retry: 'safe'`): an error answer does not show it was not carried out. */
+  writes?: boolean
 }
 
 /** What every request of one client shares. */
@@ -79,6 +81,7 @@ export function prepareRequest(ctx: RequestContext, req: RequestOptions): Prepar
     shownPath,
     headers,
     idempotent: SAFE_METHODS.has(method) || req.idempotencyKey !== undefined || req.retry === 'safe',
+    ...(!SAFE_METHODS.has(method) && req.retry !== 'safe' ? {writes: true} : {}),
   }
   if (req.body !== undefined) {
     if (typeof req.body === 'string' || Buffer.isBuffer(req.body) || isFormData(req.body)) {

@@ -56,6 +56,8 @@ export function errorFromResponse(init: {
   /** Why the body could not be read at all (decode.ts), in place of its message. */
   unreadable?: string
   gaveUp?: GaveUp
+  /** The request was a write: a 5xx does not show it was not carried out. */
+  writes?: boolean
 }): ApiError {
   const reading =
     init.unreadable === undefined
@@ -80,7 +82,7 @@ export function errorFromResponse(init: {
   if (s === 400 || s === 413 || s === 422) return new ValidationError(base)
   if (s === 409) return new ConflictError(base)
   if (s === 429) return new RateLimitError(base)
-  if (s >= 500) return new ServerError(base)
+  if (s >= 500) return new ServerError({...base, mayHaveActed: init.writes === true})
   return new ApiError(base, 'http_error')
 }
 

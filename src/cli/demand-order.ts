@@ -1,5 +1,6 @@
 // The orders `demand order` places: one from the flags, or a file's rows with the
 // flags laid over each; the shipping flags merged into each address.
+import {NetworkError, ServerError} from '../api/errors.js'
 import {given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {numberOf, shippingAddressFrom} from './flags.js'
@@ -48,4 +49,19 @@ export async function orderItems(flags: OrderFlags & Record<string, unknown>): P
     throw new UsageError('Missing --referral: the fixed referral value of your business (the sandbox uses "api").')
   }
   return items
+}
+
+/**
+ * An order whose answer was lost (no answer, or a 5xx after sending) may have been placed:
+ * the error says how to look before ordering again, since a second run would place it twice.
+ */
+export function orderOutcomeHint(error: unknown, items: readonly {productId?: unknown}[]): unknown {
+  const unknown =
+    (error instanceof ServerError && error.mayHaveActed) || (error instanceof NetworkError && error.mayHaveBeenSent)
+  if (!unknown) return error
+  const products = [...new Set(items.map((i) => String(i.productId)))]
+  const filter = products.map((p) => `.productId == ${JSON.stringify(p)}`).join(' or ')
+  return error.withHint(
+    `The order may have been placed: look for it before ordering again, newest first: mfg demand list --json --jq '.[] | select(${filter})'`,
+  )
 }

@@ -15,11 +15,14 @@ export interface Proxy {
  * `before` sees each request first and may return a delay in ms before it is forwarded,
  * or `{status}` to answer it with that status itself (a failing service) instead.
  * `bytesPerSecond` reads request bodies no faster than that (a slow line for uploads).
+ * `after` may replace the service's answer, once it has done the work, by an HTML page
+ * with that status (a gateway that fails after the service committed), or by a
+ * dropped connection ('drop').
  */
 export async function startProxy(
   target: string,
   before?: (req: http.IncomingMessage) => number | {status: number} | void,
-  opts: {bytesPerSecond?: number} = {},
+  opts: {bytesPerSecond?: number; after?: (req: http.IncomingMessage) => {status: number} | 'drop' | void} = {},
 ): Promise<Proxy> {
   const to = new URL(target)
   const server = http.createServer((req, res) => {
@@ -27,6 +30,16 @@ export async function startProxy(
       const up = http.request(
         {host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers},
         (answer) => {
+          const replaced = opts.after?.(req)
+          if (replaced === 'drop') {
+            answer.resume()
+            return void req.socket.destroy()
+          }
+          if (replaced) {
+            answer.resume()
+            res.writeHead(replaced.status, {'content-type': 'text/html'})
+            return void res.end(`<html><body><h1>${replaced.status} Bad Gateway</h1></body></html>`)
+          }
           res.writeHead(answer.statusCode ?? 502, answer.headers)
           answer.pipe(res)
         },

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {orderItems} from '../../cli/demand-order.js'
+import {orderItems, orderOutcomeHint} from '../../cli/demand-order.js'
 import {fileFlag, shippingFlags} from '../../cli/flags.js'
 import {writeOut} from '../../cli/output.js'
 import {LANGS, type Lang} from '../../schemas/legacy-demand.js'
@@ -38,7 +38,9 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
     const {checkProductOrder, placeProductOrders} = await import('../../services/demands/legacy.js')
     const checked = await Promise.all(items.map((i) => checkProductOrder(i)))
     const {client} = await this.context(flags).session()
-    const records = await placeProductOrders({client}, checked, flags.lang as Lang)
+    const records = await placeProductOrders({client}, checked, flags.lang as Lang).catch((error: unknown) => {
+      throw orderOutcomeHint(error, checked)
+    })
     if (!this.jsonEnabled()) {
       const {toTable} = await import('../../cli/render.js')
       writeOut(toTable(records, ['orderNumber', '_id', 'status', 'productId', 'quantity', 'priceToClient', 'currency']))
