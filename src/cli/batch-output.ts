@@ -155,6 +155,7 @@ export function summaryNotes(s: CreateResult, shard: string | undefined, stopped
   if (s.ambiguous > 0) parts.push(`${s.ambiguous} of them found more than once`)
   if (v.invalid > 0) parts.push(`${v.invalid} invalid row(s) skipped`)
   const notes = [`${parts.join('; ')}.`]
+  if (s.resumedElsewhere > 0) notes.push(elsewhereNote(s))
   if (s.confirmed > 0) {
     notes.push(
       `The service confirmed ${s.confirmed} row(s) without saying which demand it made, and looking them up found none: they are created (outcome "confirmed", no id); \`mfg demand list\` shows the newest demands.`,
@@ -174,6 +175,15 @@ export function summaryNotes(s: CreateResult, shard: string | undefined, stopped
     notes.push('Run the same command again to retry the failed rows; rows already created are not sent again.')
   }
   return notes
+}
+
+/** Rows answered with demands a run of another input made: which runs, and how to make such rows anew. */
+function elsewhereNote(s: CreateResult): string {
+  const runs = s.earlierInputs
+    .slice(0, 3)
+    .map((e) => `${e.source ?? 'an input'} at ${e.at.slice(0, 16).replace('T', ' ')} UTC`)
+  const more = s.earlierInputs.length > 3 ? ` and ${s.earlierInputs.length - 3} more` : ''
+  return `${s.resumedElsewhere} row(s) have the content of rows that a run of another input created (${runs.join(', ')}${more}), so they are those demands and were not sent again. To create such rows as new demands, give each a draftId of its own (a draftId column).`
 }
 
 /** What to do about rows whose outcome is unknown: how to check them, and what a re-run does. */

@@ -148,7 +148,8 @@ describe('demand create under faults, against a server without replay', () => {
     writeFileSync(path, `${second.join('\r\n')}\r\n`)
     const two = await run()
     expect(two.r.exitCode, two.r.stderr).toBe(0)
-    expect(two.out).toMatchObject({created: 3, resumed: 4, failed: 0})
+    expect(two.out).toMatchObject({created: 3, resumed: 4, resumedElsewhere: 4, failed: 0})
+    expect(two.out.earlierInputs).toEqual([{source: path, at: expect.any(String)}])
     const byRow = new Map<number, Outcome>(two.out.results.map((o: Outcome) => [o.row, o]))
     // The rows the first run made keep their ids under their new row numbers.
     const firstIds = new Map<string, string>(one.out.results.map((o: Outcome) => [o.draftId, o.id!]))
@@ -160,6 +161,16 @@ describe('demand create under faults, against a server without replay', () => {
     writeFileSync(path, `${second.filter((_, i) => i !== 5).join('\n')}\n`)
     const three = await run()
     expect(three.out).toMatchObject({created: 0, resumed: 6})
+    expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(7)
+    // The same rows in another file are the same demands, and the summary says so and how to make new ones.
+    const copy = h.file('copy.csv', `${second.join('\n')}\n`)
+    const again = await h.run(['demand', 'create', '--file', copy])
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(again.stderr).toContain('Created 0 of 7 demand(s); 7 already created by an earlier run')
+    expect(again.stderr).toMatch(
+      /7 row\(s\) have the content of rows that a run of another input created \(.*edited\.csv at \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    )
+    expect(again.stderr).toContain('give each a draftId of its own (a draftId column)')
     expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(7)
     // --fresh forgets: the rows are sent again (a service without replay makes new demands).
     const fresh = await h.run(['demand', 'create', '--file', path, '--fresh', '--json'])

@@ -254,7 +254,8 @@ describe('mfg demand create', () => {
 
   it('reads NDJSON from stdin and names the line of a bad row', async () => {
     const before = await count()
-    const ndjson = quotes(3)
+    // Rows of their own: the same content as another test's rows would be those demands.
+    const ndjson = quotes(3, (i) => ({email: `stdin-${i}@example.com`}))
       .map((q) => JSON.stringify(q))
       .join('\n')
     const r = await run(['demand', 'create', '--file', '-', '--json'], {stdin: `${ndjson}\n`})

@@ -178,10 +178,11 @@ describe("BatchJournal.open and the target's other inputs", () => {
       await other.close()
 
       const b = BatchJournal.open(dir, key('b'))
+      const from = {at: expect.any(String)}
       expect(Object.fromEntries(b.byDraftId)).toEqual({
-        d1: {state: 'done', result: {row: 1, id: 'x1', draftId: 'd1'}},
-        d2: {state: 'maybe', sentAt: 500},
-        d5: {state: 'maybe', sentAt: 700, pid: holder.pid},
+        d1: {state: 'done', result: {row: 1, id: 'x1', draftId: 'd1'}, from},
+        d2: {state: 'maybe', sentAt: 500, from},
+        d5: {state: 'maybe', sentAt: 700, pid: holder.pid, from},
       })
       await b.journal.close()
       // --fresh reads none of it.

@@ -81,7 +81,7 @@ export interface JournalKey {
  * result), maybe sent, or not created.
  */
 export type JournalEvent =
-  | {t: 'start'; v: 1; key: JournalKey; at: string}
+  | {t: 'start'; v: 1; key: JournalKey; at: string; source?: string}
   /** Written before the request leaves: from here on the rows' outcome is unknown until settled. */
   | {t: 'sent'; c: number; rows: number[]; draftIds: string[]; at: number}
   /** Rows that exist on the server; a later `done` of the same row (its id found) replaces one without details. */
@@ -103,7 +103,17 @@ export type JournalRowState =
  * What another input's run (the same target and API) recorded of a draftId: created, or
  * maybe sent; `pid` when that run is going on now.
  */
-export type DraftIdState = ({state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number}) & {pid?: number}
+export type DraftIdState = ({state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number}) & {
+  pid?: number
+  /** The run that recorded it: its input (a file's path, or stdin) and when it started. */
+  from?: EarlierInput
+}
+
+/** An earlier run of another input, as its journal's first line names it. */
+export interface EarlierInput {
+  source?: string
+  at: string
+}
 
 export interface OpenedJournal {
   journal: BatchJournal
@@ -294,7 +304,7 @@ export class BatchJournal extends JournalFile<JournalEvent> {
   }
 
   /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
-  static open(dir: string, key: JournalKey, opts: {fresh?: boolean} = {}): OpenedJournal {
+  static open(dir: string, key: JournalKey, opts: {fresh?: boolean; source?: string} = {}): OpenedJournal {
     const name = journalFileName(key)
     // Read before this run's own journal is taken (and, with --fresh, emptied): a refusal leaves it as it was.
     const slices = join(dir, sliceListName(key))
@@ -340,7 +350,10 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       }
     }
     const journal = new BatchJournal(path, fd, firstChunk, lock)
-    if (!resumed) journal.append({t: 'start', v: 1, key, at: new Date().toISOString()})
+    if (!resumed) {
+      const start = {t: 'start', v: 1, key, at: new Date().toISOString()} as const
+      journal.append(opts.source === undefined ? start : {...start, source: opts.source})
+    }
     return {journal, rows, resumed, madeBefore, byDraftId}
   }
 
@@ -363,7 +376,7 @@ function otherSlices(dir: string, key: JournalKey, names: readonly string[]): Ma
   for (const name of names) {
     const path = join(dir, name)
     if (!/^create-[0-9a-f]{32}\.ndjson$/.test(name) || !existsSync(path)) continue
-    const other = startKey(path)
+    const other = startEvent(path)?.key
     if (!other || other.input !== key.input || other.target !== key.target || other.api !== key.api) continue
     if (!slicesMeet(other.shard, key.shard)) continue
     const holder = readHolder(`${path}.lock`)
@@ -400,13 +413,15 @@ function otherInputs(dir: string, key: JournalKey, names: readonly string[]): Ma
     .slice(0, OTHER_INPUTS_MAX)
   // Oldest first: a later run's word on a draftId wins.
   for (const {path} of recent.reverse()) {
-    const other = startKey(path)
+    const start = startEvent(path)
+    const other = start?.key
     if (!other || other.input === key.input || other.target !== key.target || other.api !== key.api) continue
     const holder = readHolder(`${path}.lock`)
     const pid = holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder.pid : undefined
+    const from: EarlierInput = {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
     for (const [draftId, state] of replayDraftIds(readFileSync(path, 'utf8'))) {
       if (found.get(draftId)?.state === 'done' && state.state !== 'done') continue
-      found.set(draftId, pid === undefined ? state : {...state, pid})
+      found.set(draftId, {...state, from, ...(pid === undefined ? {} : {pid})})
     }
   }
   return found
@@ -480,14 +495,14 @@ function sliceListName(key: JournalKey): string {
   return `create-${digest.slice(0, 32)}.slices`
 }
 
-/** The key a journal file starts with (its first line), or undefined when it has none. */
-function startKey(path: string): JournalKey | undefined {
+/** The event a journal file starts with (its first line), or undefined when it has none. */
+function startEvent(path: string): Extract<JournalEvent, {t: 'start'}> | undefined {
   const fd = openSync(path, 'r')
   try {
     const head = Buffer.alloc(4096)
     const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString('utf8')
     const event = journalEvents<JournalEvent>(text.slice(0, text.indexOf('\n') + 1)).next().value
-    return event?.t === 'start' ? event.key : undefined
+    return event?.t === 'start' ? event : undefined
   } catch {
     return undefined
   } finally {

@@ -23,6 +23,7 @@ import {
   type JournalKey,
   type JournalRowState,
   type DraftIdState,
+  type EarlierInput,
   type RowConfirmed,
   type RowFailure,
   type RowOutcome,
@@ -120,6 +121,12 @@ export interface BatchSummary {
   created: number
   /** Rows already created by an earlier run: answered from the journal, or found made before this run sent them. */
   resumed: number
+  /**
+   * Of those, rows a run of another input made (a row of the same content, the file
+   * before an edit), and those runs: their input and start (`earlierInputs`).
+   */
+  resumedElsewhere: number
+  earlierInputs: EarlierInput[]
   /** Rows the service confirmed (2xx) without saying which demand it made, and no look-up found (`outcome: "confirmed"`, no id). */
   confirmed: number
   /** Rows that failed, those with an unknown or ambiguous outcome included. */
@@ -255,6 +262,8 @@ class BatchRun {
       validation,
       created: 0,
       resumed: 0,
+      resumedElsewhere: 0,
+      earlierInputs: [],
       confirmed: 0,
       failed: 0,
       unknown: 0,
@@ -332,7 +341,10 @@ class BatchRun {
       target: `${this.ctx.target ?? this.ctx.client.baseUrl} ${this.ctx.businessId}`,
       api: this.legacy ? 'legacy' : 'v1',
     }
-    const opened = BatchJournal.open(this.opts.journal.dir, key, {fresh: this.opts.journal.fresh})
+    const opened = BatchJournal.open(this.opts.journal.dir, key, {
+      fresh: this.opts.journal.fresh,
+      source: this.source.label,
+    })
     this.log = new ChunkLog(opened.journal)
     this.earlier = opened.rows
     this.madeBefore = opened.madeBefore
@@ -401,6 +413,10 @@ class BatchRun {
         // Made by a run of another input (the file before an edit): not this run's to send.
         const result = {...elsewhere.result, row}
         this.log.done([result])
+        this.summary.resumedElsewhere++
+        if (elsewhere.from && !this.summary.earlierInputs.some((e) => e.at === elsewhere.from!.at)) {
+          this.summary.earlierInputs.push(elsewhere.from)
+        }
         this.settle(result, 'resumed')
         this.progress()
         continue
