@@ -74,21 +74,28 @@ describe('mfg api', () => {
       'api',
       'PUT',
       `/api/public/v1/demand/${created!._id}`,
-      '-f',
+      '-F',
       'quantity=5',
       '-f',
       'shippingAddress.city=Lyon',
-      '-f',
+      '-F',
       'archive=false',
+      // A string as written, as gh api -f sends it: a zip code is not the number 75001.
+      '-f',
+      'shippingAddress.zip=75001',
     ])
     expect(put.exitCode, put.stderr).toBe(0)
-    expect(json(put)).toMatchObject({quantity: 5, shippingAddress: {city: 'Lyon'}, archive: false})
+    expect(json(put)).toMatchObject({quantity: 5, shippingAddress: {city: 'Lyon', zip: '75001'}, archive: false})
+    // -f sends a string; -F types it.
+    const raw = await run(['api', 'PUT', `/api/public/v1/demand/${created!._id}`, '-f', 'quantity=6'])
+    expect(raw.exitCode).toBe(1)
+    expect(json(raw)).toMatchObject({statusCode: 400})
     // A number JSON cannot carry as written stays the text it was (a tracking number keeps its digits).
     const tracked = await run([
       'api',
       'PUT',
       `/api/public/v1/demand/${created!._id}`,
-      '-f',
+      '-F',
       'trackId=123456789012345678901',
     ])
     expect(tracked.exitCode, tracked.stderr).toBe(0)
@@ -174,16 +181,20 @@ describe('mfg api', () => {
   it('rejects malformed fields and headers with exit 2', async () => {
     let r = await run(['api', 'GET', '/api/public/v1/demand/x', '-f', 'novalue'])
     expect(r.exitCode).toBe(2)
-    expect(r.stderr).toMatch(/key=value/)
+    expect(r.stderr).toContain('-f/--raw-field expects key=value, got "novalue"')
+    // The same key through both flags is still one key given twice.
+    r = await run(['api', 'PUT', '/api/public/v1/demand/x', '-f', 'q=1', '-F', 'q=2'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('q is given more than once')
     // A field given twice, or given a value and fields, is refused rather than one replacing the other.
     for (const [fields, says] of [
       [['q=1', 'q=2'], 'q is given more than once'],
       [['a=2', 'a.b=1'], 'a is given a value and fields (a.b)'],
       [['__proto__.x=1'], '"__proto__.x" is not a field name a body can carry'],
     ] as const) {
-      r = await run(['api', 'PUT', '/api/public/v1/demand/x', ...fields.flatMap((f) => ['-f', f])])
+      r = await run(['api', 'PUT', '/api/public/v1/demand/x', ...fields.flatMap((f) => ['-F', f])])
       expect(r.exitCode, fields.join(' ')).toBe(2)
-      expect(r.stderr).toContain(says)
+      expect(r.stderr).toContain(`-F/--field: ${says}`)
     }
     r = await run(['api', 'GET', '/api/public/v1/demand/x', '-H', 'nocolon'])
     expect(r.exitCode).toBe(2)

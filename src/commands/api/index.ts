@@ -7,7 +7,7 @@ export default class Api extends BaseCommand {
   static override summary = "Send a raw request to either API generation with the profile's credentials."
   static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. {businessId} in PATH is replaced by the profile's business id.
 
--f key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE. Values are typed: numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written (a 21-digit tracking number keeps its digits); dots nest (-f shippingAddress.city=Lyon). A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
+key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE, as with gh api: -F/--field values are typed (numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written: a 21-digit tracking number keeps its digits), -f/--raw-field values are strings as written (a zip code 75001, a phone number). Dots nest (-f shippingAddress.city=Lyon). A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
 Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
 
@@ -19,7 +19,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate --jq ".[].orderNumber"',
     '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input examples/part.json',
-    '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified',
+    '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified -F quantity=3',
     '<%= config.bin %> <%= command.id %> GET /api/v2/integrations_ms/webhooks/{businessId} --include',
   ]
   static override enableJsonFlag = false
@@ -33,14 +33,19 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
   }
   static override flags = {
     field: Flags.string({
+      char: 'F',
+      description: 'key=value: a typed body field (POST/PUT/PATCH) or query parameter (GET/DELETE).',
+      multiple: true,
+    }),
+    'raw-field': Flags.string({
       char: 'f',
-      description: 'key=value: a body field (POST/PUT/PATCH) or query parameter (GET/DELETE).',
+      description: 'key=value: a string body field or query parameter, sent as written.',
       multiple: true,
     }),
     input: Flags.string({
       description: 'File holding the raw request body; - reads stdin.',
       helpValue: 'PATH|-',
-      exclusive: ['field'],
+      exclusive: ['field', 'raw-field'],
     }),
     header: Flags.string({char: 'H', description: 'Extra header, "Name: value".', multiple: true}),
     paginate: Flags.boolean({description: 'Follow every page of a v1 list and print one array of the items.'}),
@@ -63,7 +68,10 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     const res = await rawRequest(client, {
       method: args.method.toUpperCase() as (typeof METHODS)[number],
       path: args.path,
-      fields: parseFields(flags.field ?? []),
+      fields: parseFields([
+        ...(flags.field ?? []).map((text) => ({text, raw: false})),
+        ...(flags['raw-field'] ?? []).map((text) => ({text, raw: true})),
+      ]),
       ...(input === undefined ? {} : {input}),
       headers: parseHeaders(flags.header ?? []),
       paginate: flags.paginate,

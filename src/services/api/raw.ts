@@ -48,34 +48,42 @@ export function typedValue(raw: string): unknown {
 /** Keys that would reach an object's prototype rather than the body. */
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
+/** A `key=value` of `mfg api`: typed (`-F/--field`) or a string as written (`-f/--raw-field`). */
+export interface FieldPair {
+  text: string
+  raw: boolean
+}
+
 /**
- * `-f a=1 -f b.c=x` → {a: 1, b: {c: "x"}}. Dots nest objects. A key given twice,
- * or given both a value and fields (`-f a=2 -f a.b=1`), is refused rather than
+ * `-F a=1 -f b.c=x` → {a: 1, b: {c: "x"}}. Dots nest objects. A key given twice,
+ * or given both a value and fields (`-F a=2 -F a.b=1`), is refused rather than
  * one silently replacing the other.
  */
-export function parseFields(pairs: readonly string[]): Record<string, unknown> {
+export function parseFields(pairs: readonly FieldPair[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const pair of pairs) {
+  for (const {text: pair, raw} of pairs) {
+    const flag = raw ? '-f/--raw-field' : '-F/--field'
     const eq = pair.indexOf('=')
-    if (eq <= 0) throw new InputError(`-f/--field expects key=value, got ${JSON.stringify(pair)}.`)
+    if (eq <= 0) throw new InputError(`${flag} expects key=value, got ${JSON.stringify(pair)}.`)
     const name = pair.slice(0, eq)
     const keys = name.split('.')
     if (keys.some((k) => k === '' || UNSAFE_KEYS.has(k)))
-      throw new InputError(`-f/--field: ${JSON.stringify(name)} is not a field name a body can carry.`)
+      throw new InputError(`${flag}: ${JSON.stringify(name)} is not a field name a body can carry.`)
     let target = out
     keys.slice(0, -1).forEach((k, i) => {
       const next = target[k]
       if (next !== undefined && (next === null || typeof next !== 'object'))
         throw new InputError(
-          `-f/--field: ${keys.slice(0, i + 1).join('.')} is given a value and fields (${name}); give one.`,
+          `${flag}: ${keys.slice(0, i + 1).join('.')} is given a value and fields (${name}); give one.`,
         )
       target[k] ??= {}
       target = target[k] as Record<string, unknown>
     })
     const last = keys.at(-1)!
     if (Object.hasOwn(target, last))
-      throw new InputError(`-f/--field: ${name} is given more than once; give it once (or send the body with --input).`)
-    target[last] = typedValue(pair.slice(eq + 1))
+      throw new InputError(`${flag}: ${name} is given more than once; give it once (or send the body with --input).`)
+    const value = pair.slice(eq + 1)
+    target[last] = raw ? value : typedValue(value)
   }
   return out
 }
