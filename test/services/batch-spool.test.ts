@@ -195,6 +195,15 @@ describe("BatchJournal.open and the target's other inputs", () => {
       const later = BatchJournal.open(dir, key('b'))
       expect([...later.byDraftId.keys()]).toEqual(['d5'])
       await later.journal.close()
+      // Within a byte budget, the newest journals only (here: room for C's alone).
+      utimesSync(a.path, new Date(), new Date(Date.now() - 60_000))
+      const budget = statSync(c.path).size + 1
+      const within = BatchJournal.open(dir, key('b'), {otherInputsBytes: budget})
+      expect([...within.byDraftId.keys()].sort()).toEqual(['d5'])
+      await within.journal.close()
+      const roomy = BatchJournal.open(dir, key('b'))
+      expect([...roomy.byDraftId.keys()].sort()).toEqual(['d1', 'd2', 'd5'])
+      await roomy.journal.close()
     } finally {
       holder.kill()
       rmSync(dir, {recursive: true, force: true})

@@ -134,9 +134,10 @@ export interface OpenedJournal {
   byDraftId: Map<string, DraftIdState>
 }
 
-/** How far back the journals of other inputs are read, in days, and at most how many of them. */
+/** How far back the journals of other inputs are read, in days, at most how many of them, and how many bytes in all. */
 export const OTHER_INPUTS_DAYS = 30
 export const OTHER_INPUTS_MAX = 64
+export const OTHER_INPUTS_BYTES = 64 * 1024 * 1024
 
 /** The file name of a key: stable, and free of the URL's characters. */
 export function journalFileName(key: JournalKey): string {
@@ -304,7 +305,11 @@ export class BatchJournal extends JournalFile<JournalEvent> {
   }
 
   /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
-  static open(dir: string, key: JournalKey, opts: {fresh?: boolean; source?: string} = {}): OpenedJournal {
+  static open(
+    dir: string,
+    key: JournalKey,
+    opts: {fresh?: boolean; source?: string; otherInputsBytes?: number} = {},
+  ): OpenedJournal {
     const name = journalFileName(key)
     // Read before this run's own journal is taken (and, with --fresh, emptied): a refusal leaves it as it was.
     const slices = join(dir, sliceListName(key))
@@ -325,6 +330,7 @@ export class BatchJournal extends JournalFile<JournalEvent> {
           dir,
           key,
           ofTarget.filter((n) => n !== name),
+          opts.otherInputsBytes ?? OTHER_INPUTS_BYTES,
         )
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
@@ -399,18 +405,27 @@ function otherSlices(dir: string, key: JournalKey, names: readonly string[]): Ma
 /**
  * What the journals of the target's other inputs (the same base URL, business and API,
  * another input) recorded, by draftId: the newest OTHER_INPUTS_MAX of those written in
- * the last OTHER_INPUTS_DAYS days. Rows created there are not sent again; rows maybe
+ * the last OTHER_INPUTS_DAYS days, as many as OTHER_INPUTS_BYTES holds (a start reads
+ * them all, so a long history of big batches must not make every run slow). Rows created there are not sent again; rows maybe
  * sent there are looked up first, or left alone while that run goes on (`pid`).
  */
-function otherInputs(dir: string, key: JournalKey, names: readonly string[]): Map<string, DraftIdState> {
+function otherInputs(
+  dir: string,
+  key: JournalKey,
+  names: readonly string[],
+  budget: number,
+): Map<string, DraftIdState> {
   const found = new Map<string, DraftIdState>()
   const since = Date.now() - OTHER_INPUTS_DAYS * 24 * 3600 * 1000
   const recent = names
     .filter((n) => /^create-[0-9a-f]{32}\.ndjson$/.test(n))
-    .map((n) => ({path: join(dir, n), at: modifiedAt(join(dir, n))}))
+    .map((n) => ({path: join(dir, n), ...fileTimes(join(dir, n))}))
     .filter((j) => j.at !== undefined && j.at >= since)
     .sort((a, b) => b.at! - a.at!)
     .slice(0, OTHER_INPUTS_MAX)
+  let bytes = 0
+  const kept = recent.findIndex((j) => (bytes += j.size ?? 0) > budget)
+  if (kept >= 0) recent.length = Math.max(kept, 1)
   // Oldest first: a later run's word on a draftId wins.
   for (const {path} of recent.reverse()) {
     const start = startEvent(path)
@@ -427,11 +442,12 @@ function otherInputs(dir: string, key: JournalKey, names: readonly string[]): Ma
   return found
 }
 
-function modifiedAt(path: string): number | undefined {
+function fileTimes(path: string): {at?: number; size?: number} {
   try {
-    return statSync(path).mtimeMs
+    const stat = statSync(path)
+    return {at: stat.mtimeMs, size: stat.size}
   } catch {
-    return undefined
+    return {}
   }
 }
 
