@@ -39,8 +39,6 @@ const SOURCEMAPS = process.env.MFG_BUILD_SOURCEMAPS === '1'
 
 /** Packages left to node_modules; everything else is bundled. */
 const EXTERNAL = [
-  'fastify',
-  '@fastify/multipart',
   '@oclif/plugin-autocomplete',
   // OpenCascade in WebAssembly: its .wasm is read from beside its .js at run time.
   'occt-import-js',
@@ -217,6 +215,16 @@ if (!WITHOUT.includes('needed-shims')) {
 // in a syntax old releases still parse, so that it can tell their users what to install.
 if (existsSync(join(src, 'engines.ts')))
   await build({...common, target: 'node14', entryPoints: {engines: join(src, 'engines.ts')}})
+
+// The packages inside the bundle, for `npm run deps:check`: they are devDependencies (npm
+// does not install them a second time), so an audit of what users install would miss them.
+const bundled = new Set()
+for (const input of Object.keys(result.metafile.inputs)) {
+  // The innermost package: node_modules/a/node_modules/b/x.js is b's.
+  const m = [...input.matchAll(/(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].at(-1)
+  if (m) bundled.add(m[1])
+}
+writeFileSync(join(out, 'bundled-packages.json'), `${JSON.stringify([...bundled].sort(), null, 1)}\n`)
 
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0)

@@ -40,9 +40,9 @@ async function registry(status: number, body: unknown): Promise<string> {
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`
 }
 
-function advisory(severity: string) {
+function advisory(severity: string, name = 'fastify') {
   return {
-    fastify: [
+    [name]: [
       {
         id: 1,
         url: 'https://example.com/advisories/1',
@@ -71,10 +71,21 @@ function check(registryUrl: string): Promise<{code: number | null; err: string}>
 
 describe('npm run deps:check', () => {
   it('fails on a high advisory against a dependency users install, naming it', async () => {
-    const {code, err} = await check(await registry(200, advisory('high')))
+    const {code, err} = await check(await registry(200, advisory('high', 'dxf-parser')))
     expect(code).toBe(1)
-    expect(err).toContain('deps:check: high: fastify')
+    expect(err).toContain('deps:check: high: dxf-parser')
     expect(err).toContain('A stand-in advisory https://example.com/advisories/1')
+  })
+
+  it('audits the packages bundled into dist/ too, and not the development tools', async () => {
+    // fastify is bundled (a devDependency, so not installed with mfg): its advisory counts.
+    const bundled = await check(await registry(200, advisory('high')))
+    expect(bundled.code).toBe(1)
+    expect(bundled.err).toMatch(/deps:check: high: fastify .*\(bundled in dist\/\): A stand-in advisory/)
+    // eslint is neither installed nor bundled.
+    const tool = await check(await registry(200, advisory('high', 'eslint')))
+    expect(tool.code, tool.err).toBe(0)
+    expect(tool.err).toContain('no high or critical advisory (no advisories)')
   })
 
   it('passes a moderate advisory, counting it', async () => {
