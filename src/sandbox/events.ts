@@ -85,7 +85,10 @@ export interface DeliveryOptions {
   timeoutMs?: number
   /** Attempts before a delivery is given up. Default 8. */
   maxAttempts?: number
-  /** On stop, in-flight attempts get this long to finish before they are aborted. Default 2 s. */
+  /**
+   * On stop, in-flight attempts get this long to finish; the rest are cut and count as
+   * failed attempts (retried with the back-off by the next sandbox on the data). Default 2 s.
+   */
   drainMs?: number
 }
 
@@ -97,8 +100,10 @@ export function signatureSha256(secret: string, body: string, timestampS: number
   return `t=${timestampS},v1=${v1}`
 }
 
+/** The error of an attempt cut short because the sandbox stopped (close()) first. */
+export const STOPPED_ERROR = 'the sandbox stopped before the receiver answered'
+
 interface Flight {
-  aborted: boolean
   request?: ClientRequest
   done: Promise<void>
 }
@@ -113,7 +118,8 @@ interface Outcome {
  * attempted; the next one waits until it is delivered (2xx) or given up after
  * `maxAttempts`, so deliveries arrive in order per subscription. Retries back
  * off exponentially. Everything is in SQLite, so a restarted sandbox resumes:
- * on start, every pending delivery is due at once.
+ * a pending delivery keeps its retry time, never later than this worker's back-off
+ * from its start (a sandbox restarted with a shorter back-off retries sooner).
  * Scheduling uses real time (not the app's clock), so a frozen test clock
  * does not stall deliveries.
  */
@@ -140,12 +146,16 @@ export class DeliveryWorker {
   start(): void {
     if (this.running) return
     this.running = true
-    this.store.deliveries.resumeAll()
+    const now = Date.now()
+    this.store.deliveries.resume((attempts) => now + this.backoffMs(attempts))
     this.unsubscribe = this.store.deliveries.onEnqueue(() => this.kick())
     this.kick()
   }
 
-  /** Stops scheduling, lets in-flight attempts finish for up to drainMs, then aborts the rest (they stay pending). */
+  /**
+   * Stops scheduling, lets in-flight attempts finish for up to drainMs, then cuts the
+   * rest: each is a failed attempt (STOPPED_ERROR), retried with the back-off like any other.
+   */
   async stop(): Promise<void> {
     if (!this.running) return
     this.running = false
@@ -165,10 +175,7 @@ export class DeliveryWorker {
     const finished = await Promise.race([drained, timedOut])
     if (drainTimer) clearTimeout(drainTimer)
     if (!finished) {
-      for (const flight of flights) {
-        flight.aborted = true
-        flight.request?.destroy(new Error('the sandbox stopped'))
-      }
+      for (const flight of flights) flight.request?.destroy(new Error(STOPPED_ERROR))
       await Promise.all(flights.map((f) => f.done))
     }
   }
@@ -219,10 +226,9 @@ export class DeliveryWorker {
       [SIGNATURE_SHA256_HEADER]: signatureSha256(webhook.secret, event.body, Math.floor(started / 1000)),
     }
     if (webhook.useSecret) headers[SIGNATURE_HEADER] = webhook.secret
-    const flight: Flight = {aborted: false, done: Promise.resolve()}
+    const flight: Flight = {done: Promise.resolve()}
     flight.done = this.post(webhook.url, event.body, headers, flight).then((outcome) => {
       this.inFlight.delete(delivery.webhookId)
-      if (flight.aborted) return
       this.finish(delivery, attempt, started, outcome, false)
     })
     this.inFlight.set(delivery.webhookId, flight)
@@ -235,7 +241,7 @@ export class DeliveryWorker {
     let nextAttemptAt: number | null = null
     if (ok) status = 'delivered'
     else if (giveUp || attempt >= this.opts.maxAttempts) status = 'failed'
-    else nextAttemptAt = now + this.opts.retryBaseMs * 2 ** (attempt - 1)
+    else nextAttemptAt = now + this.backoffMs(attempt)
     this.store.deliveries.record(
       delivery,
       {
@@ -251,6 +257,11 @@ export class DeliveryWorker {
       now,
     )
     this.kick()
+  }
+
+  /** How long after its `attempts`-th failed attempt a delivery is tried again. */
+  private backoffMs(attempts: number): number {
+    return this.opts.retryBaseMs * 2 ** (attempts - 1)
   }
 
   /** One POST on a fresh connection; resolves with the status code or the error, never rejects. */

@@ -43,7 +43,7 @@ export interface SandboxOptions {
   /**
    * Webhook delivery tuning (docs/sandbox.md, "Webhooks"): `retryBaseMs` (1000),
    * `timeoutMs` (10000), `maxAttempts` (8), `drainMs` (2000, how long close() lets
-   * in-flight deliveries finish). Tests shorten the back-off.
+   * in-flight deliveries finish before they are cut, as failed attempts). Tests shorten the back-off.
    */
   webhooks?: DeliveryOptions
   /** Epoch ms clock of the app (links, timestamps); tests may pass a fake one. */

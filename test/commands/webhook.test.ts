@@ -21,7 +21,7 @@ interface Delivery {
   eventId: string
   type: string
   status: string
-  attempts: {statusCode: number | null}[]
+  attempts: {statusCode: number | null; error: string | null}[]
 }
 
 const SECRET = 'whsec_cli_test_secret_A1B2C3'
@@ -316,6 +316,45 @@ describe('mfg webhook deliveries and trigger', () => {
       await second?.close()
       await receiver.close()
       rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+
+  it('on the embedded sandbox, an attempt the receiver has not answered when the command ends is logged as failed, saying why', async () => {
+    const embedded = mkdtempSync(join(tmpdir(), 'mfg-webhook-embedded-'))
+    const local = (argv: string[]) => runCli(argv, {env: {MFG_HOME: embedded}}).then((r) => (outputs.push(r), r))
+    const hanging = await startReceiver(
+      () => 200,
+      () => new Promise(() => undefined),
+    )
+    try {
+      const made = await local([
+        'webhook',
+        'create',
+        '--url',
+        hanging.url,
+        '--events',
+        'order_placed',
+        '--secret',
+        SECRET,
+        '--json',
+      ])
+      expect(made.exitCode, made.stderr).toBe(0)
+      const hook = json<Hook>(made)
+      const triggered = await local(['webhook', 'trigger', 'order_placed'])
+      expect(triggered.exitCode, triggered.stderr).toBe(0)
+      expect(hanging.received).toHaveLength(1)
+      const shown = await local(['webhook', 'deliveries', hook._id, '--json'])
+      expect(shown.exitCode, shown.stderr).toBe(0)
+      expect(json<Delivery[]>(shown)).toMatchObject([
+        {
+          eventId: hanging.received[0]!.json.id,
+          status: 'pending',
+          attempts: [{statusCode: null, error: 'the sandbox stopped before the receiver answered'}],
+        },
+      ])
+    } finally {
+      await hanging.close()
+      rmSync(embedded, {recursive: true, force: true})
     }
   })
 

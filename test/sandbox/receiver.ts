@@ -8,7 +8,11 @@ export interface Received {
   at: number
 }
 
-/** A real HTTP receiver on 127.0.0.1 for webhook tests; `status` decides each answer. */
+/**
+ * A real HTTP receiver on 127.0.0.1 for webhook tests; `status` decides each answer, and
+ * `hold` (optional) when it is sent: after the promise it returns settles (never, for a
+ * receiver that hangs; close() drops such requests).
+ */
 export interface Receiver {
   url: string
   received: Received[]
@@ -16,7 +20,10 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-export async function startReceiver(status: Receiver['status'] = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  status: Receiver['status'] = () => 200,
+  hold?: (request: Received, index: number) => Promise<void>,
+): Promise<Receiver> {
   const receiver: Receiver = {url: '', received: [], status, close: async () => undefined}
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -32,9 +39,13 @@ export async function startReceiver(status: Receiver['status'] = () => 200): Pro
       const entry: Received = {headers: req.headers, body, json, at: Date.now()}
       const index = receiver.received.length
       receiver.received.push(entry)
-      res.statusCode = receiver.status(entry, index)
-      res.setHeader('connection', 'close')
-      res.end('ok')
+      const answer = () => {
+        res.statusCode = receiver.status(entry, index)
+        res.setHeader('connection', 'close')
+        res.end('ok')
+      }
+      if (hold) void hold(entry, index).then(answer)
+      else answer()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

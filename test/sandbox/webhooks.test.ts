@@ -5,6 +5,7 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {STOPPED_ERROR} from '../../src/sandbox/events.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {WebhookAnswer} from '../../src/schemas/webhooks.js'
 import {sandboxClient, startTestSandbox, type SandboxClient} from '../helpers/sandbox.js'
@@ -30,8 +31,8 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()))
 })
 
-async function receiver(status?: Receiver['status']): Promise<Receiver> {
-  const r = await startReceiver(status)
+async function receiver(status?: Receiver['status'], hold?: Parameters<typeof startReceiver>[1]): Promise<Receiver> {
+  const r = await startReceiver(status, hold)
   receivers.push(r)
   return r
 }
@@ -246,6 +247,23 @@ describe('events and deliveries', () => {
     await demo.post(`${HOOKS}/${demo.business.id}/${hook._id}`, {events: ['order_updated']})
   })
 
+  it('a receiver slower than the drain time that answers while the sandbox runs is delivered', async () => {
+    const r = await receiver(
+      () => 200,
+      () => new Promise((resolve) => setTimeout(resolve, FAST.drainMs * 3)),
+    )
+    const hook = await subscribe(demo, r.url, ['product_purchased'])
+    await demo.post(`${HOOKS}/${demo.business.id}/trigger`, {type: 'product_purchased', webhookId: hook._id})
+    const log = async () => (await demo.get(`${HOOKS}/${demo.business.id}/${hook._id}/deliveries`)).body.data
+    await waitFor(async () => (await log())[0]?.status !== 'pending', 'the slow answer')
+    expect((await log())[0]).toMatchObject({
+      status: 'delivered',
+      attempts: [{attempt: 1, statusCode: 200, error: null}],
+    })
+    expect(r.received).toHaveLength(1)
+    await demo.post(`${HOOKS}/${demo.business.id}/${hook._id}`, {events: ['order_updated']})
+  })
+
   it('[ext] trigger sends a sample event of a type', async () => {
     const r = await receiver()
     const hook = await subscribe(demo, r.url, ['product_purchased'])
@@ -271,6 +289,84 @@ describe('events and deliveries', () => {
 })
 
 describe('persistence', () => {
+  it('an attempt cut by close() is a failed attempt with its back-off: a restart does not resend it at once, and it is given up after the last attempt', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mfg-webhooks-'))
+    // Answers nothing until the sandbox gives up on it (as a receiver that hangs would).
+    const hanging = await receiver(
+      () => 200,
+      () => new Promise(() => undefined),
+    )
+    const tuning = {retryBaseMs: 60_000, drainMs: 50, maxAttempts: 2}
+    // Each sandbox runs briefly on the same data, as the embedded one does for every command.
+    const during = async <T>(webhooks: typeof tuning, work: (client: SandboxClient) => Promise<T>): Promise<T> => {
+      const sb = await startTestSandbox({dataDir, webhooks})
+      try {
+        return await work(sandboxClient(sb))
+      } finally {
+        await sb.close()
+      }
+    }
+    const log = async (client: SandboxClient, hookId: string) =>
+      (await client.get(`${HOOKS}/${client.business.id}/${hookId}/deliveries`)).body.data
+    try {
+      const hook = await during(tuning, async (client) => {
+        const made = await subscribe(client, hanging.url, ['order_placed'])
+        await client.post(`${HOOKS}/${client.business.id}/trigger`, {type: 'order_placed', webhookId: made._id})
+        await waitFor(() => hanging.received.length === 1, 'the first attempt')
+        return made
+      })
+      const [cut] = await during(tuning, (client) => log(client, hook._id))
+      expect(cut).toMatchObject({status: 'pending', attempts: [{attempt: 1, statusCode: null, error: STOPPED_ERROR}]})
+      expect(Date.parse(cut.nextAttemptAt) - Date.parse(cut.attempts[0].at)).toBeGreaterThanOrEqual(60_000)
+      // The restart above did not send it again: its retry is a minute away.
+      expect(hanging.received).toHaveLength(1)
+
+      // A sandbox with a shorter back-off retries it; cut again, that was the last attempt.
+      const short = {...tuning, retryBaseMs: 1}
+      await during(short, () => waitFor(() => hanging.received.length === 2, 'the second attempt'))
+      const [given] = await during(short, (client) => log(client, hook._id))
+      expect(given).toMatchObject({
+        status: 'failed',
+        nextAttemptAt: null,
+        attempts: [
+          {attempt: 1, statusCode: null, error: STOPPED_ERROR},
+          {attempt: 2, statusCode: null, error: STOPPED_ERROR},
+        ],
+      })
+      expect(hanging.received).toHaveLength(2)
+      expect(new Set(hanging.received.map((e) => e.json.id)).size).toBe(1)
+    } finally {
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+
+  it('two sandboxes on one file that both cut the same attempt log it once and both close', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mfg-webhooks-'))
+    const hanging = await receiver(
+      () => 200,
+      () => new Promise(() => undefined),
+    )
+    const tuning = {retryBaseMs: 60_000, drainMs: 50}
+    try {
+      const first = await startTestSandbox({dataDir, webhooks: tuning})
+      const client = sandboxClient(first)
+      const hook = await subscribe(client, hanging.url, ['order_placed'])
+      await client.post(`${HOOKS}/${client.business.id}/trigger`, {type: 'order_placed', webhookId: hook._id})
+      await waitFor(() => hanging.received.length === 1, "the first sandbox's attempt")
+      // As two CLIs sharing one embedded home: the second finds the same delivery due.
+      const second = await startTestSandbox({dataDir, webhooks: tuning})
+      await waitFor(() => hanging.received.length === 2, "the second sandbox's attempt")
+      await first.close()
+      await second.close()
+      const third = await startTestSandbox({dataDir, webhooks: tuning})
+      const log = await sandboxClient(third).get(`${HOOKS}/${client.business.id}/${hook._id}/deliveries`)
+      await third.close()
+      expect(log.body.data[0]).toMatchObject({status: 'pending', attempts: [{attempt: 1, error: STOPPED_ERROR}]})
+    } finally {
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+
   it('keeps undelivered events across a restart and delivers them after', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mfg-webhooks-'))
     try {

@@ -81,7 +81,8 @@ export class DeliveryStore {
   private readonly insertAttempt: SqlStatement
   private readonly selectByWebhook: SqlStatement
   private readonly selectAttempts: SqlStatement
-  private readonly resetDue: SqlStatement
+  private readonly selectWaiting: SqlStatement
+  private readonly reschedule: SqlStatement
   private readonly listeners = new Set<() => void>()
 
   constructor(private readonly db: SqlDatabase) {
@@ -96,19 +97,32 @@ export class DeliveryStore {
     this.selectHead = db.prepare(
       "SELECT * FROM deliveries WHERE webhook_id = ? AND status = 'pending' ORDER BY seq LIMIT 1",
     )
+    // Several processes may share the file (CLIs sharing one embedded home) and try the
+    // same delivery at once: the first to log an attempt number wins, the others are dropped.
     this.recordResult = db.prepare(
-      'UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?',
+      'UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE id = ? AND attempts < ?',
     )
-    this.insertAttempt = db.prepare(`INSERT INTO delivery_attempts
+    this.insertAttempt = db.prepare(`INSERT OR IGNORE INTO delivery_attempts
       (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)`)
     this.selectByWebhook = db.prepare('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?')
     this.selectAttempts = db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt')
-    this.resetDue = db.prepare("UPDATE deliveries SET next_attempt_at = NULL WHERE status = 'pending'")
+    this.selectWaiting = db.prepare(
+      "SELECT id, attempts, next_attempt_at FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL",
+    )
+    this.reschedule = db.prepare('UPDATE deliveries SET next_attempt_at = ? WHERE id = ? AND next_attempt_at > ?')
   }
 
-  /** Makes every pending delivery due now (a restarted sandbox retries at once). */
-  resumeAll(): void {
-    this.resetDue.run()
+  /**
+   * On start: every delivery waiting for a retry keeps its time, but waits no later than
+   * `latest(attempts)`, so a sandbox restarted with a shorter back-off retries sooner.
+   */
+  resume(latest: (attempts: number) => number): void {
+    const waiting = this.selectWaiting.all() as {id: string; attempts: number; next_attempt_at: number}[]
+    const late = waiting.filter((row) => row.next_attempt_at > latest(row.attempts))
+    if (late.length === 0) return
+    transaction(this.db, () => {
+      for (const row of late) this.reschedule.run(latest(row.attempts), row.id, latest(row.attempts))
+    })
   }
 
   /** Called (synchronously, inside the writer's transaction) whenever a delivery is queued. */
@@ -160,7 +174,7 @@ export class DeliveryStore {
         attempt.statusCode,
         attempt.error,
       )
-      this.recordResult.run(status, attempt.attempt, nextAttemptAt, now, delivery.id)
+      this.recordResult.run(status, attempt.attempt, nextAttemptAt, now, delivery.id, attempt.attempt)
     })
   }
 
