@@ -322,10 +322,7 @@ describe('mfg webhook deliveries and trigger', () => {
   it('on the embedded sandbox, an attempt the receiver has not answered when the command ends is logged as failed, saying why', async () => {
     const embedded = mkdtempSync(join(tmpdir(), 'mfg-webhook-embedded-'))
     const local = (argv: string[]) => runCli(argv, {env: {MFG_HOME: embedded}}).then((r) => (outputs.push(r), r))
-    const hanging = await startReceiver(
-      () => 200,
-      () => new Promise(() => undefined),
-    )
+    const hanging = await startReceiver(() => 200, {hold: () => new Promise(() => undefined)})
     try {
       const made = await local([
         'webhook',

@@ -9,9 +9,9 @@ export interface Received {
 }
 
 /**
- * A real HTTP receiver on 127.0.0.1 for webhook tests; `status` decides each answer, and
- * `hold` (optional) when it is sent: after the promise it returns settles (never, for a
- * receiver that hangs; close() drops such requests).
+ * A real HTTP receiver on 127.0.0.1 (on `port`, default a free one) for webhook tests;
+ * `status` decides each answer, and `hold` (optional) when it is sent: after the promise
+ * it returns settles (never, for a receiver that hangs; close() drops such requests).
  */
 export interface Receiver {
   url: string
@@ -22,8 +22,9 @@ export interface Receiver {
 
 export async function startReceiver(
   status: Receiver['status'] = () => 200,
-  hold?: (request: Received, index: number) => Promise<void>,
+  opts: {hold?: (request: Received, index: number) => Promise<void>; port?: number} = {},
 ): Promise<Receiver> {
+  const {hold, port = 0} = opts
   const receiver: Receiver = {url: '', received: [], status, close: async () => undefined}
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -48,10 +49,12 @@ export async function startReceiver(
       else answer()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
   const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  receiver.url = `http://127.0.0.1:${port}/hook`
+  receiver.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`
   receiver.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections()

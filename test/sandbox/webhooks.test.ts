@@ -31,8 +31,11 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()))
 })
 
-async function receiver(status?: Receiver['status'], hold?: Parameters<typeof startReceiver>[1]): Promise<Receiver> {
-  const r = await startReceiver(status, hold)
+async function receiver(
+  status?: Receiver['status'],
+  hold?: NonNullable<Parameters<typeof startReceiver>[1]>['hold'],
+): Promise<Receiver> {
+  const r = await startReceiver(status, hold ? {hold} : {})
   receivers.push(r)
   return r
 }

@@ -11,7 +11,7 @@ export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
   static override baseFlags = withoutJq
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
-  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does.
+  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr.
 
 With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must be signed: the service-signature header must equal the secret (compared in constant time), and a service-signature-sha256 header (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">) must match the body and be at most 5 minutes old. A bad signature gets 401, a body over 1 MiB gets 413; both are reported on stderr. Without a secret nothing is checked.
 

@@ -135,7 +135,8 @@ const HOP_BY_HOP = new Set([
 /** Forwards events to one address one at a time, in order of arrival. */
 class Forwarder {
   private queue: Promise<void> = Promise.resolve()
-  private readonly inFlight = new Set<AbortController>()
+  /** Aborted when the listener stops: cuts off the forward under way and skips those still queued. */
+  private readonly stopping = new AbortController()
 
   constructor(
     private readonly target: string,
@@ -152,36 +153,60 @@ class Forwarder {
     this.queue = this.queue.then(() => this.post(event, sendHeaders, body))
   }
 
-  /** Waits up to `ms` for the forwards under way, then cuts off those still running. */
+  /**
+   * Waits up to `ms` for the forwards under way and queued, then cuts off the one
+   * running and reports the others as not sent. Resolves once each is reported.
+   */
   async drain(ms: number): Promise<void> {
     const drained = await Promise.race([
       this.queue.then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
     ])
-    if (!drained) for (const c of this.inFlight) c.abort()
+    if (drained) return
+    this.stopping.abort()
+    await this.queue
   }
 
   private async post(event: ReceivedEvent, headers: Record<string, string>, body: Buffer): Promise<void> {
-    const {target, opts} = this
-    const controller = new AbortController()
-    this.inFlight.add(controller)
-    const timer = setTimeout(() => controller.abort(), FORWARD_TIMEOUT_MS)
+    const {target, opts, stopping} = this
+    if (stopping.signal.aborted)
+      return opts.onForwardError?.(event, `not sent to ${target}: the listener stopped first`)
+    const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS)
     try {
-      const res = await fetch(target, {method: 'POST', headers, body, signal: controller.signal})
-      await res.arrayBuffer().catch(() => undefined)
-      if (res.status >= 200 && res.status < 300) opts.onForwarded?.(event, res.status)
-      else opts.onForwardError?.(event, `${target} answered ${res.status}`)
+      const status = await postOnce(target, headers, body, AbortSignal.any([stopping.signal, timeout]))
+      if (status >= 200 && status < 300) opts.onForwarded?.(event, status)
+      else opts.onForwardError?.(event, `${target} answered ${status}`)
     } catch (error) {
-      const e = error as {cause?: {code?: string; message?: string}; message?: string; name?: string}
-      const why = controller.signal.aborted
-        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-        : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(error))
+      const why = stopping.signal.aborted
+        ? 'cut off by the stop before it answered'
+        : timeout.aborted
+          ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+          : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
       opts.onForwardError?.(event, `${target} failed: ${why}`)
-    } finally {
-      clearTimeout(timer)
-      this.inFlight.delete(controller)
     }
   }
+}
+
+/**
+ * One POST with node:http(s), as the service's own delivery sends it (fetch
+ * refuses ports such as 6000 or 10080 that a receiver may well use). Resolves
+ * with the status once the answer has been read; rejects on a connection
+ * error or when `signal` aborts.
+ */
+function postOnce(url: string, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<number> {
+  const lib = process.getBuiltinModule(url.startsWith('https:') ? 'node:https' : 'node:http')
+  return new Promise<number>((resolve, reject) => {
+    const sendHeaders = {...headers, 'content-length': String(body.length)}
+    const req = lib.request(url, {method: 'POST', headers: sendHeaders, agent: false, signal}, (res) => {
+      res.on('end', () => resolve(res.statusCode ?? 0))
+      // Closed before its end: the answer was cut off.
+      res.on('close', () => reject(new Error('the connection closed before the answer ended')))
+      res.on('error', reject)
+      res.resume()
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
 }
 
 /**
