@@ -13,6 +13,18 @@ export function writeOut(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 }
 
+/**
+ * Writes to stdout and resolves once the text is handed to its reader; rejects
+ * when the reader has gone (see onStdoutClosed), so a caller can tell what was
+ * not written.
+ */
+export function writeOutConfirmed(text: string): Promise<void> {
+  if (stdoutGone()) return Promise.reject(new Error('stdout is closed'))
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`, (error) => (error ? reject(error) : resolve()))
+  })
+}
+
 /** Lines for stdout gathered while a list streams (see streamOut). */
 export interface LineOut {
   /** Adds one line; it is written with the others at the next turn of the event loop, or sooner when many wait. */

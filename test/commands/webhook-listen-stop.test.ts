@@ -10,8 +10,8 @@ import {createInterface} from 'node:readline'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import type {RunningSandbox} from '../../src/sandbox/index.js'
-import {startListener, type Listener} from '../../src/services/webhooks/listen.js'
-import {cliEnv} from '../helpers/cli.js'
+import {startListener, type Listener, type ReceivedEvent} from '../../src/services/webhooks/listen.js'
+import {cliEnv, json, runCli} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import {startReceiver, waitFor, type Receiver} from '../sandbox/receiver.js'
 
@@ -83,6 +83,24 @@ describe('webhook listen forwards through node:http', () => {
     expect(errors).toEqual([])
     expect(receiver.received.map((r) => r.json.id)).toEqual(['evt_port'])
   })
+
+  it('does not acknowledge nor forward an event it could not pass on (503), and takes the next', async () => {
+    receiver = await startReceiver()
+    const shown: string[] = []
+    listener = await startListener({
+      port: 0,
+      forwardTo: receiver.url,
+      onEvent: async (e: ReceivedEvent) => {
+        if (e.id === 'evt_lost') throw new Error('stdout is closed')
+        shown.push(e.id)
+      },
+    })
+    expect(await post(listener.url, event('evt_lost'))).toBe(503)
+    expect(await post(listener.url, event('evt_shown'))).toBe(200)
+    await waitFor(() => receiver!.received.length === 1, 'the forward')
+    expect(shown).toEqual(['evt_shown'])
+    expect(receiver.received.map((r) => r.json.id)).toEqual(['evt_shown'])
+  })
 })
 
 describe('mfg webhook listen stops', () => {
@@ -91,6 +109,7 @@ describe('mfg webhook listen stops', () => {
   let child: ChildProcess | undefined
   let hanging: Server | undefined
   const env = (): Record<string, string> => cliEnv(sandbox, home)
+  const run = (argv: string[]) => runCli(argv, {env: env()})
 
   beforeAll(async () => {
     sandbox = await startTestSandbox({webhooks: {retryBaseMs: 50}})
@@ -108,6 +127,47 @@ describe('mfg webhook listen stops', () => {
   afterAll(async () => {
     await sandbox.close()
     rmSync(home, {recursive: true, force: true})
+  })
+
+  it('when its stdout reader has gone: the next event is not acknowledged (the service retries it) and it exits 0', async () => {
+    const listen = startListen(['--json'], env())
+    child = listen.proc
+    const url = await listen.url()
+    const created = await run([
+      'webhook',
+      'create',
+      '--url',
+      url,
+      '--events',
+      'order_placed',
+      '--secret',
+      'abcdefgh',
+      '--json',
+    ])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const hookId = json<{_id: string}>(created)._id
+
+    const first = await run(['webhook', 'trigger', 'order_placed', '--webhook', hookId, '--json'])
+    expect(first.exitCode, first.stderr).toBe(0)
+    await waitFor(() => listen.lines.length === 1, 'the first event on stdout')
+    const shown = JSON.parse(listen.lines[0]!) as ReceivedEvent
+    // As `| head -1` does once it has its line.
+    listen.proc.stdout!.destroy()
+
+    const second = await run(['webhook', 'trigger', 'order_placed', '--webhook', hookId, '--json'])
+    expect(second.exitCode, second.stderr).toBe(0)
+    expect(await listen.exit).toBe(0)
+    child = undefined
+    expect(listen.stderr).not.toMatch(/Error|Stopped/)
+
+    const deliveries = json<{eventId: string; status: string; attempts: {statusCode: number | null}[]}[]>(
+      await run(['webhook', 'deliveries', hookId, '--json']),
+    )
+    const delivered = deliveries.filter((d) => d.status === 'delivered').map((d) => d.eventId)
+    expect(delivered).toEqual([shown.id])
+    const unwritten = deliveries.find((d) => d.eventId !== shown.id)!
+    expect(unwritten.status).not.toBe('delivered')
+    expect(unwritten.attempts[0]!.statusCode).toBe(503)
   })
 
   it('on Ctrl-C with forwards queued: cuts the one running, names each not sent, exits 130', async () => {

@@ -3,7 +3,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, withoutJq} from '../../cli/base-command.js'
 import {EXIT_INTERRUPTED} from '../../cli/errors.js'
 import {untilStopped} from '../../cli/interrupt.js'
-import {writeErr, writeOut} from '../../cli/output.js'
+import {writeErr} from '../../cli/output.js'
+import {onStdoutClosed, writeOutConfirmed} from '../../cli/stdio.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
 import {defined} from '../../util/fields.js'
 
@@ -11,11 +12,11 @@ export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
   static override baseFlags = withoutJq
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
-  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr.
+  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr. When the reader of stdout goes away (| head -1), it stops with exit 0.
 
 With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must be signed: the service-signature header must equal the secret (compared in constant time), and a service-signature-sha256 header (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">) must match the body and be at most 5 minutes old. A bad signature gets 401, a body over 1 MiB gets 413; both are reported on stderr. Without a secret nothing is checked.
 
-Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature), and sent on to --forward-to with its original headers and body, in order. A failed forward is reported on stderr; the sender still gets 200.`
+Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature), then acknowledged (200) and sent on to --forward-to with its original headers and body, in order. An event that could not be printed gets 503, so the service sends it again later. A failed forward is reported on stderr; the sender still gets 200.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 4848 --secret s3cr3t --forward-to http://localhost:3000/webhooks',
@@ -45,17 +46,28 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
     const listener = await startListener({
       port: flags.port,
       ...defined({secret, events, forwardTo}),
-      onEvent: (e) => writeOut(json ? JSON.stringify(e) : eventLine(e)),
+      onEvent: (e) => writeOutConfirmed(json ? JSON.stringify(e) : eventLine(e)),
       onRejected: (r) => writeErr(redact(`Refused a delivery (${r.status}): ${r.reason}`, this.secrets())),
       onForwardError: (e, message) => writeErr(`Forwarding ${e.id} failed: ${message}`),
     })
     const stopped = untilStopped()
     writeErr(listeningNote(listener.url, defined({secret, events, forwardTo})))
     if (!json) writeErr('Press Ctrl-C to stop.')
-    const signal = await stopped
+    const signal = await Promise.race([stopped, readerGone()])
     await listener.close()
+    // Its reader gone, it stops as a listing does: exit 0, nothing more said.
+    if (signal === undefined) return
     writeErr(`Stopped (${signal}).`)
     // As every command a signal stops (help exit-codes): 130 for Ctrl-C, 143 for SIGTERM.
     process.exitCode = signal === 'SIGTERM' ? 143 : EXIT_INTERRUPTED
   }
+}
+
+/** Resolves when stdout's reader has gone (`mfg webhook listen | head -1` once head has ended). */
+function readerGone(): Promise<undefined> {
+  const closed = onStdoutClosed()
+  return new Promise((resolve) => {
+    if (closed.aborted) resolve(undefined)
+    else closed.addEventListener('abort', () => resolve(undefined), {once: true})
+  })
 }

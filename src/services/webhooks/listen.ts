@@ -41,7 +41,12 @@ export interface ListenOptions {
   toleranceSeconds?: number
   /** Epoch ms; tests may pass a fixed clock. */
   now?: () => number
-  onEvent: (event: ReceivedEvent) => void
+  /**
+   * Passes one event on (prints it). The delivery is acknowledged (200) once it
+   * returns, or once its promise resolves; when it throws or rejects, the
+   * delivery is answered 503 and not forwarded, so the sender tries it again.
+   */
+  onEvent: (event: ReceivedEvent) => unknown
   onRejected?: (rejection: Rejection) => void
   onForwardError?: (event: ReceivedEvent, message: string) => void
   onForwarded?: (event: ReceivedEvent, status: number) => void
@@ -213,7 +218,8 @@ function postOnce(url: string, headers: Record<string, string>, body: Buffer, si
  * A local webhook receiver (pure node:http): reads at most `maxBodyBytes`,
  * checks signatures when a secret is given, filters by event type, reports each
  * verified event and forwards it in order of arrival; answers 200, 401 to a bad
- * signature, 413 to a body that is too large, 400 to a body that is no event.
+ * signature, 413 to a body that is too large, 400 to a body that is no event,
+ * 503 to an event `onEvent` could not pass on.
  */
 export async function startListener(opts: ListenOptions): Promise<Listener> {
   const maxBody = opts.maxBodyBytes ?? MAX_WEBHOOK_BODY
@@ -227,6 +233,18 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     res.setHeader('content-type', 'application/json')
     if (close) res.setHeader('connection', 'close')
     res.end(JSON.stringify({statusCode: status, message: reason}))
+  }
+
+  const acknowledge = (res: ServerResponse): void => {
+    res.statusCode = 200
+    res.setHeader('content-type', 'application/json')
+    res.end('{"received":true}')
+  }
+  const notPassedOn = (res: ServerResponse): void => {
+    res.statusCode = 503
+    res.setHeader('content-type', 'application/json')
+    res.setHeader('connection', 'close')
+    res.end(JSON.stringify({statusCode: 503, message: 'the receiver could not pass the event on; send it again later'}))
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -250,12 +268,17 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       receivedAt: new Date(now()).toISOString(),
       signature: opts.secret === undefined ? 'unchecked' : 'verified',
     }
-    res.statusCode = 200
-    res.setHeader('content-type', 'application/json')
-    res.end('{"received":true}')
-    if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return
-    opts.onEvent(received)
-    forwarder?.send(received, req.headers, body)
+    if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return acknowledge(res)
+    // Acknowledged only once passed on: one that could not be is left for the sender to retry.
+    void Promise.resolve()
+      .then(() => opts.onEvent(received))
+      .then(
+        () => {
+          acknowledge(res)
+          forwarder?.send(received, req.headers, body)
+        },
+        () => notPassedOn(res),
+      )
   }
 
   const server = createServer((req, res) => {
