@@ -1,7 +1,7 @@
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
 import type {WebhookRecord} from '../schemas/read/types.js'
-import type {Delivery} from '../schemas/webhooks.js'
+import type {Delivery, ShownDelivery} from '../schemas/webhooks.js'
 import type {ReceivedEvent} from '../services/webhooks/listen.js'
 
 /** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
@@ -63,10 +63,18 @@ export const DELIVERY_LAYOUT = {
   keep: ['eventId', '_id'],
 } as const
 
-/** A table row of `webhook deliveries`: the attempts counted, the last one's status code (or error). */
-export function deliveryRow(d: Delivery): Record<string, unknown> {
+/** A delivery as `webhook deliveries` answers it: with lastStatusCode, the last attempt's status code or error. */
+export function shownDelivery(d: Delivery): ShownDelivery {
   const last = d.attempts.at(-1)
-  return {...d, attempts: d.attempts.length, lastStatusCode: last ? (last.statusCode ?? last.error ?? '') : ''}
+  return {...d, lastStatusCode: last ? (last.statusCode ?? last.error ?? null) : null}
+}
+
+/**
+ * A table or CSV row of `webhook deliveries`: the attempts counted, unless a
+ * column names a field of one (attempts.0.statusCode).
+ */
+export function deliveryRow(d: ShownDelivery, columns: readonly string[] = []): Record<string, unknown> {
+  return columns.some((c) => c.startsWith('attempts.')) ? d : {...d, attempts: d.attempts.length}
 }
 
 /**

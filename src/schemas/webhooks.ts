@@ -101,6 +101,9 @@ export const Delivery = z.looseObject({
   updatedAt: z.string(),
 })
 export type Delivery = z.infer<typeof Delivery>
+/** A delivery as `webhook deliveries` shows it: with the last attempt's status code, or its error (null before any). */
+export const ShownDelivery = Delivery.extend({lastStatusCode: z.union([z.number(), z.string()]).nullable()})
+export type ShownDelivery = z.infer<typeof ShownDelivery>
 export const DeliveriesAnswer = z.looseObject({message: z.string(), data: z.array(Delivery)})
 
 /** [ext] POST /integrations_ms/webhooks/{businessId}/trigger body. */

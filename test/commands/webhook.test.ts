@@ -234,6 +234,20 @@ describe('mfg webhook deliveries and trigger', () => {
       const table = await run(['webhook', 'deliveries', hook._id])
       expect(table.stdout).toMatch(/eventId\s+type\s+status\s+attempts/)
       expect(table.stdout).toMatch(/quote_request_received\s+delivered/)
+
+      // The table's own columns can be chosen and sorted by; attempts stay a count.
+      const chosen = await run(['webhook', 'deliveries', hook._id, '--columns', 'eventId,attempts,lastStatusCode'])
+      const byAttempts = await run(['webhook', 'deliveries', hook._id, '--sort', '-attempts', '--columns', 'attempts'])
+      for (const r of [chosen, byAttempts]) expect(r.exitCode, r.stderr).toBe(0)
+      const rows = chosen.stdout.trim().split('\n')
+      expect(rows[0]).toMatch(/^eventId\s+attempts\s+lastStatusCode$/)
+      expect(rows.slice(1).map((l) => l.split(/\s+/))).toEqual(
+        log.map((d) => [d.eventId, String(d.attempts.length), '200']),
+      )
+      const counts = log.map((d) => String(d.attempts.length)).sort((a, b) => Number(b) - Number(a))
+      expect(byAttempts.stdout.trim().split('\n')).toEqual(['attempts', ...counts])
+      const picked = await run(['webhook', 'deliveries', hook._id, '--json', 'eventId,lastStatusCode'])
+      expect(json(picked)).toEqual(log.map((d) => ({eventId: d.eventId, lastStatusCode: 200})))
     } finally {
       await receiver.close()
     }

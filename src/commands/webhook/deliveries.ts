@@ -2,41 +2,55 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {listFlags} from '../../cli/flags.js'
-import {DELIVERY_COLUMNS, DELIVERY_LAYOUT, deliveryRow} from '../../cli/webhooks.js'
-import type {Delivery} from '../../schemas/webhooks.js'
+import {DELIVERY_COLUMNS, DELIVERY_LAYOUT, deliveryRow, shownDelivery} from '../../cli/webhooks.js'
+import type {ShownDelivery} from '../../schemas/webhooks.js'
 
 export default class WebhookDeliveries extends BaseCommand {
   static override summary = 'Show the delivery log of a webhook subscription (sandbox).'
-  static override description = `Reads the sandbox's log of deliveries to one subscription, newest first: each event, its status (pending, delivered, failed), and its attempts with status codes and times (--json has every attempt).
+  static override description = `Reads the sandbox's log of deliveries to one subscription, newest first: each event, its status (pending, delivered, failed), its attempts (counted in the table; --json has each one's status code, error and time) and lastStatusCode, the last attempt's status code or error.
 
 The log is an extension of the mfg sandbox; against a service without it the command says so (exit 1).`
   static override examples = [
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')"`,
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --limit 10 --json`,
   ]
-  static override outputFields = async () => (await import('../../schemas/webhooks.js')).Delivery
+  static override outputFields = async () => (await import('../../schemas/webhooks.js')).ShownDelivery
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {
     limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
     ...listFlags(DELIVERY_COLUMNS, DELIVERY_LAYOUT.wide),
   }
 
-  async run(): Promise<Delivery[]> {
+  async run(): Promise<ShownDelivery[]> {
     const {args, flags} = await this.parse(WebhookDeliveries)
     const ctx = await this.context(flags).service()
     const {listDeliveries} = await import('../../services/webhooks/subscriptions.js')
     const render = await import('../../cli/render.js')
-    const found = await listDeliveries(ctx, args.id, flags.limit)
-    const deliveries = render.sortRows(found, flags.sort)
+    const found = (await listDeliveries(ctx, args.id, flags.limit)).map(shownDelivery)
+    const deliveries = sortDeliveries(found, flags.sort, render.sortRows)
     // The log keeps the newest deliveries up to --limit: a sort of a full answer covers only those.
     const limit = flags.limit ?? 100
     if (flags.sort && found.length >= limit)
       this.notice(`Sorted the ${limit} newest deliveries only; older ones may exist (raise --limit, at most 500).`)
     if (!this.jsonEnabled()) {
-      const rows = flags.ndjson || flags.columns ? deliveries : deliveries.map(deliveryRow)
+      const columns = render.listColumns(flags, DELIVERY_COLUMNS, DELIVERY_LAYOUT)
+      const rows = flags.ndjson ? deliveries : deliveries.map((d) => deliveryRow(d, columns))
       render.printList(rows, flags, DELIVERY_COLUMNS, undefined, DELIVERY_LAYOUT)
       if (deliveries.length === 0) this.note(`No deliveries to webhook ${args.id} yet.`)
     }
     return deliveries
   }
+}
+
+/** Deliveries in --sort order; `attempts` sorts by how many, as the table shows them. */
+function sortDeliveries(
+  list: ShownDelivery[],
+  spec: string | undefined,
+  sortRows: <T>(rows: readonly T[], spec: string | undefined) => T[],
+): ShownDelivery[] {
+  if (spec?.replace(/^-/, '') !== 'attempts') return sortRows(list, spec)
+  return sortRows(
+    list.map((d) => ({attempts: d.attempts.length, d})),
+    spec,
+  ).map((r) => r.d)
 }
