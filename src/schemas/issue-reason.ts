@@ -58,6 +58,9 @@ export function issueReason(issue: z.core.$ZodIssue): string {
         ? `is required (allowed: ${issue.values.map(String).join(', ')})`
         : notAllowed(input, issue.values)
     }
+    case 'too_big':
+    case 'too_small':
+      return issue.origin === 'string' ? lengthReason(issue) : describeIssue(issue)
     case 'invalid_type': {
       const input = (issue as {input?: unknown}).input
       const expected = EXPECTED[issue.expected] ?? issue.expected
@@ -70,6 +73,14 @@ export function issueReason(issue: z.core.$ZodIssue): string {
       // The other codes read the same on both sides of the wire.
       return describeIssue(issue)
   }
+}
+
+/** A text of the wrong length, with the unit: `must be at most 512 characters`. */
+function lengthReason(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const [bound, n] = issue.code === 'too_big' ? ['at most', issue.maximum] : ['at least', issue.minimum]
+  // A custom message (`must not be empty`) says it better than a count.
+  if (issue.message && !issue.message.startsWith('Too ')) return issue.message
+  return `must be ${bound} ${n} character${Number(n) === 1 ? '' : 's'}`
 }
 
 /**

@@ -30,7 +30,19 @@ export const SIGNATURE_HEADER = 'service-signature'
 /** [ext] `t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed by the secret>`. */
 export const SIGNATURE_SHA256_HEADER = 'service-signature-sha256'
 
-const secret = z.string().min(1, 'must not be empty').max(512)
+/**
+ * The secret travels as a header value (service-signature), which carries ASCII
+ * only, and loses spaces at either end: what the header cannot carry unchanged
+ * is refused, so a receiver never sees a secret other than the one set.
+ */
+const secret = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(512)
+  .regex(
+    /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/,
+    'must be printable ASCII (letters, digits, punctuation; spaces only inside), as it travels in the service-signature header',
+  )
 const events = z
   .array(WebhookEventName)
   .min(1, 'must have at least 1 item')

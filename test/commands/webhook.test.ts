@@ -115,6 +115,30 @@ describe('mfg webhook create, list, update', () => {
     expect(listed.every((h) => h.secret.startsWith('****'))).toBe(true)
   })
 
+  it('refuses a secret the service-signature header cannot carry, naming the field, before sending', async () => {
+    const count = async () => json<Hook[]>(await run(['webhook', 'list', '--json'])).length
+    const before = await count()
+    const create = (secret: string) =>
+      run(['webhook', 'create', '--url', receiver.url, '--events', 'order_placed', '--secret', secret, '--use-secret'])
+    for (const bad of ['my secret ünï', 'two\nlines', ' padded ']) {
+      const r = await create(bad)
+      expect(r.exitCode, bad).toBe(2)
+      expect(r.stderr).toMatch(/nothing was sent/)
+      expect(r.stderr).toMatch(/secret: must be printable ASCII .*service-signature header/)
+      expect(r.stderr).not.toMatch(/^\s+at /m)
+    }
+    const long = await create('x'.repeat(513))
+    expect(long.exitCode).toBe(2)
+    expect(long.stderr).toContain('secret: must be at most 512 characters')
+    expect(await count()).toBe(before)
+
+    const made = await create('a fine secret!')
+    expect(made.exitCode, made.stderr).toBe(0)
+    const update = await run(['webhook', 'update', made.stdout.trim(), '--secret', 'ünï'])
+    expect(update.exitCode).toBe(2)
+    expect(update.stderr).toMatch(/secret: must be printable ASCII/)
+  })
+
   it('updates url, events, useSecret and the secret; deliveries then carry the new secret', async () => {
     const created = json<Hook>(
       await run([
