@@ -104,7 +104,22 @@ describe('mfg webhook create, list, update', () => {
       SECRET,
     ])
     expect(typo.exitCode).toBe(2)
-    expect(typo.stderr).toMatch(/unknown event "order_shipped"/)
+    expect(typo.stderr).toMatch(/--events: "order_shipped" is not allowed \(allowed: order_placed, /)
+    const misspelt = await run([
+      'webhook',
+      'create',
+      '--url',
+      receiver.url,
+      '--events',
+      'order_placd',
+      '--secret',
+      SECRET,
+    ])
+    expect(misspelt.exitCode).toBe(2)
+    expect(misspelt.stderr).toContain('did you mean order_placed?')
+    const trigger = await run(['webhook', 'trigger', 'order_plcaed'])
+    expect(trigger.exitCode).toBe(2)
+    expect(trigger.stderr).toContain('did you mean order_placed?')
 
     const list = await run(['webhook', 'list'])
     expect(list.exitCode, list.stderr).toBe(0)

@@ -7,6 +7,7 @@ import {
   updateWebhook as sendUpdate,
   type TriggerAnswer,
 } from '../../api/v2/webhooks.js'
+import {notAllowed} from '../../schemas/issue-reason.js'
 import {maskSecret} from '../../schemas/secrets.js'
 import {WEBHOOK_EVENTS, WEBHOOK_EVENT_ALIASES, type Delivery, type WebhookEventType} from '../../schemas/webhooks.js'
 import type {ServiceContext} from '../context.js'
@@ -32,7 +33,7 @@ export function parseEvents(spec: string, flag = '--events'): WebhookEventType[]
   for (const name of names) {
     const event = WEBHOOK_EVENT_ALIASES[name] ?? name
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(event)) {
-      throw new InputError(`${flag}: unknown event ${JSON.stringify(name)}; events are ${WEBHOOK_EVENTS.join(', ')}.`)
+      throw new InputError(`${flag}: ${notAllowed(name, WEBHOOK_EVENTS)}`)
     }
     if (!out.includes(event as WebhookEventType)) out.push(event as WebhookEventType)
   }
