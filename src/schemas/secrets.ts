@@ -13,6 +13,14 @@ export function maskSecret(secret: string | undefined | null): string {
   return `****${secret.slice(-4)}`
 }
 
+/** A URL with the password of its `user:password@` part masked; any other text as it is. */
+export function maskUrlPassword(url: string): string {
+  return url.replace(
+    /^([a-z][\w+.-]*:\/\/[^/?#@:]*:)([^/?#]*)@/i,
+    (_m, head: string, pw: string) => `${head}${maskSecret(pw)}@`,
+  )
+}
+
 /**
  * Reduces a pasted, displayed key to its `pk_business_...` part (interface,
  * Authentication 3). Returns the input trimmed when it holds no such part.

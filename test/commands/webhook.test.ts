@@ -154,6 +154,19 @@ describe('mfg webhook create, list, update', () => {
     expect(update.stderr).toMatch(/secret: must be printable ASCII/)
   })
 
+  it('masks a password in the URL wherever a subscription is shown', async () => {
+    const url = receiver.url.replace('://', '://bob:hunter2-pass@')
+    const created = await run(['webhook', 'create', '--url', url, '--events', 'order_updated', '--secret', SECRET])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const table = await run(['webhook', 'list'])
+    const listed = await run(['webhook', 'list', '--json'])
+    for (const r of [created, table, listed]) {
+      expect(r.stdout + r.stderr).not.toContain('hunter2-pass')
+    }
+    expect(created.stderr).toContain('bob:****pass@')
+    expect(table.stdout).toContain('bob:****pass@')
+  })
+
   it('updates url, events, useSecret and the secret; deliveries then carry the new secret', async () => {
     const created = json<Hook>(
       await run([

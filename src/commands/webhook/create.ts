@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeOut} from '../../cli/output.js'
+import {maskUrlPassword} from '../../schemas/secrets.js'
 import {WEBHOOK_EVENTS} from '../../schemas/webhooks.js'
 import type {Confirmation} from '../../cli/written.js'
 import type {ShownWebhook} from '../../services/webhooks/subscriptions.js'
@@ -38,12 +39,12 @@ The business needs webhook access, requested from the service first; without it 
     const useSecret = flags['use-secret'] || undefined
     const {hook, status} = await createWebhook(ctx, defined({url: flags.url, secret, events, useSecret}))
     if (!hook) {
-      const done = `Subscribed ${flags.url} to ${events.join(', ')}`
+      const done = `Subscribed ${maskUrlPassword(flags.url)} to ${events.join(', ')}`
       return this.confirmedWithout(status, done, 'the subscription; find its id with mfg webhook list')
     }
     if (!this.jsonEnabled()) {
       writeOut(hook._id)
-      this.note(subscribedNote(hook, flags.url))
+      this.note(subscribedNote(hook, maskUrlPassword(flags.url)))
     }
     return hook
   }

@@ -8,18 +8,19 @@ import {
   type TriggerAnswer,
 } from '../../api/v2/webhooks.js'
 import {notAllowed} from '../../schemas/issue-reason.js'
-import {maskSecret} from '../../schemas/secrets.js'
+import {maskSecret, maskUrlPassword} from '../../schemas/secrets.js'
 import {WEBHOOK_EVENTS, WEBHOOK_EVENT_ALIASES, type Delivery, type WebhookEventType} from '../../schemas/webhooks.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {WebhookRecord} from '../../schemas/read/types.js'
 
-/** A subscription as shown: the secret masked (the service answers it in full). */
+/** A subscription as shown: the secret masked (the service answers it in full), and a password in its URL. */
 export type ShownWebhook = WebhookRecord
 
 export function maskWebhook(record: Record<string, unknown>): ShownWebhook {
   const secret = typeof record.secret === 'string' ? record.secret : ''
-  return {...(record as WebhookRecord), secret: maskSecret(secret)}
+  const url = typeof record.url === 'string' ? {url: maskUrlPassword(record.url)} : {}
+  return {...(record as WebhookRecord), secret: maskSecret(secret), ...url}
 }
 
 /** `a,b` into event names: the five of the interface, the documented misspelling accepted. */
