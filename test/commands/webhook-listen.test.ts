@@ -87,6 +87,8 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(await post(url, body, {'service-signature': SECRET})).toBe(200)
 
     expect(await post(url, body)).toBe(401)
+    // What a subscription without useSecret gets from the service: no header; the refusal says how to get one.
+    expect(rejected.at(-1)!.reason).toMatch(/: no service-signature header: .*mfg webhook create --use-secret/)
     expect(await post(url, body, {'service-signature': 'wrong'})).toBe(401)
     expect(await post(url, body, {...signed(body), 'service-signature': `${SECRET.slice(0, -1)}X`})).toBe(401)
     expect(await post(url, body, signed(body, undefined, 'another-secret'))).toBe(401)

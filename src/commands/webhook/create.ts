@@ -12,7 +12,9 @@ export default class WebhookCreate extends BaseCommand {
   static override summary = 'Subscribe a URL to events.'
   static override description = `Sends POST /api/v2/integrations_ms/webhooks. --events takes a comma-separated list of ${WEBHOOK_EVENTS.join(', ')} (the documented spelling quote_request_recieved is accepted).
 
-The secret comes from --secret, else the MFG_WEBHOOK_SECRET environment variable, else a hidden prompt in a terminal. It is never printed: outputs, --json included, show it masked. With --use-secret the service sends it in the service-signature header of every delivery; every delivery is also signed with it in service-signature-sha256 (mfg webhook listen --secret checks both).
+The secret comes from --secret, else the MFG_WEBHOOK_SECRET environment variable, else a hidden prompt in a terminal. It is never printed: outputs, --json included, show it masked. It must be printable ASCII, as it travels in a header.
+
+The service sends the secret to the receiver only with --use-secret: then every delivery carries it in the service-signature header, for the receiver to compare with its own copy. Without --use-secret the real service's deliveries carry no secret, so a receiver that checks one (mfg webhook listen --secret) refuses them. The mfg sandbox also signs each delivery with an HMAC of its body in service-signature-sha256; that header is the sandbox's own, and the real service does not send it.
 
 The business needs webhook access, requested from the service first; without it the service answers 403.`
   static override examples = [
@@ -25,7 +27,10 @@ The business needs webhook access, requested from the service first; without it 
     secret: Flags.string({
       description: 'The signing secret (prefer the hidden prompt or MFG_WEBHOOK_SECRET: flags show in process lists).',
     }),
-    'use-secret': Flags.boolean({description: 'Send the secret in the service-signature header.'}),
+    'use-secret': Flags.boolean({
+      description:
+        'Send the secret in the service-signature header of each delivery (needed by receivers that check it).',
+    }),
   }
 
   async run(): Promise<ShownWebhook | Confirmation> {

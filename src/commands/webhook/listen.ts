@@ -14,7 +14,7 @@ export default class WebhookListen extends BaseCommand {
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
   static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr. When the reader of stdout goes away (| head -1), it stops with exit 0.
 
-With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must be signed: the service-signature header must equal the secret (compared in constant time), and a service-signature-sha256 header (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">) must match the body and be at most 5 minutes old. A bad signature gets 401, a body over 1 MiB gets 413; both are reported on stderr. Without a secret nothing is checked.
+With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must prove it knows the secret, or gets 401. The service proves it with the service-signature header, which must equal the secret (compared in constant time); it sends that header only for subscriptions with useSecret on, so subscribe this receiver with mfg webhook create --use-secret (or turn it on with mfg webhook update ID --use-secret). The mfg sandbox also sends a header of its own, service-signature-sha256 (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">), which the real service does not: when present it must match the body and be at most 5 minutes old. A body over 1 MiB gets 413. Refusals are reported on stderr. Without a secret nothing is checked.
 
 Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature), then acknowledged (200) and sent on to --forward-to with its original headers and body, in order. An event that could not be printed gets 503, so the service sends it again later. A failed forward is reported on stderr; the sender still gets 200.`
   static override examples = [
@@ -24,7 +24,10 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
   ]
   static override flags = {
     port: Flags.integer({description: 'Port on 127.0.0.1; 0 picks a free one.', default: 4848, min: 0, max: 65_535}),
-    secret: Flags.string({description: 'Secret to check signatures with (default: MFG_WEBHOOK_SECRET).'}),
+    secret: Flags.string({
+      description:
+        'Secret to check deliveries with (default: MFG_WEBHOOK_SECRET); the subscription needs --use-secret.',
+    }),
     'forward-to': Flags.string({description: 'URL to send each accepted event on to.'}),
     events: Flags.string({description: `Only these events (comma-separated): ${WEBHOOK_EVENTS.join(', ')}.`}),
   }

@@ -79,8 +79,9 @@ export function signatureSha256(secret: string, body: Buffer | string, t: number
 
 /**
  * Checks the signature headers of one delivery: `service-signature` (the secret
- * itself) and `service-signature-sha256` (HMAC over "<t>.<body>", fresh within
- * the tolerance). Each header present must be valid, and one must be present.
+ * itself, sent when the subscription has useSecret) and the sandbox's own
+ * `service-signature-sha256` (HMAC over "<t>.<body>", fresh within the
+ * tolerance). Each header present must be valid, and one must be present.
  * Answers undefined when valid, else the reason.
  */
 export function verifySignature(
@@ -93,7 +94,8 @@ export function verifySignature(
   const plain = one(headers[SIGNATURE_HEADER])
   const hmac = one(headers[SIGNATURE_SHA256_HEADER])
   if (plain === undefined && hmac === undefined) {
-    return `no ${SIGNATURE_HEADER} or ${SIGNATURE_SHA256_HEADER} header`
+    // The service sends the secret only when asked to; the HMAC header is the sandbox's own.
+    return `no ${SIGNATURE_HEADER} header: the service sends it only to a subscription with useSecret on (mfg webhook create --use-secret, or mfg webhook update ID --use-secret)`
   }
   if (plain !== undefined && !safeEqual(plain, secret)) return `${SIGNATURE_HEADER} does not match the secret`
   if (hmac !== undefined) {
