@@ -2,6 +2,8 @@ import type {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import type {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import * as z from 'zod'
 
+import type {ErrorDetail} from '../schemas/common.js'
+import {readErrorBody} from './error-body.js'
 import {ApiError} from './errors.js'
 import type {ApiClient} from './http.js'
 import {pipelineFetch} from './mcp-fetch.js'
@@ -25,7 +27,15 @@ const CLIENT_INFO = {name: 'mfg', version: '0.1.0'}
 export class McpError extends ApiError {
   /** The JSON-RPC error code, when the server sent one. */
   readonly rpcCode?: number
-  constructor(init: {method: string; serverMessage: string; rpcCode?: number; status?: number; cause?: unknown}) {
+  constructor(init: {
+    method: string
+    serverMessage: string
+    rpcCode?: number
+    status?: number
+    cause?: unknown
+    details?: ErrorDetail[]
+    body?: unknown
+  }) {
     super(
       {
         status: init.status,
@@ -33,6 +43,8 @@ export class McpError extends ApiError {
         path: MCP_PATH,
         serverMessage: `MCP ${init.method}: ${init.serverMessage}`,
         ...(init.cause !== undefined ? {cause: init.cause} : {}),
+        ...(init.details !== undefined ? {details: init.details} : {}),
+        ...(init.body !== undefined ? {body: init.body} : {}),
       },
       'mcp_error',
     )
@@ -213,23 +225,34 @@ export function resultValue(result: McpCallResult): unknown {
   }
 }
 
-/** The McpError for a result marked `isError`. */
+/**
+ * The McpError for a result marked `isError`: the message, the per-field
+ * `details` and the whole answer (for --debug) of a JSON error body.
+ */
 export function toolError(name: string, result: McpCallResult): McpError {
-  return new McpError({method: `tools/call ${name}`, serverMessage: toolErrorMessage(firstText(result))})
+  return new McpError({method: `tools/call ${name}`, ...toolErrorReading(firstText(result))})
 }
 
 const firstText = (result: McpCallResult) =>
   result.content.find((c) => c.type === 'text' && typeof c.text === 'string')?.text
 
-/** The message of a tool error: the `message` of a JSON error body, else the text. */
-export function toolErrorMessage(text: string | undefined): string {
-  if (text === undefined || text.trim() === '') return 'the tool failed without a message'
+/** What a tool error says: the `message` (after its `statusCode`) and `details` of a JSON error body, else the text. */
+function toolErrorReading(text: string | undefined): {serverMessage: string; details?: ErrorDetail[]; body?: unknown} {
+  if (text === undefined || text.trim() === '') return {serverMessage: 'the tool failed without a message'}
+  let body: unknown
   try {
-    const body = JSON.parse(text) as {message?: unknown; statusCode?: unknown}
-    if (typeof body.message === 'string')
-      return typeof body.statusCode === 'number' ? `${body.statusCode} ${body.message}` : body.message
+    body = JSON.parse(text) as unknown
   } catch {
-    // Plain text.
+    return {serverMessage: text}
   }
-  return text
+  if (!isRecord(body)) return {serverMessage: text, body}
+  const status = typeof body.statusCode === 'number' ? body.statusCode : undefined
+  const {message, details} = readErrorBody(body, status ?? 0)
+  // A body without words of its own (the reading's `HTTP <status>` fallback) is said as it came.
+  const said = message.startsWith(`HTTP ${status ?? 0}`) ? text : message
+  return {
+    serverMessage: status === undefined ? said : `${status} ${said}`,
+    ...(details ? {details} : {}),
+    body,
+  }
 }

@@ -90,6 +90,20 @@ describe('mfg mcp call', () => {
     expect(r.stderr).toMatch(/404 Demand 12345 not found/)
   })
 
+  it("a tool's refusal names the field and what is allowed: in the message, under --json as details, the whole answer with --debug", async () => {
+    const quotes = '[{"technique":"3D_PRINTING","material":"PLA","quantity":-5,"draftId":"cmd-mcp-details"}]'
+    const r = await run(['mcp', 'call', 'create_quotes', '--arg', `quotes=${quotes}`, '--yes'])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/400 1 of 1 demand is invalid/)
+    expect(r.stderr).toContain('  - 0.quantity: must be at least 1')
+    const j = await run(['mcp', 'call', 'create_quotes', '--arg', `quotes=${quotes}`, '--yes', '--json'])
+    expect(j.exitCode).toBe(1)
+    expect(JSON.parse(j.stderr).error.details).toEqual([{path: '0.quantity', message: 'must be at least 1'}])
+    const d = await run(['mcp', 'call', 'create_quotes', '--arg', `quotes=${quotes}`, '--yes', '--debug'])
+    expect(d.stderr).toMatch(/The service's answer:\n\{\n {2}"statusCode": 400,/)
+    expect(await countDraft('cmd-mcp-details')).toBe(0)
+  })
+
   it('an unknown tool or a bad --arg is a usage error (exit 2)', async () => {
     const r = await run(['mcp', 'call', 'nope'])
     expect(r.exitCode).toBe(2)
