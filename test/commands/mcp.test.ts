@@ -132,8 +132,36 @@ describe('mfg mcp call', () => {
     ])
     expect(open.exitCode, open.stderr).toBe(0)
     expect(open.stderr).toContain(
-      'Warning: estimate_price: quantty is not an argument the tool lists (did you mean quantity?); sent as given.',
+      'Warning: Tool estimate_price: quantty is not an argument the tool lists (did you mean quantity?); sent as given.',
     )
+    // Under --json and --jq too, as a JSON line on stderr, with stdout the data alone.
+    for (const mode of [['--json'], ['--jq', '.quantity']]) {
+      const quiet = await run([
+        'mcp',
+        'call',
+        'estimate_price',
+        '--arg',
+        'material=PLA',
+        '--arg',
+        'volume=33000',
+        '--arg',
+        'quantty=3',
+        ...mode,
+      ])
+      expect(quiet.exitCode, quiet.stderr).toBe(0)
+      expect(
+        quiet.stderr
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ).toEqual([
+        {
+          warning:
+            'Tool estimate_price: quantty is not an argument the tool lists (did you mean quantity?); sent as given',
+        },
+      ])
+      expect(quiet.stdout).not.toContain('Warning')
+    }
     const bad = await run(['mcp', 'call', 'list_machines', '--arg', 'service'])
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr).toMatch(/key=value/)

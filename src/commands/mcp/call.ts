@@ -54,7 +54,8 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
             yes: flags.yes,
             message: `${tool.name} changes data (${firstSentence(tool.description)}) Call it?`,
           }),
-        warn: (text) => this.note(text),
+        // Seen under --json too: the call goes ahead, and its answer may not be the one meant.
+        warn: (text) => this.warnNote(text, true),
       },
     )
     const result = outcome.result

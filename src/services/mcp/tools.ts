@@ -129,7 +129,7 @@ export function checkArgs(args: Record<string, unknown>, inputSchema: unknown): 
       if (schema.additionalProperties === false)
         check.problems.push({path, reason: `not an argument of the tool${meant}`})
       else if (near !== undefined)
-        check.warnings.push(`${path} is not an argument the tool lists${meant}; sent as given.`)
+        check.warnings.push(`${path} is not an argument the tool lists${meant}; sent as given`)
     }
     const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : []
     for (const name of required) {
@@ -182,7 +182,7 @@ export async function callTool(ctx: Pick<ServiceContext, 'client'>, input: CallI
         problems.map((p) => ({path: p.path, message: p.reason})),
       )
     }
-    for (const warning of warnings) input.warn?.(`Warning: ${tool.name}: ${warning}`)
+    for (const warning of warnings) input.warn?.(`tool ${tool.name}: ${warning}`)
     if (changesData(tool) && !(await input.confirm(tool, args))) return {tool, arguments: args}
     return {tool, arguments: args, result: await s.call(tool.name, args)}
   })
