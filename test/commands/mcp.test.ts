@@ -233,6 +233,7 @@ describe('mfg mcp call', () => {
 describe('mfg mcp config', () => {
   it('prints mcpServers running `mfg mcp proxy --profile NAME`, never the key', async () => {
     const b = sb.businesses[0]!
+    const home = sb.env().MFG_HOME
     const add = await run([
       'profile',
       'add',
@@ -251,16 +252,65 @@ describe('mfg mcp config', () => {
       })
       expect(r.exitCode, r.stderr).toBe(0)
       expect(JSON.parse(r.stdout)).toEqual({
-        mcpServers: {mfg: {command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop']}},
+        mcpServers: {mfg: {command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop'], env: {MFG_HOME: home}}},
       })
       expect(r.stdout).not.toContain(b.apiKey)
     }
     const vscode = await run(['mcp', 'config', '--client', 'vscode', '--profile', 'shop', '--json'])
     expect(json<any>(vscode)).toEqual({
-      servers: {mfg: {type: 'stdio', command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop']}},
+      servers: {
+        mfg: {type: 'stdio', command: 'mfg', args: ['mcp', 'proxy', '--profile', 'shop'], env: {MFG_HOME: home}},
+      },
     })
     const unknown = await run(['mcp', 'config', '--client', 'claude', '--profile', 'nope'])
     expect(unknown.exitCode).not.toBe(0)
+  })
+})
+
+describe('mfg mcp config, started as an assistant starts it', () => {
+  /** Starts the snippet's server as an SDK client does: its args and env over a few inherited variables only. */
+  async function connect(snippet: any): Promise<Client> {
+    const server = snippet.mcpServers.mfg
+    const transport = new StdioClientTransport({
+      // The built CLI stands for the snippet's `mfg` (its command), with the snippet's args and env.
+      command: process.execPath,
+      args: [join(root, 'bin/run.js'), ...server.args],
+      env: server.env,
+      stderr: 'pipe',
+    })
+    const client = new Client({name: 'config-test', version: '1'})
+    await client.connect(transport)
+    return client
+  }
+  const addProfile = (env: Record<string, string | undefined>) => {
+    const b = sb.businesses[0]!
+    return run(['profile', 'add', 'assistant', '--base-url', sb.url, '--api-key', b.apiKey, '--business-id', b.id], {
+      env,
+    })
+  }
+
+  it.each([
+    ['MFG_HOME', (dir: string) => ({MFG_HOME: dir})],
+    ['XDG_CONFIG_HOME', (dir: string) => ({MFG_HOME: undefined, XDG_CONFIG_HOME: dir})],
+  ])('finds the profile when %s places the files of mfg elsewhere', async (name, place) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-config-'))
+    try {
+      const env = {...place(dir), MFG_API_KEY: undefined, MFG_BASE_URL: undefined, MFG_BUSINESS_ID: undefined}
+      expect((await addProfile(env)).exitCode).toBe(0)
+      const r = await run(['mcp', 'config', '--client', 'claude', '--profile', 'assistant'], {env})
+      expect(r.exitCode, r.stderr).toBe(0)
+      const snippet = JSON.parse(r.stdout)
+      expect(snippet.mcpServers.mfg.env).toEqual({[name]: dir})
+      const client = await connect(snippet)
+      try {
+        const result: any = await client.callTool({name: 'get_pattern_status', arguments: {}})
+        expect(result.isError).toBeFalsy()
+      } finally {
+        await client.close()
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
 
