@@ -38,6 +38,7 @@ interface Seen {
 function statefulServer() {
   const seen: Seen[] = []
   const closed: string[] = []
+  const opened: string[] = []
   const sessions = new Map<string, StreamableHTTPServerTransport>()
   const header = (req: IncomingMessage, name: string) => {
     const v = req.headers[name]
@@ -58,7 +59,10 @@ function statefulServer() {
         if (session) return void res.writeHead(404).end()
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
+          onsessioninitialized: (id) => {
+            opened.push(id)
+            sessions.set(id, created)
+          },
           onsessionclosed: (id) => {
             closed.push(id)
             sessions.delete(id)
@@ -76,7 +80,9 @@ function statefulServer() {
       await transport.handleRequest(req, res)
     })()
   })
-  return {server, seen, closed}
+  /** Forgets every session, as a server that restarted or let them expire: a request carrying one gets 404. */
+  const drop = () => sessions.clear()
+  return {server, seen, closed, opened, drop}
 }
 
 async function listen(server: Server): Promise<string> {
@@ -179,6 +185,35 @@ describe('mcp proxy (the built CLI)', () => {
     const id = expectOneSession(stateful.seen)
     expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE'])
     expect(stateful.closed, stderr).toEqual([id])
+  })
+
+  it('opens a new session when the endpoint drops the one it had, and sends the request again in it', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
+      env: proxyEnv(url),
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
+    const client = new Client({name: 'proxy-renew-test', version: '1'})
+    await client.connect(transport)
+    const echo = async (text: string) => {
+      const result: any = await client.callTool({name: 'echo', arguments: {text}})
+      return JSON.parse(result.content[0].text)
+    }
+    expect(await echo('first')).toEqual({echo: 'first'})
+    stateful.drop()
+    expect(await echo('after the drop')).toEqual({echo: 'after the drop'})
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo'])
+    stateful.drop()
+    expect(await echo('after a second drop')).toEqual({echo: 'after a second drop'})
+    await client.close()
+    expect(stateful.opened, stderr).toHaveLength(3)
+    // The first session was the client's; the later ones were opened with its initialize, and the last ended on close.
+    expect(stateful.closed).toEqual([stateful.opened[2]])
+    expect(stderr).toContain('the MCP endpoint no longer knows the session (404); opening a new one.')
+    for (const s of stateful.seen) expect(s.authorization).toBe(`Bearer ${KEY}`)
   })
 
   it('answers a request the endpoint leaves unanswered (an empty event stream) with a JSON-RPC error, then exits', async () => {

@@ -4,7 +4,7 @@ import {redact} from '../../schemas/secrets.js'
 
 export default class McpProxy extends BaseCommand {
   static override summary = "Serve the service's MCP endpoint over stdio, for assistants that only start local servers."
-  static override description = `A stdio MCP server (newline-delimited JSON-RPC on stdin and stdout) that relays every message to the active profile's MCP endpoint with its API key, and every answer back; the embedded sandbox works too (it runs inside the proxy). The client's initialize is passed on as it is, so client and service agree the protocol version themselves. A request whose upstream call fails (network, authentication, a timeout) is answered with a JSON-RPC error rather than left waiting. The proxy exits when stdin closes. Logs go to stderr only; stdout carries the protocol.
+  static override description = `A stdio MCP server (newline-delimited JSON-RPC on stdin and stdout) that relays every message to the active profile's MCP endpoint with its API key, and every answer back; the embedded sandbox works too (it runs inside the proxy). The client's initialize is passed on as it is, so client and service agree the protocol version themselves. When the service no longer knows the session (it expired, or the service restarted: 404 to a request carrying it), the proxy opens a new one with the client's initialize and sends the request again, once. A request whose upstream call fails (network, authentication, a timeout) is answered with a JSON-RPC error rather than left waiting. The proxy exits when stdin closes. Logs go to stderr only; stdout carries the protocol.
 
 The key stays in the profile: \`mcp config\` prints the client configuration that starts this command.`
   static override examples = [

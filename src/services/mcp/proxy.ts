@@ -1,3 +1,4 @@
+import type {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {JSONRPCMessage, RequestId} from '@modelcontextprotocol/sdk/types.js'
 
@@ -11,9 +12,10 @@ import type {ServiceContext} from '../context.js'
  * toward the service, as they are. The client's initialize is passed on as it
  * is, so client and service agree the protocol version themselves; the
  * transport is told the version chosen, and keeps the session id. Later
- * messages wait for the initialize answer, so they carry both. A request whose
- * upstream call fails, or that the service leaves unanswered, is answered with
- * a JSON-RPC error, never left waiting.
+ * messages wait for the initialize answer, so they carry both. When the service
+ * drops the session, a new one is opened with the client's initialize. A
+ * request whose upstream call fails, or that the service leaves unanswered, is
+ * answered with a JSON-RPC error, never left waiting.
  */
 
 /** JSON-RPC: an error of the relay itself (the upstream call failed). */
@@ -37,7 +39,6 @@ export async function runProxy(
   local: Transport,
   log: (line: string) => void,
 ): Promise<void> {
-  const remote = await mcpTransport(ctx.client)
   /** Requests sent upstream and not answered yet: their ids, and what to call when the answer comes. */
   const waiting = new Map<RequestId, () => void>()
   const pending = new Set<Promise<void>>()
@@ -48,24 +49,18 @@ export async function runProxy(
     local.send(m as JSONRPCMessage).catch((e: Error) => log(`mcp proxy: cannot write: ${e.message}`))
   const refuse = (id: RequestId, message: string) => send({jsonrpc: '2.0', id, error: {code: UPSTREAM_ERROR, message}})
 
-  remote.onmessage = (message) => {
-    const m = message as Message
+  const remote = await upstream(ctx, log, (m, transport) => {
     if (isAnswer(m)) {
       const answered = waiting.get(m.id as RequestId)
       // Already answered with our own error: a late answer would be a second one.
       if (!answered) return
       waiting.delete(m.id as RequestId)
       const version = (m.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
-      if (m.id === initializeId && typeof version === 'string') remote.setProtocolVersion(version)
+      if (m.id === initializeId && typeof version === 'string') transport.setProtocolVersion(version)
       answered()
     }
     void send(m)
-  }
-  // The pipeline's errors come back through the failed send, logged there; the
-  // rest (a message in an event stream that is not JSON-RPC) only through here.
-  remote.onerror = (error) => {
-    if (!(error instanceof ApiError)) log(`mcp proxy: ${error.message}`)
-  }
+  })
 
   const relay = async (m: Message): Promise<void> => {
     // A proxy runs for hours: each relayed message has the time budget of a command of its own.
@@ -84,13 +79,13 @@ export async function runProxy(
     }
   }
 
-  await remote.start()
   await new Promise<void>((resolve) => {
     local.onmessage = (message) => {
       const m = message as Message
       let p: Promise<void>
       if (m.method === 'initialize' && isRequest(m)) {
         initializeId = m.id
+        remote.initializeWith(m)
         p = initialized = relay(m)
       } else {
         const after = initialized
@@ -105,9 +100,111 @@ export async function runProxy(
     }
     void local.start()
   })
-  // Ending a session is a courtesy: a server may refuse it (405) or have dropped it already.
-  await remote.terminateSession().catch(() => undefined)
   await remote.close()
+}
+
+/** The service's side of the proxy: the transport of the current session, renewed when the service drops it. */
+interface Upstream {
+  /** Sends a message in the current session; in a new one when the service no longer knows it. */
+  send(m: Message): Promise<void>
+  /** The client's initialize, sent again to open a new session. */
+  initializeWith(m: Message): void
+  /** Ends the session (a courtesy) and the transport. */
+  close(): Promise<void>
+}
+
+/**
+ * A Streamable HTTP client transport toward the service, `onMessage` told of
+ * every message it brings but the answers to its own requests. A request carrying a session id that the service
+ * answers with 404 no longer has a session (it expired, or the service
+ * restarted): as the transport's specification asks, a new session is opened
+ * (the client's initialize sent again, then notifications/initialized) and
+ * the request sent once more in it.
+ */
+async function upstream(
+  ctx: Pick<ServiceContext, 'client'>,
+  log: (line: string) => void,
+  onMessage: (m: Message, transport: StreamableHTTPClientTransport) => void,
+): Promise<Upstream> {
+  /** Answers to the proxy's own requests (a renewed session's initialize), kept from the client. */
+  const own = new Map<RequestId, (m: Message) => void>()
+  let initialize: Message | undefined
+  let renewals = 0
+  let renewing: Promise<void> | undefined
+
+  const open = async () => {
+    const transport = await mcpTransport(ctx.client)
+    transport.onmessage = (message) => {
+      const m = message as Message
+      const mine = isAnswer(m) ? own.get(m.id as RequestId) : undefined
+      if (mine) mine(m)
+      else onMessage(m, transport)
+    }
+    // The pipeline's errors come back through the failed send, logged there; the
+    // rest (a message in an event stream that is not JSON-RPC) only through here.
+    transport.onerror = (error) => {
+      if (!(error instanceof ApiError)) log(`mcp proxy: ${error.message}`)
+    }
+    await transport.start()
+    return transport
+  }
+  let current = await open()
+
+  /** A new session in a new transport, opened as the client opened the first. */
+  const renew = async () => {
+    if (!initialize) throw new Error('no initialize to open a new session with')
+    const fresh = await open()
+    const id = `mfg-proxy-initialize-${++renewals}`
+    let answer: Message | undefined
+    const answered = new Promise<boolean>((done) =>
+      own.set(id, (m) => {
+        answer = m
+        done(true)
+      }),
+    )
+    try {
+      await fresh.send({...initialize, id} as JSONRPCMessage)
+      if (!(await within(answered, ANSWER_GRACE_MS))) throw new Error('the MCP endpoint sent no answer to initialize')
+    } finally {
+      own.delete(id)
+    }
+    const refused = (answer as {error?: {message?: unknown}}).error
+    if (refused) throw new Error(`the MCP endpoint refused a new session: ${String(refused.message)}`)
+    const version = (answer?.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
+    if (typeof version === 'string') fresh.setProtocolVersion(version)
+    await fresh.send({jsonrpc: '2.0', method: 'notifications/initialized'})
+    const dropped = current
+    current = fresh
+    await dropped.close()
+  }
+
+  return {
+    initializeWith(m) {
+      initialize = m
+    },
+    async send(m) {
+      await renewing?.catch(() => undefined)
+      const used = current
+      try {
+        await used.send(m)
+      } catch (error) {
+        const gone = error instanceof ApiError && error.status === 404 && used.sessionId !== undefined
+        if (!gone || m.method === 'initialize') throw error
+        // Several requests may learn it at once: one new session for them all.
+        if (current === used) {
+          log('mcp proxy: the MCP endpoint no longer knows the session (404); opening a new one.')
+          renewing ??= renew().finally(() => (renewing = undefined))
+        }
+        await renewing
+        await current.send(m)
+      }
+    },
+    async close() {
+      // Ending a session is a courtesy: a server may refuse it (405) or have dropped it already.
+      await current.terminateSession().catch(() => undefined)
+      await current.close()
+    },
+  }
 }
 
 /** Whether `promise` settles with true within `ms`. */
