@@ -364,6 +364,47 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
     await client.close()
   })
 
+  it('answers a line that is not JSON (-32700) or not a JSON-RPC message (-32600) with an error of id null, one log line each', async () => {
+    const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
+      env: env({}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+    }
+    const lines = [
+      'garbage{',
+      '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+      '{"id":3,"method":"ping"}',
+      JSON.stringify(init),
+    ]
+    child.stdin.end(`${lines.join('\n')}\n`)
+    expect(await exited).toBe(0)
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(answers.slice(0, 3).map((a) => [a.id, a.error.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+    ])
+    expect(answers[3]).toMatchObject({id: 1, result: {serverInfo: {name: 'mfg-sandbox'}}})
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^mcp proxy: a line on stdin is not JSON \(/),
+      expect.stringMatching(/^mcp proxy: a line on stdin is not a JSON-RPC 2.0 message/),
+      expect.stringMatching(/^mcp proxy: a line on stdin is not a JSON-RPC 2.0 message/),
+    ])
+  })
+
   it('answers a request whose upstream call fails with a JSON-RPC error, logging to stderr only', async () => {
     const port = await new Promise<number>((done) => {
       const s = createServer()

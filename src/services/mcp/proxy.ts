@@ -94,7 +94,13 @@ export async function runProxy(
       pending.add(p)
       void p.finally(() => pending.delete(p))
     }
-    local.onerror = (error) => log(`mcp proxy: ${error.message}`)
+    local.onerror = (error) => {
+      const refused = unreadable(error)
+      if (!refused) return log(`mcp proxy: ${error.message}`)
+      log(`mcp proxy: ${refused.log}`)
+      // Which request it was cannot be told: JSON-RPC answers such a line with the id null.
+      void send({jsonrpc: '2.0', id: null, error: {code: refused.code, message: refused.message}})
+    }
     local.onclose = () => {
       void Promise.allSettled([...pending]).then(() => resolve())
     }
@@ -205,6 +211,31 @@ async function upstream(
       await current.close()
     },
   }
+}
+
+/** JSON-RPC: the line is not JSON; it is JSON but no JSON-RPC message. */
+export const PARSE_ERROR = -32700
+export const INVALID_REQUEST = -32600
+
+/**
+ * The JSON-RPC error for a line on stdin the local transport could not read
+ * (it says so with a SyntaxError, or a ZodError from its message schema), with
+ * one line for the log; undefined for any other error.
+ */
+function unreadable(error: Error): {code: number; message: string; log: string} | undefined {
+  if (error.name === 'SyntaxError')
+    return {
+      code: PARSE_ERROR,
+      message: 'Parse error: the line is not JSON.',
+      log: `a line on stdin is not JSON (${error.message}).`,
+    }
+  if (error.name === 'ZodError')
+    return {
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: not a JSON-RPC 2.0 message (one object with "jsonrpc": "2.0"; batches are not taken).',
+      log: 'a line on stdin is not a JSON-RPC 2.0 message (one object with "jsonrpc": "2.0"; batches are not taken).',
+    }
+  return undefined
 }
 
 /** Whether `promise` settles with true within `ms`. */
