@@ -365,21 +365,9 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
   })
 
   it('answers a line that is not JSON (-32700) or not a JSON-RPC message (-32600) with an error of id null, one log line each', async () => {
-    const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
-      env: env({}),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
-    }
+    const proxy = spawnProxy(env({}))
+    const {child, exited} = proxy
+    const init = initializeRequest(1)
     const lines = [
       'garbage{',
       '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
@@ -388,7 +376,8 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
     ]
     child.stdin.end(`${lines.join('\n')}\n`)
     expect(await exited).toBe(0)
-    const answers = stdout
+    const answers = proxy
+      .stdout()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l))
@@ -398,7 +387,7 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
       [null, -32600],
     ])
     expect(answers[3]).toMatchObject({id: 1, result: {serverInfo: {name: 'mfg-sandbox'}}})
-    expect(stderr.trim().split('\n')).toEqual([
+    expect(proxy.stderr().trim().split('\n')).toEqual([
       expect.stringMatching(/^mcp proxy: a line on stdin is not JSON \(/),
       expect.stringMatching(/^mcp proxy: a line on stdin is not a JSON-RPC 2.0 message/),
       expect.stringMatching(/^mcp proxy: a line on stdin is not a JSON-RPC 2.0 message/),
@@ -413,29 +402,41 @@ describe('mfg mcp proxy (the built CLI over stdio)', () => {
         s.close(() => done(p))
       })
     })
-    const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
-      env: env({MFG_BASE_URL: `http://127.0.0.1:${port}`, MFG_API_KEY: 'pk_business_x', MFG_BUSINESS_ID: 'b'}),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
-    const init = {
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'initialize',
-      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
-    }
-    child.stdin.write(`${JSON.stringify(init)}\n`)
-    while (!stdout.includes('\n')) await new Promise((r) => setTimeout(r, 20))
-    const answer = JSON.parse(stdout.split('\n')[0]!)
+    const {child, exited, stdout, stderr} = spawnProxy(
+      env({MFG_BASE_URL: `http://127.0.0.1:${port}`, MFG_API_KEY: 'pk_business_x', MFG_BUSINESS_ID: 'b'}),
+    )
+    child.stdin.write(`${JSON.stringify(initializeRequest(7))}\n`)
+    while (!stdout().includes('\n')) await new Promise((r) => setTimeout(r, 20))
+    const answer = JSON.parse(stdout().split('\n')[0]!)
     expect(answer).toMatchObject({jsonrpc: '2.0', id: 7, error: {code: -32000}})
     expect(answer.error.message).toMatch(/ECONNREFUSED|connect|refused/i)
     child.stdin.end()
     expect(await exited).toBe(0)
-    expect(stdout.trim().split('\n')).toHaveLength(1)
-    expect(stderr).toMatch(/initialize failed/)
+    expect(stdout().trim().split('\n')).toHaveLength(1)
+    expect(stderr()).toMatch(/initialize failed/)
   })
 })
+
+/** `mfg mcp proxy` as a process of its own, its output gathered as it comes. */
+function spawnProxy(childEnv: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()))
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+  return {child, exited, stdout: () => out, stderr: () => err}
+}
+
+/** A client's initialize request, as an assistant sends it first. */
+function initializeRequest(id: number) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+  }
+}

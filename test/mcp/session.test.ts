@@ -166,17 +166,23 @@ describe('mcp proxy (the built CLI)', () => {
     return {...env, MFG_HOME: tempDir(), MFG_BASE_URL: base, MFG_API_KEY: KEY, MFG_BUSINESS_ID: 'b'}
   }
 
-  it('relays with the session id and version, and ends the session when stdin closes', async () => {
+  /** An SDK client talking to the built `mfg mcp proxy` over stdio, its stderr gathered. */
+  const throughProxy = async (name: string) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
       env: proxyEnv(url),
       stderr: 'pipe',
     })
-    let stderr = ''
-    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
-    const client = new Client({name: 'proxy-session-test', version: '1'})
+    let err = ''
+    transport.stderr?.on('data', (c: Buffer) => (err += c.toString()))
+    const client = new Client({name, version: '1'})
     await client.connect(transport)
+    return {client, stderr: () => err}
+  }
+
+  it('relays with the session id and version, and ends the session when stdin closes', async () => {
+    const {client, stderr} = await throughProxy('proxy-session-test')
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo'])
     const result: any = await client.callTool({name: 'echo', arguments: {text: 'through'}})
     expect(JSON.parse(result.content[0].text)).toEqual({echo: 'through'})
@@ -184,20 +190,11 @@ describe('mcp proxy (the built CLI)', () => {
     await client.close()
     const id = expectOneSession(stateful.seen)
     expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE'])
-    expect(stateful.closed, stderr).toEqual([id])
+    expect(stateful.closed, stderr()).toEqual([id])
   })
 
   it('opens a new session when the endpoint drops the one it had, and sends the request again in it', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
-      env: proxyEnv(url),
-      stderr: 'pipe',
-    })
-    let stderr = ''
-    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
-    const client = new Client({name: 'proxy-renew-test', version: '1'})
-    await client.connect(transport)
+    const {client, stderr} = await throughProxy('proxy-renew-test')
     const echo = async (text: string) => {
       const result: any = await client.callTool({name: 'echo', arguments: {text}})
       return JSON.parse(result.content[0].text)
@@ -209,10 +206,10 @@ describe('mcp proxy (the built CLI)', () => {
     stateful.drop()
     expect(await echo('after a second drop')).toEqual({echo: 'after a second drop'})
     await client.close()
-    expect(stateful.opened, stderr).toHaveLength(3)
+    expect(stateful.opened, stderr()).toHaveLength(3)
     // The first session was the client's; the later ones were opened with its initialize, and the last ended on close.
     expect(stateful.closed).toEqual([stateful.opened[2]])
-    expect(stderr).toContain('the MCP endpoint no longer knows the session (404); opening a new one.')
+    expect(stderr()).toContain('the MCP endpoint no longer knows the session (404); opening a new one.')
     for (const s of stateful.seen) expect(s.authorization).toBe(`Bearer ${KEY}`)
   })
 
