@@ -119,7 +119,7 @@ describe('mfg mcp call', () => {
     expect(misspelt.stderr).toContain('  quoteid: not an argument of the tool (did you mean quoteId?)')
     expect(misspelt.stderr).toMatch(/ {2}quoteId: is required \(The quote or order id/)
     // A tool that takes names it does not list gets such a name as given, with a warning when it looks misspelt.
-    const open = await run([
+    const misspeltPrice = [
       'mcp',
       'call',
       'estimate_price',
@@ -129,25 +129,15 @@ describe('mfg mcp call', () => {
       'volume=33000',
       '--arg',
       'quantty=3',
-    ])
+    ]
+    const open = await run(misspeltPrice)
     expect(open.exitCode, open.stderr).toBe(0)
     expect(open.stderr).toContain(
       'Warning: Tool estimate_price: quantty is not an argument the tool lists (did you mean quantity?); sent as given.',
     )
     // Under --json and --jq too, as a JSON line on stderr, with stdout the data alone.
     for (const mode of [['--json'], ['--jq', '.quantity']]) {
-      const quiet = await run([
-        'mcp',
-        'call',
-        'estimate_price',
-        '--arg',
-        'material=PLA',
-        '--arg',
-        'volume=33000',
-        '--arg',
-        'quantty=3',
-        ...mode,
-      ])
+      const quiet = await run([...misspeltPrice, ...mode])
       expect(quiet.exitCode, quiet.stderr).toBe(0)
       expect(
         quiet.stderr
