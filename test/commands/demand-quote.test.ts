@@ -354,4 +354,38 @@ describe('mfg demand quote', () => {
     expect(out[0]!.status).toBe('failed')
     expect(out[1]!.demandId).toBe(ids.stl)
   })
+
+  it('measures a part in the unit its demand gives (an STL declares none), and skips one in a unit it cannot read', async () => {
+    const rows = ['inch', 'furlong'].map((unit) => ({
+      draftId: `quote-unit-${unit}`,
+      technique: '3D_PRINTING',
+      quoteModel: [{...item('cube20.stl', '3D_PRINTING', 'FDM', 'PLA', 1), unit}],
+    }))
+    const file = join(sb.home, 'units.json')
+    writeFileSync(file, JSON.stringify(rows))
+    const created = await run(['demand', 'create', '--file', file, '--json'])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const [inch, furlong] = json<{results: {id: string}[]}>(created).results.map((r) => r.id)
+    // cube20.stl's 20 units, read as inches: 508 mm a side, as price estimate --unit in measures it.
+    const r = await run(['demand', 'quote', inch!, '--dry-run', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const part = lines(r)[0]!.parts[0]!
+    const est = await run(
+      ['price', 'estimate', '--part', meshPath('cube20.stl'), '--unit', 'in', '--technology', 'FDM'].concat([
+        '--material',
+        'PLA',
+        '--json',
+      ]),
+    )
+    expect(est.exitCode, est.stderr).toBe(0)
+    expect(part.total).toBe(json<{price: number}>(est).price)
+    expect(await run(['demand', 'quote', inch!, '--dry-run'])).toMatchObject({
+      stdout: expect.stringContaining('508 × 508 × 508 mm'),
+    })
+    const unknown = await run(['demand', 'quote', furlong!, '--dry-run', '--json'])
+    expect(unknown.exitCode).toBe(4)
+    expect(lines(unknown)[0]!.reason).toContain(
+      'cube20.stl: the demand gives its unit as "furlong", which is none of mm, cm or inch',
+    )
+  })
 })

@@ -1,4 +1,11 @@
-import {MeshError, measurePart, type Measurement, type PartMeasure, type ReadLimits} from '../../mesh/index.js'
+import {
+  MeshError,
+  measurePart,
+  type LengthUnit,
+  type Measurement,
+  type PartMeasure,
+  type ReadLimits,
+} from '../../mesh/index.js'
 import type {EstimateInput} from '../price/estimate.js'
 import type {PartFigures} from './types.js'
 
@@ -33,11 +40,13 @@ export function formatOf(fileName: string): string {
 export async function measureQuotePart(
   path: string,
   name: string,
-  opts: {thickness?: number; limits?: ReadLimits} = {},
+  opts: {thickness?: number; limits?: ReadLimits; unit?: unknown} = {},
 ): Promise<PartMeasure> {
+  const unit = partUnit(opts.unit, name)
   let part: PartMeasure
   try {
     part = await measurePart(path, name, {
+      ...(unit === undefined ? {} : {unit}),
       ...(opts.thickness === undefined ? {} : {thicknessMm: opts.thickness}),
       ...(opts.limits ? {limits: opts.limits} : {}),
     })
@@ -51,6 +60,37 @@ export async function measureQuotePart(
       `${name}: the mesh is open (${part.measurement.openEdges} open edges), so its volume cannot be trusted for a price.`,
     )
   return part
+}
+
+/** The names a quote model's `unit` is given in, and the unit each is. */
+const UNIT_NAMES: Record<string, LengthUnit> = {
+  mm: 'mm',
+  millimeter: 'mm',
+  millimeters: 'mm',
+  millimetre: 'mm',
+  millimetres: 'mm',
+  cm: 'cm',
+  centimeter: 'cm',
+  centimeters: 'cm',
+  centimetre: 'cm',
+  centimetres: 'cm',
+  in: 'in',
+  inch: 'in',
+  inches: 'in',
+}
+
+/**
+ * The length unit of a part as its quote model states it (`unit`, for a file that
+ * declares none: STL, OBJ), or undefined when it states none. A unit mfg cannot
+ * read skips the part, saying so, rather than measuring it as millimetres.
+ */
+export function partUnit(unit: unknown, name: string): LengthUnit | undefined {
+  if (unit === undefined || unit === null || (typeof unit === 'string' && unit.trim() === '')) return undefined
+  const known = typeof unit === 'string' ? UNIT_NAMES[unit.trim().toLowerCase()] : undefined
+  if (known) return known
+  throw new PartError(
+    `${name}: the demand gives its unit as ${JSON.stringify(unit)}, which is none of mm, cm or inch; it is not measured as millimetres.`,
+  )
 }
 
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d

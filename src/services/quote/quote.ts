@@ -92,6 +92,7 @@ async function quotePart(
     Object.assign(part, {bytes: file.bytes, sha256: file.sha256, cached: file.cached})
     const thickness = options.thickness ?? num(record.thickness)
     const measured = await measureQuotePart(file.path, fileName, {
+      unit: item.unit,
       ...(thickness === undefined ? {} : {thickness}),
       ...(options.limits ? {limits: options.limits} : {}),
     }).catch((error: unknown) => {
