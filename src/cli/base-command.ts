@@ -244,6 +244,15 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /**
+   * Under --json, prints what a command did before an error stopped it (a batch
+   * whose credentials were refused mid-way), as its result would be printed; the
+   * command then throws the error, reported on stderr with its exit code.
+   */
+  protected async printBeforeError(result: unknown): Promise<void> {
+    if (this.jsonEnabled()) await this.printSelected(result)
+  }
+
   private async printSelected(result: unknown): Promise<void> {
     const value = select(result, this.selectedFields)
     if (this.jqExpr === undefined) return writeJson(value)

@@ -1,4 +1,4 @@
-import type {BatchProgress, RowOutcome} from '../services/demands/batch.js'
+import {BatchStopped, type BatchProgress, type RowOutcome} from '../services/demands/batch.js'
 import {lookalikeLines, unknownFieldLines, type ValidationReport} from '../services/demands/batch-validate.js'
 import type {CreateResult} from '../services/demands/create.js'
 import {UsageError} from './errors.js'
@@ -28,7 +28,9 @@ export interface BatchCommandOptions {
 /**
  * Runs a batch the way a command shows it: result lines on stdout or in `--out`,
  * a progress bar on a terminal, notes before and after, Ctrl-C and SIGTERM
- * turned into a graceful stop (exit 130 or 143), exit 1 when a row failed.
+ * turned into a graceful stop (exit 130 or 143), exit 1 when a row failed. A run
+ * an error stopped (BatchStopped) gets its lines and notes too, then is rethrown
+ * for the command to report the error.
  */
 export async function runBatchCommand(
   opts: BatchCommandOptions,
@@ -57,6 +59,12 @@ export async function runBatchCommand(
         else output.flush()
         bar.update(p)
       },
+    }).catch((error: unknown) => {
+      if (!(error instanceof BatchStopped)) throw error
+      bar.done()
+      output.flush()
+      for (const n of summaryNotes(error.result as CreateResult, opts.shard, false)) opts.note(n)
+      throw error
     })
     bar.done()
     output.flush()
@@ -167,7 +175,11 @@ export function summaryNotes(s: CreateResult, shard: string | undefined, stopped
       'Rows found more than once list every demand that carries their draftId (ids in their error lines): keep one of each and cancel the others.',
     )
   }
-  if (s.interrupted || (stopped && s.pending > 0)) {
+  if (s.stoppedBy !== null) {
+    notes.push(
+      `Stopped by the error below: ${s.pending} row(s) not sent. Once it is fixed, run the same command again; rows already created are not sent again.`,
+    )
+  } else if (s.interrupted || (stopped && s.pending > 0)) {
     notes.push(
       `Interrupted: ${s.pending} row(s) not sent. Run the same command again to resume; rows already created are not sent again.`,
     )

@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {runCli} from '../helpers/cli.js'
+import {startProxy} from '../helpers/proxy.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 
@@ -104,5 +105,112 @@ describe('demand create result lines', () => {
     // A quote from flags has a journal too: the same quote the same day is the same demand.
     expect(shapes.flags!.value).toMatchObject({created: 1, journal: expect.stringContaining(home)})
     expect(results('flags')).toEqual([expect.objectContaining({row: 1, id: expect.any(String)})])
+  })
+
+  it('a key refused mid-way: --json still reports every row and the rows not sent, the error and exit 3 follow, and a re-run sends the rest once', async () => {
+    const file = join(home, 'revoked.csv')
+    writeFileSync(file, csv(300, 'revoked'))
+    // The key is revoked after the first chunk is created: every later request gets 401.
+    let creates = 0
+    const gateway = await startProxy(sandbox.url, (req) =>
+      req.method === 'POST' && ++creates > 1 ? {status: 401} : undefined,
+    )
+    try {
+      const argv = ['demand', 'create', '--file', file, '--concurrency', '1', '--json']
+      const cut = await runCli(argv, {env: {...env, MFG_BASE_URL: gateway.url}})
+      expect(cut.exitCode, cut.stderr).toBe(3)
+      const error = JSON.parse(cut.stderr.trim().split('\n').at(-1)!) as {error: {code: string; message: string}}
+      expect(error.error.message).toMatch(/^creating quotes: /)
+      const report = JSON.parse(cut.stdout) as {
+        created: number
+        pending: number
+        stoppedBy: string | null
+        results: Line[]
+      }
+      expect(report).toMatchObject({created: 100, pending: 200, failed: 0, stoppedBy: error.error.message})
+      expect(report.results.map((l) => l.row)).toEqual(Array.from({length: 300}, (_, i) => i + 1))
+      expect(report.results.slice(0, 100).every((l) => typeof l.id === 'string')).toBe(true)
+      for (const l of report.results.slice(100)) {
+        expect(l.error).toBe(
+          `not sent: the run stopped: ${error.error.message}; once that is fixed, running the same command again sends it`,
+        )
+      }
+      expect(cut.stderr).not.toContain(env.MFG_API_KEY!)
+
+      // Without --json: one line a row on stdout, the summary and the error on stderr.
+      const lines = await runCli(argv.slice(0, -1), {env: {...env, MFG_BASE_URL: gateway.url}})
+      expect(lines.exitCode).toBe(3)
+      expect(parse(lines.stdout)).toHaveLength(300)
+      expect(lines.stderr).toContain('Stopped by the error below: 200 row(s) not sent.')
+      expect(lines.stderr).toMatch(/Error: creating quotes: /)
+
+      // The key fixed: the same command sends the 200 rows left, once.
+      const rerun = await runCli(argv, {env})
+      expect(rerun.exitCode, rerun.stderr).toBe(0)
+      const again = JSON.parse(rerun.stdout) as {results: Line[]}
+      expect(again).toMatchObject({created: 200, resumed: 100, pending: 0, stoppedBy: null})
+      expect(again.results.slice(0, 100).map((l) => l.id)).toEqual(report.results.slice(0, 100).map((l) => l.id))
+      expect(new Set(again.results.map((l) => l.id)).size).toBe(300)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('rows in flight when an error stops the run are reported as unknown, not as unsent, and a re-run finds them', async () => {
+    const file = join(home, 'in-flight.csv')
+    writeFileSync(file, csv(300, 'in-flight'))
+    // Two chunks go out together: the first to arrive is stored and its answer lost
+    // (the connection drops) after the second was refused with 401.
+    let creates = 0
+    const gateway = await startProxy(
+      sandbox.url,
+      (req) => {
+        if (req.method !== 'POST') return undefined
+        creates++
+        return creates === 1 ? 300 : {status: 401}
+      },
+      {after: (req) => (req.method === 'POST' ? 'drop' : undefined)},
+    )
+    try {
+      const argv = ['demand', 'create', '--file', file, '--concurrency', '2', '--json']
+      const cut = await runCli(argv, {env: {...env, MFG_BASE_URL: gateway.url}})
+      expect(cut.exitCode, cut.stderr).toBe(3)
+      const report = JSON.parse(cut.stdout) as {results: (Line & {outcome?: string})[]}
+      expect(report).toMatchObject({created: 0, failed: 100, unknown: 100, pending: 200})
+      const unknown = report.results.filter((l) => l.outcome === 'unknown')
+      expect(unknown).toHaveLength(100)
+      expect(unknown[0]!.error).toMatch(/outcome unknown .*a re-run looks it up first$/)
+      expect(report.results.filter((l) => l.error?.startsWith('not sent: the run stopped: '))).toHaveLength(200)
+
+      const rerun = await runCli(argv, {env})
+      expect(rerun.exitCode, rerun.stderr).toBe(0)
+      const again = JSON.parse(rerun.stdout) as {results: Line[]}
+      expect(again).toMatchObject({created: 200, failed: 0, pending: 0})
+      expect(new Set(again.results.map((l) => l.id)).size).toBe(300)
+      const found = again.results.filter((l) => unknown.some((u) => u.row === l.row))
+      expect(found.every((l) => typeof l.id === 'string')).toBe(true)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('a key refused while looking up rows whose answer was lost names the look-up, and the rows stay unknown', async () => {
+    const file = join(home, 'lookup-refused.csv')
+    writeFileSync(file, csv(100, 'lookup-refused'))
+    const gateway = await startProxy(sandbox.url, (req) => (req.method === 'GET' ? {status: 401} : undefined), {
+      after: (req) => (req.method === 'POST' ? 'drop' : undefined),
+    })
+    try {
+      const cut = await runCli(['demand', 'create', '--file', file, '--json'], {
+        env: {...env, MFG_BASE_URL: gateway.url},
+      })
+      expect(cut.exitCode, cut.stderr).toBe(3)
+      const report = JSON.parse(cut.stdout) as {stoppedBy: string; results: (Line & {outcome?: string})[]}
+      expect(report.stoppedBy).toMatch(/^looking up rows that may have been created: /)
+      expect(report).toMatchObject({created: 0, unknown: 100, pending: 0})
+      expect(report.results.every((l) => l.outcome === 'unknown')).toBe(true)
+    } finally {
+      await gateway.close()
+    }
   })
 })

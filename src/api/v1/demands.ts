@@ -108,7 +108,7 @@ export async function listDemands(
   businessId: string,
   type: ListType,
   q: ListDemandsQuery = {},
-  opts: {signal?: AbortSignal; retries?: number} = {},
+  opts: {signal?: AbortSignal; retries?: number; operation?: string} = {},
 ): Promise<DemandPage> {
   const path = listPath(businessId, type)
   const res = await client.request({
@@ -117,6 +117,7 @@ export async function listDemands(
     query: listQuery(q, path),
     ...(opts.signal ? {signal: opts.signal} : {}),
     ...(opts.retries === undefined ? {} : {retries: opts.retries}),
+    ...(opts.operation === undefined ? {} : {operation: opts.operation}),
   })
   return parseResponse(DemandPageRead, res.body, 'GET', path, res.status, client)
 }

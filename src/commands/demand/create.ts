@@ -15,7 +15,7 @@ export default class DemandCreate extends BaseCommand {
 
 Every row is validated before anything is sent. One invalid row stops the run (exit 2) with every invalid row listed as "row N: field.path: reason" (the first 50, then a count); --skip-invalid sends the valid rows and writes the invalid ones, with reasons, to --errors FILE (NDJSON: row, errors, input). --dry-run only validates. A field the service does not know, at any depth (a CSV column emial, shippingAddress.cty), is not sent: a warning names each such field once, with the rows that have it and the field it probably is ("emial: every row (5000); did you mean email?"; in --json, validation.unknownFields). quoteModel items and the other objects that take fields of their own send theirs as given; one that looks like a misspelt known field (quoteModel.0.fileNam) is named in a warning too (validation.lookalikeFields).
 
-Rows go in chunks of 100, --concurrency at a time, over keep-alive connections. Results are one NDJSON line per row on stdout ({row, id, orderNumber, draftId, status}; {row, draftId, outcome: "confirmed"} for a row the service confirmed without naming its demand; or {row, draftId, error}, with outcome "unknown" or "ambiguous" and ids when that is what it is), or in --out FILE. --json prints one object instead, whatever the path taken: the counts (created, resumed, confirmed, failed, unknown, ambiguous, pending, requests, retries, reconciled, lookups), dryRun, interrupted, journal, out, validation, and results, every row's outcome in row order (empty with --dry-run, and with --out, whose file holds them). A summary goes to stderr, and a progress bar when stderr is a terminal. The exit code is 1 if any row failed.
+Rows go in chunks of 100, --concurrency at a time, over keep-alive connections. Results are one NDJSON line per row on stdout ({row, id, orderNumber, draftId, status}; {row, draftId, outcome: "confirmed"} for a row the service confirmed without naming its demand; or {row, draftId, error}, with outcome "unknown" or "ambiguous" and ids when that is what it is), or in --out FILE. --json prints one object instead, whatever the path taken: the counts (created, resumed, confirmed, failed, unknown, ambiguous, pending, requests, retries, reconciled, lookups), dryRun, interrupted, stoppedBy, journal, out, validation, and results, every row's outcome in row order (empty with --dry-run, and with --out, whose file holds them). A summary goes to stderr, and a progress bar when stderr is a terminal. The exit code is 1 if any row failed. An error that stops the run part-way (the API key revoked, the journal's disk full) still gets every row's line and the --json object, stoppedBy giving its message and the rows not sent saying so; the error follows on stderr with its own exit code (3 for credentials).
 
 Nothing is lost or created twice, against any server. Each row gets a deterministic draftId unless it has one: mfg- plus a hash of the row's content and of how many identical rows come before it, so a row keeps its draftId when other rows of the file are edited, added, removed or moved; a quote from flags is named by --draft-id, or by its content and the day (UTC), so the same quote run again the same day is the same demand. A journal under MFG_HOME (journals/, mode 0600) records every chunk's state, keyed by the input, the shard and the target (base URL and business). Running the same command again after Ctrl-C, SIGTERM, a crash or a lost connection resumes: rows already created are not sent again and the output still covers every row. So does running an edited file (a row fixed after --skip-invalid, rows added): the journals of the last 30 days of runs to the same target are read, and only new or changed rows are sent. A create is sent again only with proof that the earlier attempt created nothing: a refused connection and 429 are retried with back-off, honouring Retry-After; a 4xx refusal fails the rows it names and sends the others again. Any 2xx means the rows exist: rows its answer does not name are looked up for their ids and never sent again. A chunk whose outcome is unknown (connection lost or time-out after sending, 5xx) is looked up by draftId: rows found are settled, and rows not found are sent again only when the look-up has been proven on this service (a draftId that exists finds its demands and only them, a made-up one finds none; the proof is kept per profile for a day). Otherwise they are reported with "outcome": "unknown", the summary says how to check them, and the next run looks them up first. A draftId that more than one demand carries is reported with every id ("outcome": "ambiguous"), never picked. After two chunks in a row fail because of the service (or 30 s of failures), the rest are reported as not sent. --fresh ignores the journals of earlier runs (rows are then sent again: a server that replays draftIds answers the existing demands, others create new ones).
 
@@ -79,12 +79,13 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
     if (flags.errors !== undefined && flags.errors === flags.out) {
       throw new UsageError('--errors and --out must name different files.')
     }
-    const [{createSource, createOptions}, {createDemands}, {parseShard}, {runBatchCommand}] = await Promise.all([
-      import('../../cli/demand-create.js'),
-      import('../../services/demands/create.js'),
-      import('../../services/demands/batch-validate.js'),
-      import('../../cli/batch-output.js'),
-    ])
+    const [{createSource, createOptions}, {createDemands, BatchStopped}, {parseShard}, {runBatchCommand}] =
+      await Promise.all([
+        import('../../cli/demand-create.js'),
+        import('../../services/demands/create.js'),
+        import('../../services/demands/batch-validate.js'),
+        import('../../cli/batch-output.js'),
+      ])
     const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
     const {source, identity} = await createSource(flags)
     // Resolving the profile loads the config store, whose exit hooks must be in
@@ -102,6 +103,11 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
       return await runBatchCommand({...shown, ...given({out: flags.out})}, (hooks) =>
         createDemands(() => this.context(flags).service(), source, {...hooks, ...options}),
       )
+    } catch (error) {
+      // Stopped by an error (credentials refused mid-way): the report first, then the error and its exit code.
+      if (!(error instanceof BatchStopped)) throw error
+      await this.printBeforeError(error.result)
+      throw error.reason
     } finally {
       source.close()
     }

@@ -181,7 +181,10 @@ export class DraftIdFinder {
 
   private async page(q: ListDemandsQuery): Promise<DemandPage> {
     this.requests++
-    return listDemands(this.ctx.client, this.ctx.businessId, 'all', q, {retries: LOOKUP_RETRIES})
+    return listDemands(this.ctx.client, this.ctx.businessId, 'all', q, {
+      retries: LOOKUP_RETRIES,
+      operation: 'looking up rows that may have been created',
+    })
   }
 
   private readonly describe = (record: DemandRecord, draftId: string): FoundDemand => {

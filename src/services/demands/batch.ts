@@ -135,9 +135,15 @@ export interface BatchSummary {
   unknown: number
   /** Failed rows whose draftId more than one demand carries (`outcome: "ambiguous"`, with their `ids`). */
   ambiguous: number
-  /** Valid rows not settled because the run was stopped. */
+  /** Valid rows not sent because the run was stopped (interrupted, or `stoppedBy`). */
   pending: number
   interrupted: boolean
+  /**
+   * Why the run stopped before every row was settled, when an error stopped it
+   * (credentials refused mid-way, a journal that cannot be written): its message;
+   * null otherwise. The rows not sent say so in their outcomes.
+   */
+  stoppedBy: string | null
   requests: number
   /** Chunks sent again after a failure that proved nothing was created. */
   retries: number
@@ -210,6 +216,21 @@ interface Chunk {
  * 5. A service that fails chunk after chunk (ServiceHealth) gets no more: the
  *    rest are reported as not sent.
  */
+/**
+ * A batch an error stopped (credentials refused mid-way, a journal that cannot be
+ * written): `result` is what the run did, every row's outcome reported, and
+ * `reason` the error, for the caller to report once it has shown the result.
+ */
+export class BatchStopped<R = BatchSummary> extends Error {
+  constructor(
+    readonly result: R,
+    readonly reason: unknown,
+  ) {
+    super(reason instanceof Error ? reason.message : String(reason))
+    this.name = 'BatchStopped'
+  }
+}
+
 export async function runBatch(
   context: ServiceContext | (() => Promise<ServiceContext>),
   source: RowSource,
@@ -270,6 +291,7 @@ class BatchRun {
       ambiguous: 0,
       pending: validation.valid,
       interrupted: false,
+      stoppedBy: null,
       requests: 0,
       retries: 0,
       reconciled: 0,
@@ -292,9 +314,14 @@ class BatchRun {
       await this.log.close()
       this.summary.lookups = this.finder.requests
     }
-    if (this.fatal) throw this.fatal.error
+    if (this.fatal) {
+      const why = messageOf(this.fatal.error)
+      this.summary.stoppedBy = why
+      await this.reportUnsent(`the run stopped: ${why}; once that is fixed, running the same command again sends it`)
+      throw new BatchStopped(this.summary, this.fatal.error)
+    }
     this.summary.interrupted = Boolean(this.opts.signal?.aborted) && this.summary.pending > 0
-    if (this.summary.interrupted) await this.reportUnsent()
+    if (this.summary.interrupted) await this.reportUnsent('the run was interrupted; running it again sends it')
     return this.summary
   }
 
@@ -479,7 +506,8 @@ class BatchRun {
   private async process(chunk: Chunk): Promise<void> {
     let step: ChunkStep = chunk.rows.some((r) => r.maybeSentAt !== undefined) ? {next: 'reconcile'} : {next: 'send'}
     for (;;) {
-      if (step.next === 'done' || step.next === 'stop') return
+      if (step.next === 'done') return
+      if (step.next === 'stop') return this.stopChunk(chunk)
       if (step.next === 'give-up') return this.giveUp(chunk, step.outcome)
       const down = this.health.down()
       if (down !== undefined) return this.skip(chunk, `the service failed the chunks before it (${down})`)
@@ -727,15 +755,26 @@ class BatchRun {
   }
 
   /**
-   * After Ctrl-C or SIGTERM, the rows never sent, each with its outcome, so the
-   * output covers every row as it does when a time budget stops the run. They stay
-   * counted as pending (not failed): the summary says how many, and a re-run sends them.
+   * A chunk the run stopped in (Ctrl-C, an error that stops everything): rows the
+   * service may have created, or confirmed, are reported as such now; rows never
+   * sent stay pending, for reportUnsent.
    */
-  private async reportUnsent(): Promise<void> {
+  private stopChunk(chunk: Chunk): void {
+    const sent = chunk.rows.filter((r) => r.confirmed || r.maybeSentAt !== undefined)
+    for (const r of sent) this.settle(this.outcomeOf(chunk, r, r.confirmed ? 'confirmed' : 'unknown'), 'created')
+    if (sent.length > 0) this.progress()
+  }
+
+  /**
+   * Once the run has stopped (Ctrl-C, SIGTERM, or `stoppedBy`), the rows never sent,
+   * each with its outcome (`not sent: why`), so the output covers every row as it
+   * does when a time budget stops the run. They stay counted as pending (not
+   * failed): the summary says how many, and a re-run sends them.
+   */
+  private async reportUnsent(why: string): Promise<void> {
     for await (const {row, item} of this.spool!.read()) {
       if (this.settled.has(row)) continue
-      const draftId = typeof item.draftId === 'string' ? item.draftId : draftIdFor(this.identity, row - 1)
-      this.opts.onResult?.({row, draftId, error: 'not sent: the run was interrupted; running it again sends it'})
+      this.opts.onResult?.({row, draftId: item.draftId as string, error: `not sent: ${why}`})
     }
   }
 

@@ -1,7 +1,8 @@
 import type {ServiceContext} from '../context.js'
-import {runBatch, type BatchOptions, type BatchSummary, type RowOutcome} from './batch.js'
+import {BatchStopped, runBatch, type BatchOptions, type BatchSummary, type RowOutcome} from './batch.js'
 import type {RowSource, ValidationReport} from './batch-validate.js'
 
+export {BatchStopped} from './batch.js'
 export {draftIdFor, idempotencyKeyFor, proofFileName, quoteIdentity} from './batch-ids.js'
 
 /**
@@ -32,7 +33,8 @@ export interface CreateOptions extends BatchOptions {
 
 /**
  * Creates demands from rows (a file, or one quote from flags) as one batch, and
- * answers the one CreateResult whatever the path taken.
+ * answers the one CreateResult whatever the path taken; a run an error stopped
+ * throws BatchStopped with that CreateResult.
  */
 export async function createDemands(
   context: ServiceContext | (() => Promise<ServiceContext>),
@@ -41,18 +43,26 @@ export async function createDemands(
 ): Promise<CreateResult> {
   const {collect, out, onResult, ...batch} = opts
   const results: RowOutcome[] = []
-  const summary = await runBatch(context, source, {
-    ...batch,
-    onResult: (outcome) => {
-      if (collect) results.push(outcome)
-      onResult?.(outcome)
-    },
-  })
-  return createResult(
-    summary,
-    results.sort((a, b) => a.row - b.row),
-    out,
-  )
+  const result = (summary: BatchSummary) =>
+    createResult(
+      summary,
+      results.sort((a, b) => a.row - b.row),
+      out,
+    )
+  try {
+    return result(
+      await runBatch(context, source, {
+        ...batch,
+        onResult: (outcome) => {
+          if (collect) results.push(outcome)
+          onResult?.(outcome)
+        },
+      }),
+    )
+  } catch (error) {
+    if (error instanceof BatchStopped) throw new BatchStopped(result(error.result as BatchSummary), error.reason)
+    throw error
+  }
 }
 
 function createResult(summary: BatchSummary, results: RowOutcome[], out: string | undefined): CreateResult {
