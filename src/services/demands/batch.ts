@@ -427,41 +427,18 @@ class BatchRun {
     for await (const {row, item, chars} of this.spool!.read()) {
       if (this.stopped()) return
       const state = this.earlier.get(row)
-      if (state?.state === 'done') {
-        this.settle(state.result, 'resumed')
-        this.progress()
-        continue
-      }
       // A row maybe sent is looked up by the draftId it went with (a journal of an older mfg named rows otherwise).
       const draftId = state?.state === 'maybe' && state.draftId !== undefined ? state.draftId : (item.draftId as string)
       item.draftId = draftId
       const elsewhere = state === undefined ? this.byDraftId.get(draftId) : undefined
-      if (elsewhere?.state === 'done') {
-        // Made by a run of another input (the file before an edit): not this run's to send.
-        const result = {...elsewhere.result, row}
-        this.log.done([result])
-        this.summary.resumedElsewhere++
-        if (elsewhere.from && !this.summary.earlierInputs.some((e) => e.at === elsewhere.from!.at)) {
-          this.summary.earlierInputs.push(elsewhere.from)
-        }
-        this.settle(result, 'resumed')
+      if (this.settledBefore(row, draftId, state, elsewhere)) {
         this.progress()
         continue
       }
-      if (elsewhere?.pid !== undefined) {
-        this.settle(
-          {
-            row,
-            draftId,
-            error: `not sent: another run (pid ${elsewhere.pid}, of another input to the same service) has sent a row with the same content and is still going; run the command again once it has finished`,
-          },
-          'created',
-        )
-        this.progress()
-        continue
-      }
-      const maybe = state?.state === 'maybe' || elsewhere !== undefined
-      const sentAt = state?.state === 'maybe' ? state.sentAt : elsewhere?.sentAt
+      // Left here: rows no run created, some of them maybe sent (by an earlier run of this input or of another).
+      const sentAt =
+        state?.state === 'maybe' ? state.sentAt : elsewhere?.state === 'maybe' ? elsewhere.sentAt : undefined
+      const maybe = sentAt !== undefined
       // Characters stand for bytes in rows under 10,000 of them: at 3 bytes each, 100 such rows
       // add at most 2 MB to what was counted, within the fifth of the limit kept free.
       const size = jsonBytes(item, 10_000, chars) + 1
@@ -479,6 +456,44 @@ class BatchRun {
       }
     }
     if (current.length > 0 && !this.stopped()) yield current
+  }
+
+  /**
+   * Settles, without a request, a row a run has dealt with already: created by an
+   * earlier run of this input (`state`), or of another input (`elsewhere`, then
+   * journalled as this run's), or sent by another input's run still going on.
+   */
+  private settledBefore(
+    row: number,
+    draftId: string,
+    state: JournalRowState | undefined,
+    elsewhere: DraftIdState | undefined,
+  ): boolean {
+    if (state?.state === 'done') {
+      this.settle(state.result, 'resumed')
+      return true
+    }
+    if (elsewhere?.state === 'done') {
+      // Made by a run of another input (the file before an edit): not this run's to send.
+      const result = {...elsewhere.result, row}
+      this.log.done([result])
+      this.summary.resumedElsewhere++
+      if (elsewhere.from && !this.summary.earlierInputs.some((e) => e.at === elsewhere.from!.at)) {
+        this.summary.earlierInputs.push(elsewhere.from)
+      }
+      this.settle(result, 'resumed')
+      return true
+    }
+    if (elsewhere?.pid === undefined) return false
+    this.settle(
+      {
+        row,
+        draftId,
+        error: `not sent: another run (pid ${elsewhere.pid}, of another input to the same service) has sent a row with the same content and is still going; run the command again once it has finished`,
+      },
+      'created',
+    )
+    return true
   }
 
   /**
