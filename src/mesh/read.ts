@@ -3,6 +3,7 @@ import {MeshError} from './errors.js'
 import {overLimit, resolveLimits} from './limits.js'
 import {readObj} from './obj.js'
 import {isBinaryStlSize, readAsciiStl, readBinaryStl} from './stl.js'
+import {withoutBom} from './text.js'
 import {read3mf} from './threemf.js'
 import type {LengthUnit, Mesh, ReadOptions} from './types.js'
 
@@ -104,10 +105,13 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
   } else if (isBinaryStlSize(bytes)) {
     mesh = readBinaryStl(bytes)
   } else if (looksLikeText(bytes)) {
-    const word = firstWord(bytes)
-    if (word === 'solid') mesh = readAsciiStl(bytes)
-    else if (OBJ_WORDS.has(word) || hint === 'obj') mesh = readObj(bytes)
-    else if (hint === 'stl') mesh = readAsciiStl(bytes)
+    // A text file may open with a byte-order mark; a binary STL's header never reaches here
+    // (its size decided above), so one starting with the same bytes stays binary.
+    const text = withoutBom(bytes)
+    const word = firstWord(text)
+    if (word === 'solid') mesh = readAsciiStl(text)
+    else if (OBJ_WORDS.has(word) || hint === 'obj') mesh = readObj(text)
+    else if (hint === 'stl') mesh = readAsciiStl(text)
     else if (word === '') throw new MeshError('the file holds only blanks and comments')
     else
       throw new MeshError(

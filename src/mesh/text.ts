@@ -32,6 +32,14 @@ export function forEachLine(bytes: Uint8Array, onLine: (line: string, lineNo: nu
   }
 }
 
+/**
+ * The bytes after a leading UTF-8 byte-order mark (EF BB BF), which some editors and
+ * exporters write at the start of a text file; the bytes themselves when there is none.
+ */
+export function withoutBom(bytes: Uint8Array): Uint8Array {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
+}
+
 const WS = /\s+/
 
 /** Splits a line into whitespace-separated tokens. */

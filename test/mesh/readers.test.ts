@@ -14,6 +14,24 @@ describe('format detection', () => {
     expect(measureMesh(m).volume).toBe(8000)
   })
 
+  it('reads an ASCII STL that starts with a UTF-8 byte-order mark', () => {
+    const ascii = meshBytes('logo-ascii.stl')
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...ascii])
+    const m = readMesh(bom, {fileName: 'part.stl'})
+    expect(m.format).toBe('stl-ascii')
+    expect(measureMesh(m).volume).toBe(measureMesh(readMesh(ascii)).volume)
+    // Without a name to hint at STL too.
+    expect(readMesh(bom).format).toBe('stl-ascii')
+  })
+
+  it('reads a binary STL whose header starts with the bytes of a byte-order mark and "solid" as binary', () => {
+    const bytes = meshBytes('cube20.stl').slice()
+    bytes.set([0xef, 0xbb, 0xbf, ...Buffer.from('solid cube')], 0)
+    const m = readMesh(bytes)
+    expect(m.format).toBe('stl-binary')
+    expect(measureMesh(m).volume).toBe(8000)
+  })
+
   it('reads content, not the extension', () => {
     expect(readMesh(meshBytes('logo.obj'), {fileName: 'part.stl'}).format).toBe('obj')
     expect(readMesh(meshBytes('logo-prusa.3mf'), {fileName: 'part.stl'}).format).toBe('3mf')
