@@ -18,6 +18,15 @@ const UNITS: Record<string, number> = {
   meter: 1000,
 }
 
+// An object's type says what its mesh is for. Only a "model" mesh is the part itself.
+// "support" and "solidsupport" are scaffolding printed with it and removed afterwards
+// (the spec lets a consumer drop them or make its own; a solid support is filled, but it
+// is still not what the customer receives), "surface" is an open sheet with no inside,
+// and "other" may not be built at all. So the part's volume, size and area come from
+// "model" meshes alone; a value outside the spec's list is read as the default, "model".
+// On an object made of components the type means nothing: each component's own counts.
+const NOT_PART_TYPES = new Set(['support', 'solidsupport', 'surface', 'other'])
+
 const MODEL_REL = 'http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel'
 
 // Components can repeat an object many times (each level of a chain doubling it, say), so
@@ -38,6 +47,8 @@ interface Component {
 interface ModelObject {
   id: string
   name?: string
+  /** The object's mesh is part of the solid to measure (see PART_TYPES). */
+  isPart: boolean
   vertices: Float64Array
   vertexCount: number
   triangles: Uint32Array
@@ -281,6 +292,7 @@ export function modelParser(
         if (model.objects.has(a.id)) sc.fail(`object id ${a.id} is used twice`)
         object = {
           id: a.id,
+          isPart: !NOT_PART_TYPES.has(a.type ?? 'model'),
           vertices: new Float64Array(0),
           vertexCount: 0,
           triangles: new Uint32Array(0),
@@ -481,6 +493,8 @@ function buildMesh(models: Map<string, Model>, rootPath: string, limits: Require
   const out = new IndexBuffer()
   const objects: MeshObject[] = []
   const active = new Set<string>()
+  /** Triangles of support, surface and other objects, left out of the part. */
+  let skipped = 0
 
   const emit = (model: Model, objectId: string, transform: Transform, depth: number): void => {
     const obj = model.objects.get(objectId)
@@ -489,7 +503,8 @@ function buildMesh(models: Map<string, Model>, rootPath: string, limits: Require
     if (active.has(key) || depth > 64)
       throw new MeshError(`3MF ${model.path}: object ${objectId} contains itself through its components`)
     active.add(key)
-    if (obj.triangleCount > 0) {
+    if (!obj.isPart) skipped += obj.triangleCount
+    else if (obj.triangleCount > 0) {
       const m = transform
       const v = obj.vertices
       const map = new Uint32Array(obj.vertexCount)
@@ -559,7 +574,12 @@ function buildMesh(models: Map<string, Model>, rootPath: string, limits: Require
     if (name !== undefined) o.name = name
     objects.push(o)
   }
-  if (out.length === 0) throw new MeshError(`3MF ${root.path}: the build items hold no triangles`)
+  if (out.length === 0)
+    throw new MeshError(
+      skipped > 0
+        ? `3MF ${root.path}: the build holds no object of type model, only support, surface or other objects, which are not the part`
+        : `3MF ${root.path}: the build items hold no triangles`,
+    )
   const positions = welder.positions()
   if (scale !== 1) for (let i = 0; i < positions.length; i++) positions[i] = positions[i]! * scale
   return {

@@ -200,6 +200,36 @@ describe('3MF', () => {
     expect(measureMesh(readMesh(bytes)).volume).toBeCloseTo(6, 12)
   })
 
+  it('measures only objects of type model: support, solidsupport and surface objects are not the part', () => {
+    const typed = (id: number, size: number, type: string) =>
+      boxObject(id, size, size, size).replace('type="model"', `type="${type}"`)
+    for (const type of ['support', 'solidsupport', 'surface']) {
+      // A 10 mm cube to price, and a 5 mm box of another type: beside it as a build item,
+      // and under it as a component of one assembly.
+      const beside = measureMesh(
+        readMesh(
+          zip3mf(
+            modelXml(
+              boxObject(1, 10, 10, 10) + typed(2, 5, type),
+              '<item objectid="1"/><item objectid="2" transform="1 0 0 0 1 0 0 0 1 0 0 100"/>',
+            ),
+          ),
+        ),
+      )
+      expect([beside.volume, beside.height, beside.parts]).toEqual([1000, 10, 1])
+      const assembly =
+        boxObject(1, 10, 10, 10) +
+        typed(2, 5, type) +
+        '<object id="3" type="model"><components><component objectid="1"/><component objectid="2" transform="1 0 0 0 1 0 0 0 1 0 0 -5"/></components></object>'
+      const under = measureMesh(readMesh(zip3mf(modelXml(assembly, '<item objectid="3"/>'))))
+      expect([under.volume, under.height, under.parts]).toEqual([1000, 10, 1])
+    }
+    // A build of supports alone has no part to measure.
+    expect(() => readMesh(zip3mf(modelXml(typed(2, 5, 'support'), '<item objectid="2"/>')))).toThrow(
+      /no object of type model/,
+    )
+  })
+
   it('follows production-extension p:path components into other model parts', () => {
     const root = `<?xml version="1.0"?>
 <model unit="millimeter" xmlns="http://schemas.microsoft.com/3dmanufacturing/core/2015/02" xmlns:p="http://schemas.microsoft.com/3dmanufacturing/production/2015/06">
