@@ -15,7 +15,7 @@ import {
   type EstimateResult,
 } from '../services/price/estimate.js'
 import {InputError} from '../services/errors.js'
-import {measureAnyFile, measurePart} from '../services/price/measure.js'
+import {measureAnyFile, measurePart, unpricedReason, type PartMeasurement} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
 import {defined, given} from '../util/fields.js'
 import {UsageError} from './errors.js'
@@ -60,13 +60,24 @@ export function unitOf(unit: string): Unit {
 
 /** A mesh (STL, OBJ, 3MF) with its measures, as the estimate input takes it; read at once, for the prompt's check. */
 export function measuredPart(file: string, unit: string): NonNullable<EstimateInput['part']> {
-  return {file, measurement: measurePart({file, unit: unitOf(unit)})}
+  return priceable(file, measurePart({file, unit: unitOf(unit)}))
+}
+
+/** The part, when its mesh has a volume to price; otherwise an InputError saying why and what to give instead. */
+function priceable(file: string, measurement: PartMeasurement): NonNullable<EstimateInput['part']> {
+  const unpriced = unpricedReason(file, measurement)
+  if (unpriced)
+    throw new InputError(
+      `${unpriced}; close the mesh and give it again, or give the part's measures instead of --part: --size WxDxH (mfg price measure ${file} shows it) and --volume MM3 or --weight G`,
+    )
+  return {file, measurement}
 }
 
 /**
  * `--part FILE`: a mesh, or a STEP or IGES solid (the formats CNC shops are sent),
  * read and measured as `price measure` reads and measures it, whatever its name
- * says. A DXF is a flat pattern with no volume: refused with how to price one.
+ * says. A DXF is a flat pattern with no volume, and an open or non-manifold mesh has
+ * none defined: both are refused with how to price the part from its measures.
  */
 export async function partFromFlag(file: string, unit: string): Promise<NonNullable<EstimateInput['part']>> {
   const measurement = await measureAnyFile({file, unit: unitOf(unit)})
@@ -75,7 +86,7 @@ export async function partFromFlag(file: string, unit: string): Promise<NonNulla
       `${file}: a DXF is a flat pattern, with no volume to price from; give the sheet's --size and --thickness (mfg price measure ${file} --thickness MM gives its size), or a 3D file (STL, OBJ, 3MF, STEP, IGES)`,
     )
   }
-  return {file, measurement}
+  return priceable(file, measurement)
 }
 
 /** The flags of `price estimate` that describe the part and the order, as the estimate's input. */

@@ -388,4 +388,24 @@ describe('mfg demand quote', () => {
       'cube20.stl: the demand gives its unit as "furlong", which is none of mm, cm or inch',
     )
   })
+
+  it('skips a demand with a closed but non-manifold mesh, saying so (not "open")', async () => {
+    const up = await run(['post', 'upload', meshPath('edge-touch.stl'), '--json'])
+    expect(up.exitCode, up.stderr).toBe(0)
+    urls['edge-touch.stl'] = json<{url: string}[]>(up)[0]!.url
+    const file = join(sb.home, 'non-manifold.json')
+    const row = {draftId: 'quote-non-manifold', technique: '3D_PRINTING'}
+    writeFileSync(
+      file,
+      JSON.stringify([{...row, quoteModel: [item('edge-touch.stl', '3D_PRINTING', 'FDM', 'PLA', 1)]}]),
+    )
+    const created = await run(['demand', 'create', '--file', file, '--json'])
+    expect(created.exitCode, created.stderr).toBe(0)
+    const id = json<{results: {id: string}[]}>(created).results[0]!.id
+    const r = await run(['demand', 'quote', id, '--dry-run', '--json'])
+    expect(r.exitCode).toBe(4)
+    const reason = lines(r)[0]!.reason
+    expect(reason).toContain('edge-touch.stl: the mesh is not manifold (1 edge shared by more than two triangles)')
+    expect(reason).not.toContain('open')
+  })
 })

@@ -219,6 +219,26 @@ describe('mfg price estimate', () => {
     )
   })
 
+  it('refuses an open or non-manifold mesh (exit 2), naming the file and its edges and what to give instead', async () => {
+    for (const [file, says] of [
+      ['open-box.stl', 'open-box.stl: the mesh is open (4 open edges)'],
+      ['edge-touch.stl', 'edge-touch.stl: the mesh is not manifold (1 edge shared by more than two triangles)'],
+    ] as const) {
+      const r = await run(['price', 'estimate', '--part', mesh(file), '--material', 'PLA'])
+      expect(r.exitCode).toBe(2)
+      expect(r.stdout).toBe('')
+      const message = r.stderr.trim()
+      expect(message.split('\n')).toHaveLength(1)
+      expect(message).toContain(says)
+      expect(message).toContain('its volume is not defined')
+      expect(message).toContain('--size')
+      expect(message).toContain('--volume')
+    }
+    // The measures given instead of the file price it.
+    const measures = await run(['price', 'estimate', '--size', '20x20x20', '--volume', '8000', '--material', 'PLA'])
+    expect(measures.exitCode, measures.stderr).toBe(0)
+  })
+
   it('exits 2 naming --technology and the choices when the material is on several machines', async () => {
     const r = await run(['price', 'estimate', '--part', mesh('cube20.stl'), '--material', 'Steel S235'])
     expect(r.exitCode).toBe(2)

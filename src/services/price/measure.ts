@@ -70,6 +70,28 @@ function partMeasurement(file: string, m: Measurement): PartMeasurement {
   }
 }
 
+/** What tells whether a measured solid encloses a volume: its edge census. */
+type Edges = Pick<Measurement, 'closed' | 'openEdges' | 'nonManifoldEdges'>
+
+const count = (n: number, what: string) => `${n} ${what.replace('#', n === 1 ? '' : 's')}`
+
+/**
+ * Why a measured solid cannot be priced, starting with its file name; undefined when it can.
+ * Only a closed mesh, each edge in exactly two triangles, has a volume: an open one's
+ * figure depends on where the part sits (it is measured against the origin), and an edge
+ * in three or more triangles leaves what is inside unclear. Everything that prices a
+ * measured mesh asks this (price estimate, demand quote); price measure only shows it.
+ */
+export function unpricedReason(file: string, m: Edges): string | undefined {
+  if (m.closed) return undefined
+  const faults: string[] = []
+  if (m.openEdges > 0) faults.push(`open (${count(m.openEdges, 'open edge#')})`)
+  if (m.nonManifoldEdges > 0)
+    faults.push(`not manifold (${count(m.nonManifoldEdges, 'edge#')} shared by more than two triangles)`)
+  const what = faults.length > 0 ? `is ${faults.join(' and ')}` : 'has no edges (only degenerate triangles)'
+  return `${file}: the mesh ${what}, so its volume is not defined and cannot be priced`
+}
+
 /** `price measure --json` for a DXF flat pattern: the sheet's figures in mm. */
 export interface SheetPartMeasurement extends SheetMeasurement {
   file: string

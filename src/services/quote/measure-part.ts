@@ -7,6 +7,7 @@ import {
   type ReadLimits,
 } from '../../mesh/index.js'
 import type {EstimateInput} from '../price/estimate.js'
+import {unpricedReason} from '../price/measure.js'
 import type {PartFigures} from './types.js'
 
 /**
@@ -55,10 +56,8 @@ export async function measureQuotePart(
     if (error instanceof RangeError) throw new PartError(error.message, true)
     throw error
   }
-  if (part.kind === 'solid' && !part.measurement.closed)
-    throw new PartError(
-      `${name}: the mesh is open (${part.measurement.openEdges} open edges), so its volume cannot be trusted for a price.`,
-    )
+  const unpriced = part.kind === 'solid' ? unpricedReason(name, part.measurement) : undefined
+  if (unpriced) throw new PartError(`${unpriced}.`)
   return part
 }
 
