@@ -278,6 +278,12 @@ describe('mfg price estimate, answered through the real prompts', () => {
     expect(p.getScreen()).toContain('no such file')
     for (let i = 0; i < '/nonexistent/part.stl'.length; i++) p.events.keypress('backspace')
     await tick()
+    // So is a mesh that is not closed: it has no volume to price.
+    const open = meshPath('open-box.stl')
+    await typeAnswer(p, open)
+    expect(p.getScreen()).toContain('the mesh is open (4 open edges)')
+    for (let i = 0; i < open.length; i++) p.events.keypress('backspace')
+    await tick()
     p.events.keypress('enter')
     await tick()
     // Skipped: the measures the estimate needs instead.
