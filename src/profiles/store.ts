@@ -5,6 +5,7 @@ import type * as z from 'zod'
 
 import {extractApiKey} from '../schemas/secrets.js'
 import {fileReason} from '../util/file-reason.js'
+import {LockBusyError, withFileLock} from './file-lock.js'
 import {
   LOCAL_PROFILE,
   ProfileReader,
@@ -44,29 +45,32 @@ export class ProfileStore extends ProfileReader {
     const businessId = p.businessId?.trim()
     if (businessId) stored.businessId = businessId
     if (p.currency !== undefined && p.currency.trim() !== '') stored.currency = checkCurrency(p.currency)
-    const data = this.read()
-    this.#write({...data, profiles: {...data.profiles, [p.name]: stored}})
+    this.#update((data) => ({...data, profiles: {...data.profiles, [p.name]: stored}}))
   }
 
   /** Removes a profile; clears the current selection when it pointed there. False when absent. */
   remove(name: string): boolean {
-    const data = this.read()
-    if (!data.profiles || !Object.hasOwn(data.profiles, name)) return false
-    const profiles = {...data.profiles}
-    delete profiles[name]
-    const next: ConfigData = {...data, profiles}
-    if (next.current === name) delete next.current
-    this.#write(next)
-    return true
+    let removed = false
+    this.#update((data) => {
+      if (!data.profiles || !Object.hasOwn(data.profiles, name)) return undefined
+      const profiles = {...data.profiles}
+      delete profiles[name]
+      const next: ConfigData = {...data, profiles}
+      if (next.current === name) delete next.current
+      removed = true
+      return next
+    })
+    return removed
   }
 
   /** Makes a stored profile (or `local`) the current one. */
   use(name: string): void {
-    const data = this.read()
-    if (name !== LOCAL_PROFILE && !(data.profiles && Object.hasOwn(data.profiles, name))) {
-      throw unknownProfile(name, 'mfg profile use', this.list())
-    }
-    this.#write({...data, current: name})
+    this.#update((data) => {
+      if (name !== LOCAL_PROFILE && !(data.profiles && Object.hasOwn(data.profiles, name))) {
+        throw unknownProfile(name, 'mfg profile use', this.list())
+      }
+      return {...data, current: name}
+    })
   }
 
   #conf_(): Conf<ConfigData> {
@@ -87,11 +91,29 @@ export class ProfileStore extends ProfileReader {
     return this.#conf
   }
 
-  #write(data: ConfigData): void {
+  /**
+   * Reads the file, applies `change` and writes the result (undefined: nothing to
+   * write), all under the config's lock file, so that commands run at the same
+   * time each see the others' changes instead of overwriting them.
+   */
+  #update(change: (data: ConfigData) => ConfigData | undefined): void {
     try {
       if (!fs.existsSync(this.dir)) fs.mkdirSync(this.dir, {recursive: true, mode: 0o700})
-      this.#conf_().store = data
+      withFileLock(`${this.path}.lock`, () => {
+        const next = change(this.read())
+        if (!next) return
+        this.#conf_().store = next
+        // conf writes a new file each time; keep it owner-only whatever the umask or earlier mode.
+        if (process.platform !== 'win32') fs.chmodSync(this.path, 0o600)
+      })
     } catch (error) {
+      if (error instanceof ProfileError && error.cause === undefined) throw error
+      if (error instanceof LockBusyError) {
+        throw new ProfileError(
+          `the config file ${this.path} is being changed by another mfg (${error.holder}) for too long: nothing was saved. If no mfg is running, delete ${error.lockPath} and try again.`,
+          {code: 'config_busy', exitCode: 1},
+        )
+      }
       // A system error is where the file goes (a read-only MFG_HOME, a full disk), not the file: not "delete it".
       const cause = error instanceof ProfileError ? error.cause : error
       if (typeof (cause as NodeJS.ErrnoException | undefined)?.code !== 'string') throw this.broken(error)
@@ -100,7 +122,5 @@ export class ProfileStore extends ProfileReader {
         {code: 'config_unwritable', exitCode: 1, cause},
       )
     }
-    // atomically writes a new file each time; keep it owner-only whatever the umask or earlier mode.
-    if (process.platform !== 'win32') fs.chmodSync(this.path, 0o600)
   }
 }

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json, runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
+import {json, runBuiltCli, runCli, secretsOf, startCliSandbox, type CliResult, type CliSandbox} from '../helpers/cli.js'
 
 let sb: CliSandbox
 const outputs: CliResult[] = []
@@ -110,6 +110,25 @@ describe('mfg profile', () => {
       `cannot write the config file ${join(file, 'home', 'config.json')}: a part of the path is not a directory; nothing was saved`,
     )
     expect(r.stderr).not.toMatch(/delete it|ENOTDIR|\n\s+at /)
+  })
+
+  it('keeps every profile when several are added at the same time', async () => {
+    const {mkdtempSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const home = mkdtempSync(join(tmpdir(), 'mfg-concurrent-'))
+    const names = Array.from({length: 12}, (_, i) => `p${i}`)
+    const added = await Promise.all(
+      names.map((name) =>
+        runBuiltCli(
+          ['profile', 'add', name, '--base-url', sb.url, '--api-key', 'pk_business_abc123456', '--business-id', 'b'],
+          {env: {MFG_HOME: home}},
+        ),
+      ),
+    )
+    for (const r of added) expect(r.exitCode, r.stderr).toBe(0)
+    const listed = await run(['profile', 'list', '--json'], {MFG_HOME: home})
+    expect(json<{name: string}[]>(listed).map((x) => x.name)).toEqual([...names].sort().concat('local'))
+    expect(statSync(join(home, 'config.json')).mode & 0o777).toBe(0o600)
   })
 
   it('lists profiles with masked keys and marks the current one', async () => {
