@@ -86,11 +86,11 @@ function composeMessage(e: {
 }): string {
   const {status, statusText, details} = e
   const said = status !== undefined && e.serverMessage?.includes(`HTTP ${status}`) === true
+  // A part not known (a base URL refused before any request) is left out, not shown as "-".
+  const request = [e.method, e.path].filter((part) => part !== '' && part !== '-').join(' ')
   const where =
-    status === undefined || said
-      ? `${e.method} ${e.path}`
-      : `${e.method} ${e.path} → ${status}${statusText ? ` ${statusText}` : ''}`
-  let text = `${e.operation ? `${e.operation}: ` : ''}${e.serverMessage ?? 'request failed'} (${where})`
+    status === undefined || said ? request : `${request} → ${status}${statusText ? ` ${statusText}` : ''}`.trim()
+  let text = `${e.operation ? `${e.operation}: ` : ''}${e.serverMessage ?? 'request failed'}${where ? ` (${where})` : ''}`
   if (details && details.length > 0) {
     const shown = details.slice(0, 20).map((d) => `  - ${d.path || '(body)'}: ${d.message}`)
     if (details.length > shown.length) shown.push(`  … and ${details.length - shown.length} more`)

@@ -10,6 +10,7 @@ import {
   ProfileStore,
   mfgPaths,
   normalizeBaseUrl,
+  storedBaseUrl,
   unknownProfile,
   type Profile,
 } from '../profiles/index.js'
@@ -85,7 +86,20 @@ export function gatherProfiles(wanted: string | undefined, env: NodeJS.ProcessEn
       fix: `repair ${store.path} by hand, or move it away and add the profiles again with mfg profile add`,
     })
   }
-  const profiles: DoctorProfile[] = stored.map((p) => ({...p, source: 'stored'}))
+  const profiles: DoctorProfile[] = []
+  for (const p of stored) {
+    try {
+      profiles.push({...p, baseUrl: storedBaseUrl(p, store.path), source: 'stored'})
+    } catch (error) {
+      problems.push({
+        check: 'profile',
+        target: p.name,
+        status: 'fail',
+        message: (error as Error).message,
+        fix: `set baseUrl of "${p.name}" in ${store.path} to the http(s) address of the service (mfg profile add ${p.name} --base-url URL)`,
+      })
+    }
+  }
   const envName = stored.some((p) => p.name === 'env') ? 'MFG_BASE_URL' : 'env'
   const fromEnv = envProfile(envName, env)
   if (fromEnv && 'check' in fromEnv) problems.push(fromEnv)
@@ -98,9 +112,12 @@ export function gatherProfiles(wanted: string | undefined, env: NodeJS.ProcessEn
   if (!name) return {...base, profiles, includeLocal: true}
   if (name === LOCAL_PROFILE) return {...base, profiles: [], includeLocal: true}
   const chosen = profiles.find((p) => p.name === name)
-  // With an unreadable config file the finding above says why the name is unknown.
-  if (!chosen && problems.length === 0) throw unknownProfile(name, '--profile', stored)
-  return {...base, profiles: chosen ? [chosen] : [], includeLocal: false}
+  // With an unreadable config file (or that profile's base URL) the finding says why it is not checked.
+  if (!chosen && !problems.some((c) => c.check === 'config' || c.target === name)) {
+    throw unknownProfile(name, '--profile', stored)
+  }
+  const own = problems.filter((c) => c.check !== 'profile' || c.target === name)
+  return {...base, problems: own, profiles: chosen ? [chosen] : [], includeLocal: false}
 }
 
 /** The MFG_BASE_URL profile, a finding when the variable is malformed, or undefined when unset. */
@@ -129,6 +146,12 @@ function envProfile(name: string, env: NodeJS.ProcessEnv): DoctorProfile | Check
       fix: 'set MFG_BASE_URL to the http(s) address of the service, or unset it',
     }
   }
+}
+
+/** The profiles the report has a heading for: those checked and those that could not be. */
+export function profileNames(gathered: GatheredProfiles): Set<string> {
+  const failed = gathered.problems.flatMap((c) => (c.check === 'profile' && c.target ? [c.target] : []))
+  return new Set([...gathered.profiles.map((p) => p.name), ...failed])
 }
 
 /** One line per check under "This machine" or its profile, with the fix beneath; symbols only with colour. */

@@ -28,12 +28,15 @@ Exit status: 0 when every check is ok or only warns, 1 when any check failed, 2 
 
   async run(): Promise<DoctorReport> {
     const {flags} = await this.parse(Doctor)
-    const [{doctorInput, doctorSummary, renderDoctorReport}, {inspectEmbeddedDatabase}, {maskReport, runDoctor}] =
-      await Promise.all([
-        import('../cli/doctor.js'),
-        import('../cli/embedded.js'),
-        import('../services/doctor/index.js'),
-      ])
+    const [
+      {doctorInput, doctorSummary, profileNames, renderDoctorReport},
+      {inspectEmbeddedDatabase},
+      {maskReport, runDoctor},
+    ] = await Promise.all([
+      import('../cli/doctor.js'),
+      import('../cli/embedded.js'),
+      import('../services/doctor/index.js'),
+    ])
     const {input, gathered} = doctorInput({
       wanted: flags.profile,
       requiredNode: this.config.pjson.engines?.node as string | undefined,
@@ -42,7 +45,7 @@ Exit status: 0 when every check is ok or only warns, 1 when any check failed, 2 
     })
     const report = await runDoctor(input, {inspectDatabase: inspectEmbeddedDatabase})
     const shown = maskReport(report, gathered.secrets)
-    if (!this.jsonEnabled()) writeOut(renderDoctorReport(shown, new Set(gathered.profiles.map((p) => p.name))))
+    if (!this.jsonEnabled()) writeOut(renderDoctorReport(shown, profileNames(gathered)))
     this.note(doctorSummary(shown))
     if (!shown.ok) process.exitCode = 1
     return shown

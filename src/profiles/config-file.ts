@@ -171,6 +171,23 @@ export function normalizeBaseUrl(raw: string, source: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 
+/**
+ * A stored profile's base URL, checked and normalised as `--base-url` is when
+ * added: the file may have been edited by hand. Wrong: a ProfileError (exit 2)
+ * naming the profile, its baseUrl field and the file.
+ */
+export function storedBaseUrl(p: Profile, file: string): string {
+  try {
+    return normalizeBaseUrl(p.baseUrl, `the baseUrl of profile "${p.name}" in ${file}`)
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error
+    throw new ProfileError(
+      `${error.message}. Correct it in the file, or add the profile again: mfg profile add ${p.name} --base-url URL`,
+      {code: error.code},
+    )
+  }
+}
+
 /** The error for a profile name that is not stored, listing the names that are. */
 export function unknownProfile(name: string, source: string, existing: Profile[]): ProfileError {
   const names = [...existing.map((p) => p.name), `${LOCAL_PROFILE} (embedded sandbox)`]

@@ -1,5 +1,12 @@
 import {extractApiKey} from '../schemas/secrets.js'
-import {LOCAL_PROFILE, ProfileReader, normalizeBaseUrl, unknownProfile, type Profile} from './config-file.js'
+import {
+  LOCAL_PROFILE,
+  ProfileReader,
+  normalizeBaseUrl,
+  storedBaseUrl,
+  unknownProfile,
+  type Profile,
+} from './config-file.js'
 
 export {LOCAL_PROFILE}
 
@@ -63,6 +70,8 @@ export function resolveProfile(
     const found: Profile | undefined = store.get(name)
     if (!found) throw unknownProfile(name, origin, store.list())
     resolved = {...found, embedded: false, overrides: [], ignored: [], source}
+    // MFG_BASE_URL in its place spares the stored one: a wrong value there then does no harm.
+    if (!set('MFG_BASE_URL')) resolved.baseUrl = storedBaseUrl(found, store.path)
   }
 
   const baseUrl = set('MFG_BASE_URL')

@@ -238,3 +238,16 @@ describe('retries and time budgets', () => {
     ])
   })
 })
+
+describe('a base URL refused before any request', () => {
+  it('says what is wrong without a stray "(- -)" for the request it never made', () => {
+    let error: unknown
+    try {
+      createClient({baseUrl: 'not a url', apiKey: KEY})
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ValidationError)
+    expect((error as Error).message).toBe('the base URL "not a url" is not a URL')
+  })
+})

@@ -4,9 +4,11 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   closeSync,
   rmSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs'
 import http from 'node:http'
@@ -364,6 +366,30 @@ describe('mfg doctor', () => {
     const report = json<Report>(r)
     expect(only(report, 'config', file)).toMatchObject({status: 'fail'})
     expect(only(report, 'v1', 'env').status).toBe('ok')
+  })
+
+  it('fails a stored profile whose baseUrl is not a URL, naming it, and still runs the other checks', async () => {
+    const home = tempDir('mfg-doctor-')
+    await addProfile(home, 'good')
+    await addProfile(home, 'broken')
+    const file = join(home, 'config.json')
+    const config = JSON.parse(readFileSync(file, 'utf8'))
+    config.profiles.broken.baseUrl = 'not a url'
+    writeFileSync(file, JSON.stringify(config), {mode: 0o600})
+    const r = await run(['doctor', '--json'], {env: {MFG_HOME: home, MFG_BASE_URL: undefined}})
+    expect(r.exitCode, r.stderr).toBe(1)
+    const report = json<Report>(r)
+    expect(only(report, 'profile', 'broken')).toMatchObject({
+      status: 'fail',
+      message: `the baseUrl of profile "broken" in ${file} must be an http(s) URL such as https://api.example.com; got "not a url". Correct it in the file, or add the profile again: mfg profile add broken --base-url URL`,
+    })
+    expect(only(report, 'v1', 'good').status).toBe('ok')
+    expect(only(report, 'node').status).toBe('ok')
+    // The text report puts it under the profile's heading; one profile's report is that failure alone.
+    const text = await run(['doctor', '--profile', 'broken'], {env: {MFG_HOME: home, MFG_BASE_URL: undefined}})
+    expect(text.exitCode).toBe(1)
+    expect(text.stdout).toMatch(/Profile broken\n\s*FAIL\s+profile\s+the baseUrl of profile "broken"/)
+    expect(text.stdout).not.toContain('Profile good')
   })
 
   it('never shows a key or token in clear', () => {

@@ -168,6 +168,27 @@ describe('mfg profile', () => {
     expect(json(r)).toMatchObject({profile: 'other', v1: {ok: true}})
   })
 
+  it('refuses a stored profile whose baseUrl was edited into something else, naming the profile and field', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const home = mkdtempSync(join(tmpdir(), 'mfg-badurl-'))
+    const file = join(home, 'config.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        current: 'typo',
+        profiles: {typo: {baseUrl: 'htps//x', apiKey: 'pk_business_abc123456', businessId: 'b'}},
+      }),
+      {mode: 0o600},
+    )
+    const r = await run(['demand', 'list'], {MFG_HOME: home})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      `the baseUrl of profile "typo" in ${file} must be an http(s) URL such as https://api.example.com; got "htps//x". Correct it in the file, or add the profile again: mfg profile add typo --base-url URL`,
+    )
+    expect(r.stderr).not.toMatch(/Invalid URL|\(- -\)|\n\s+at /)
+  })
+
   it('names the known profiles for an unknown one (exit 2)', async () => {
     const r = await run(['profile', 'use', 'nope'])
     expect(r.exitCode).toBe(2)
