@@ -312,6 +312,7 @@ export abstract class BaseCommand extends Command {
       ...(flags.timeout === undefined ? {} : {timeoutSeconds: flags.timeout}),
       ...(flags['total-timeout'] === undefined ? {} : {totalTimeoutSeconds: flags['total-timeout']}),
       log: (line) => writeErr(line),
+      warn: (text) => this.warnNote(text, true),
       // A long wait or a retry is said on a terminal; scripts and --json get the outcome only.
       ...(isTty(process.stderr) && !this.jsonEnabled() ? {onWait: (line: string) => writeErr(line)} : {}),
     })

@@ -21,6 +21,8 @@ export interface ContextOptions {
   env?: NodeJS.ProcessEnv
   /** Where `--verbose` lines go (stderr). */
   log?: (line: string) => void
+  /** Where a warning about the configuration goes (a misspelt key in config.json). */
+  warn?: (text: string) => void
 }
 
 /** The active profile with the credentials actually used (the sandbox's for `local`). */
@@ -127,6 +129,7 @@ export class CommandContext {
       const {resolveProfile} = await import('../profiles/resolve.js')
       const p = resolveProfile({flag: this.opts.profileFlag, env: this.env})
       this.remember(p.apiKey, p.authToken)
+      if (p.warning) this.opts.warn?.(p.warning)
       this.resolved = p
     }
     return this.resolved

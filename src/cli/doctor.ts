@@ -11,6 +11,7 @@ import {
   mfgPaths,
   normalizeBaseUrl,
   storedBaseUrl,
+  unknownKeyText,
   unknownProfile,
   type Profile,
 } from '../profiles/index.js'
@@ -77,6 +78,7 @@ export function gatherProfiles(wanted: string | undefined, env: NodeJS.ProcessEn
   let stored: Profile[] = []
   try {
     stored = store.list()
+    problems.push(...configContent(store, stored))
   } catch (error) {
     problems.push({
       check: 'config',
@@ -118,6 +120,37 @@ export function gatherProfiles(wanted: string | undefined, env: NodeJS.ProcessEn
   }
   const own = problems.filter((c) => c.check !== 'profile' || c.target === name)
   return {...base, problems: own, profiles: chosen ? [chosen] : [], includeLocal: false}
+}
+
+/**
+ * What is wrong inside a readable config file: a current profile that is not
+ * stored (every command would fail), and keys mfg does not read. A misspelling
+ * of a known key fails (a misspelt "current" sends commands to the embedded
+ * sandbox); a key like no known one only warns (a later mfg may have written it).
+ */
+function configContent(store: ProfileStore, stored: Profile[]): CheckResult[] {
+  const found: CheckResult[] = []
+  const current = store.current()
+  if (current !== undefined && current !== LOCAL_PROFILE && !stored.some((p) => p.name === current)) {
+    found.push({
+      check: 'config',
+      target: store.path,
+      status: 'fail',
+      message: `"current" names profile "${current}", which is not stored: every command without --profile fails`,
+      fix: `choose one with mfg profile use NAME (${[...stored.map((p) => p.name), LOCAL_PROFILE].join(', ')}), or add it with mfg profile add ${current}`,
+    })
+  }
+  const unknown = store.unknownKeys()
+  if (unknown.length > 0) {
+    found.push({
+      check: 'config',
+      target: store.path,
+      status: unknown.some((u) => u.meant !== undefined) ? 'fail' : 'warn',
+      message: `mfg does not read ${unknown.length === 1 ? 'the key' : 'the keys'} ${unknown.map(unknownKeyText).join(', ')}`,
+      fix: `rename or remove ${unknown.length === 1 ? 'it' : 'them'} in ${store.path}: mfg reads "current" and "profiles", and in each profile baseUrl, apiKey, authToken, businessId and currency`,
+    })
+  }
+  return found
 }
 
 /** The MFG_BASE_URL profile, a finding when the variable is malformed, or undefined when unset. */

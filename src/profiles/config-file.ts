@@ -5,6 +5,7 @@ import * as z from 'zod'
 
 import {CURRENCIES} from '../schemas/common.js'
 import {maskSecret} from '../schemas/secrets.js'
+import {closest} from '../util/closest.js'
 import {ProfileError} from './errors.js'
 import {mfgPaths} from './paths.js'
 
@@ -29,7 +30,20 @@ export const StoredProfile = z.looseObject({
   businessId: z.string().optional(),
   currency: z.string().optional(),
 })
-/** The whole config file. Unknown top-level keys are kept for later versions. */
+/** The keys mfg reads: at the top of the file, and in each profile. */
+const CONFIG_KEYS = ['current', 'profiles']
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'authToken', 'businessId', 'currency']
+
+/** A key of the config file mfg does not read, with the known key it is probably a misspelling of. */
+export interface UnknownKey {
+  key: string
+  meant?: string
+}
+
+/**
+ * The whole config file. Unknown keys are kept when it is written (a later version's),
+ * and reported by ProfileReader.unknownKeys (doctor, and a fall back to the sandbox).
+ */
 export const ConfigData = z.looseObject({
   current: z.string().optional(),
   profiles: z.record(z.string(), StoredProfile).optional(),
@@ -69,6 +83,16 @@ export class ProfileReader {
 
   current(): string | undefined {
     return this.read().current
+  }
+
+  /** The keys of the file mfg does not read (misspelt, or a later version's), top level first. */
+  unknownKeys(): UnknownKey[] {
+    const data = this.read()
+    const found = unknownOf(Object.keys(data), CONFIG_KEYS, '')
+    for (const [name, p] of Object.entries(data.profiles ?? {})) {
+      found.push(...unknownOf(Object.keys(p), PROFILE_KEYS, `profiles.${name}.`))
+    }
+    return found
   }
 
   protected read(): ConfigData {
@@ -112,6 +136,20 @@ export class ProfileReader {
       cause: error,
     })
   }
+}
+
+function unknownOf(keys: string[], known: string[], prefix: string): UnknownKey[] {
+  return keys
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const [meant] = closest(key, known, 1)
+      return {key: `${prefix}${key}`, ...(meant === undefined ? {} : {meant: `${prefix}${meant}`})}
+    })
+}
+
+/** `"curent" (did you mean "current"?)`. */
+export function unknownKeyText(u: UnknownKey): string {
+  return `"${u.key}"${u.meant === undefined ? '' : ` (did you mean "${u.meant}"?)`}`
 }
 
 export function toProfile(name: string, p: z.infer<typeof StoredProfile>): Profile {

@@ -4,6 +4,7 @@ import {
   ProfileReader,
   normalizeBaseUrl,
   storedBaseUrl,
+  unknownKeyText,
   unknownProfile,
   type Profile,
 } from './config-file.js'
@@ -22,6 +23,8 @@ export interface ResolvedProfile extends Profile {
   ignored: string[]
   /** Where the choice came from. */
   source: 'flag' | 'env' | 'current' | 'default'
+  /** Something to tell the user: a misspelt "current" that sent the command to the embedded sandbox. */
+  warning?: string
 }
 
 /**
@@ -62,6 +65,10 @@ export function resolveProfile(
   let resolved: ResolvedProfile
   if (name === undefined && !set('MFG_BASE_URL')) {
     resolved = {name: LOCAL_PROFILE, baseUrl: '', embedded: true, overrides: [], ignored: [], source: 'default'}
+    const typo = store.unknownKeys().find((u) => u.meant === 'current')
+    if (typo) {
+      resolved.warning = `${store.path} sets no current profile but has an unknown key ${unknownKeyText(typo)}: using the embedded sandbox (local)`
+    }
   } else if (name === undefined) {
     resolved = {name: 'env', baseUrl: '', embedded: false, overrides: [], ignored: [], source: 'env'}
   } else if (name === LOCAL_PROFILE) {

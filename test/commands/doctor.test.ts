@@ -392,6 +392,46 @@ describe('mfg doctor', () => {
     expect(text.stdout).not.toContain('Profile good')
   })
 
+  it('fails a current profile that is not stored, and a misspelt key, naming it and what it means', async () => {
+    const home = tempDir('mfg-doctor-')
+    await addProfile(home, 'shop')
+    const file = join(home, 'config.json')
+    const config = JSON.parse(readFileSync(file, 'utf8'))
+    writeFileSync(file, JSON.stringify({...config, current: 'gone', futureThing: 1}), {mode: 0o600})
+    let r = await run(['doctor', '--json'], {env: {MFG_HOME: home, MFG_BASE_URL: undefined}})
+    expect(r.exitCode, r.stderr).toBe(1)
+    let found = json<Report>(r).checks.filter((c) => c.check === 'config')
+    expect(found).toEqual([
+      {
+        check: 'config',
+        target: file,
+        status: 'fail',
+        message: '"current" names profile "gone", which is not stored: every command without --profile fails',
+        fix: 'choose one with mfg profile use NAME (shop, local), or add it with mfg profile add gone',
+      },
+      {
+        check: 'config',
+        target: file,
+        status: 'warn',
+        message: 'mfg does not read the key "futureThing"',
+        fix: `rename or remove it in ${file}: mfg reads "current" and "profiles", and in each profile baseUrl, apiKey, authToken, businessId and currency`,
+      },
+    ])
+    expect(only(json<Report>(r), 'v1', 'shop').status).toBe('ok')
+
+    writeFileSync(file, JSON.stringify({curent: 'shop', profiles: {shop: {...config.profiles.shop, apiKye: 'x'}}}))
+    r = await run(['doctor', '--json'], {env: {MFG_HOME: home, MFG_BASE_URL: undefined}})
+    expect(r.exitCode, r.stderr).toBe(1)
+    found = json<Report>(r).checks.filter((c) => c.check === 'config')
+    expect(found).toMatchObject([
+      {
+        status: 'fail',
+        message:
+          'mfg does not read the keys "curent" (did you mean "current"?), "profiles.shop.apiKye" (did you mean "profiles.shop.apiKey"?)',
+      },
+    ])
+  })
+
   it('never shows a key or token in clear', () => {
     expect(outputs.length).toBeGreaterThan(10)
     for (const o of outputs) {

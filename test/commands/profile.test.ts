@@ -189,6 +189,25 @@ describe('mfg profile', () => {
     expect(r.stderr).not.toMatch(/Invalid URL|\(- -\)|\n\s+at /)
   })
 
+  it('warns when a misspelt "current" leaves commands on the embedded sandbox, naming the key', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const home = mkdtempSync(join(tmpdir(), 'mfg-typo-'))
+    const file = join(home, 'config.json')
+    const shop = {baseUrl: sb.url, apiKey: sb.businesses[0]!.apiKey, businessId: sb.businesses[0]!.id}
+    writeFileSync(file, JSON.stringify({curent: 'shop', profiles: {shop}}), {mode: 0o600})
+    let r = await run(['profile', 'show', '--json'], {MFG_HOME: home})
+    expect(json(r)).toMatchObject({name: 'local', embedded: true})
+    r = await run(['auth', 'status'], {MFG_HOME: home})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      `Warning: ${file} sets no current profile but has an unknown key "curent" (did you mean "current"?): using the embedded sandbox (local).`,
+    )
+    // Spelt right, or with --profile, nothing is said.
+    r = await run(['auth', 'status', '--profile', 'shop'], {MFG_HOME: home})
+    expect(r.stderr).not.toContain('curent')
+  })
+
   it('names the known profiles for an unknown one (exit 2)', async () => {
     const r = await run(['profile', 'use', 'nope'])
     expect(r.exitCode).toBe(2)
