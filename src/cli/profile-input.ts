@@ -15,12 +15,46 @@ export interface ProfileFlags {
   currency?: string | undefined
 }
 
+/** What a stored profile's fields are called in messages, in the order they are said. */
+const KEPT_NAMES: [keyof Omit<Profile, 'name'>, keyof ProfileFlags, string][] = [
+  ['baseUrl', 'base-url', 'base URL'],
+  ['apiKey', 'api-key', 'API key'],
+  ['authToken', 'auth-token', 'auth token'],
+  ['businessId', 'business-id', 'business id'],
+  ['currency', 'currency', 'currency'],
+]
+
 /**
- * The profile `name` from the flags; a missing base URL, API key or business id is
- * asked for, the key and the auth token (optional, asked only in a terminal) with a
- * hidden prompt. A pasted, displayed key is reduced to its pk_business_... part.
+ * The profile `name` from the flags. Replacing a stored profile, what the flags
+ * leave out is kept from it (`kept`: those values' names, for saying so); else a
+ * missing base URL, API key or business id is asked for, the key and the auth token
+ * (optional, asked only in a terminal) with a hidden prompt. A pasted, displayed key
+ * is reduced to its pk_business_... part.
  */
-export async function profileFromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
+export async function profileFromFlags(
+  name: string,
+  given_: ProfileFlags,
+  stored?: Profile,
+): Promise<{profile: Profile; kept: string[]}> {
+  const kept: string[] = []
+  const flags = {...given_}
+  for (const [field, flag, words] of KEPT_NAMES) {
+    const value = stored?.[field]
+    if (flags[flag] === undefined && value !== undefined) {
+      flags[flag] = value
+      kept.push(words)
+    }
+  }
+  return {profile: await fromFlags(name, flags), kept}
+}
+
+/** `Kept its stored auth token and currency (…)`: what re-adding a profile did not replace. */
+export function keptNote(kept: string[]): string {
+  const words = kept.length > 1 ? `${kept.slice(0, -1).join(', ')} and ${kept.at(-1)}` : kept.join('')
+  return `Kept its stored ${words}; give the flag to change one (--auth-token "" or --currency "" removes it).`
+}
+
+async function fromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
   // `--api-key "$MFG_KEY"` with the variable unset: said, rather than a profile saved without a key.
   for (const flag of ['api-key', 'business-id'] as const) {
     if (flags[flag] !== undefined && flags[flag].trim() === '')

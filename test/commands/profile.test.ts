@@ -208,6 +208,47 @@ describe('mfg profile', () => {
     expect(r.stderr).not.toContain('curent')
   })
 
+  it('keeps the stored values a re-add does not give, and says so', async () => {
+    const demo = sb.businesses[0]!
+    const home = join(sb.home, 'readd')
+    const add = (args: string[]) => run(['profile', 'add', 'shop', ...args], {MFG_HOME: home})
+    let r = await add([
+      '--base-url',
+      sb.url,
+      '--api-key',
+      'pk_business_old0000001',
+      '--auth-token',
+      demo.authToken,
+      '--business-id',
+      demo.id,
+      '--currency',
+      'EUR',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).not.toContain('Kept')
+    r = await add(['--api-key', demo.apiKey, '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({
+      baseUrl: sb.url,
+      businessId: demo.id,
+      currency: 'EUR',
+      authToken: `****${demo.authToken.slice(-4)}`,
+    })
+    const stored = JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).profiles.shop
+    expect(stored).toEqual({
+      baseUrl: sb.url,
+      apiKey: demo.apiKey,
+      authToken: demo.authToken,
+      businessId: demo.id,
+      currency: 'EUR',
+    })
+    r = await add(['--currency', ''])
+    expect(r.stderr).toContain(
+      'Kept its stored base URL, API key, auth token and business id; give the flag to change one (--auth-token "" or --currency "" removes it).',
+    )
+    expect(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).profiles.shop.currency).toBeUndefined()
+  })
+
   it('names the known profiles for an unknown one (exit 2)', async () => {
     const r = await run(['profile', 'use', 'nope'])
     expect(r.exitCode).toBe(2)

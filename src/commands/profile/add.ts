@@ -1,14 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {profileFromFlags} from '../../cli/profile-input.js'
+import {keptNote, profileFromFlags} from '../../cli/profile-input.js'
 import {maskedProfile, ProfileStore, type Profile} from '../../profiles/index.js'
 
 export default class ProfileAdd extends BaseCommand {
   static override summary = 'Add or replace a connection profile.'
   static override description = `Stores a base URL, API key, v2 auth token, business id and default currency under a name, in the config file (mode 0600; MFG_HOME relocates it).
 
-With all values given as flags nothing is asked. In a terminal, missing values are prompted for (the key and token with a hidden prompt); otherwise a missing --base-url, --api-key or --business-id is an error. A pasted, displayed key is reduced to its pk_business_... part. Keys and tokens are only ever shown masked.`
+With all values given as flags nothing is asked. Replacing a stored profile (to rotate its key, say) keeps the stored values whose flags are not given, and says which; --auth-token "" or --currency "" removes one. In a terminal, missing values are prompted for (the key and token with a hidden prompt); otherwise a missing --base-url, --api-key or --business-id is an error. A pasted, displayed key is reduced to its pk_business_... part. Keys and tokens are only ever shown masked.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> shop --base-url https://api.example.com --api-key pk_business_xxxx --auth-token tok_xxxx --business-id 64f0c2 --use',
@@ -30,8 +30,8 @@ With all values given as flags nothing is asked. In a terminal, missing values a
 
   async run(): Promise<Profile & {current: boolean}> {
     const {args, flags} = await this.parse(ProfileAdd)
-    const profile = await profileFromFlags(args.name, flags)
     const store = new ProfileStore()
+    const {profile, kept} = await profileFromFlags(args.name, flags, store.get(args.name))
     store.add(profile)
     if (flags.use) store.use(args.name)
     const saved = store.get(args.name)!
@@ -39,6 +39,7 @@ With all values given as flags nothing is asked. In a terminal, missing values a
     this.note(
       `Saved profile "${args.name}" in ${store.path}${current ? ' (current)' : `; use it with --profile ${args.name} or mfg profile use ${args.name}`}.`,
     )
+    if (kept.length > 0) this.note(keptNote(kept))
     return {...maskedProfile(saved), current}
   }
 }
