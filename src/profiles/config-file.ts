@@ -229,9 +229,15 @@ export function storedBaseUrl(p: Profile, file: string): string {
 /** The error for a profile name that is not stored, listing the names that are. */
 export function unknownProfile(name: string, source: string, existing: Profile[]): ProfileError {
   const names = [...existing.map((p) => p.name), `${LOCAL_PROFILE} (embedded sandbox)`]
-  const add = name === LOCAL_PROFILE ? '' : ` Add it with mfg profile add ${name} --base-url <url> --api-key <key>`
+  const [meant] = closest(name, [...existing.map((p) => p.name), LOCAL_PROFILE], 1)
+  const hint =
+    meant !== undefined
+      ? ` Did you mean ${meant}?`
+      : name === LOCAL_PROFILE
+        ? ''
+        : ` Add it with mfg profile add ${name} --base-url <url> --api-key <key>`
   return new ProfileError(
-    `no profile named ${JSON.stringify(name)} (from ${source}); existing profiles: ${names.join(', ')}.${add}`,
+    `no profile named ${JSON.stringify(name)} (from ${source}); existing profiles: ${names.join(', ')}.${hint}`,
     {code: 'unknown_profile'},
   )
 }

@@ -253,6 +253,16 @@ describe('mfg profile', () => {
     const r = await run(['profile', 'use', 'nope'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(/no profile named "nope".*other, shop, local/)
+    for (const [typed, meant] of [
+      ['locl', 'local'],
+      ['shpo', 'shop'],
+    ]) {
+      const near = await run(['profile', 'use', typed!])
+      expect(near.exitCode).toBe(2)
+      expect(near.stderr).toContain(
+        `no profile named "${typed}" (from mfg profile use); existing profiles: other, shop, local (embedded sandbox). Did you mean ${meant}?`,
+      )
+    }
   })
 
   it('removes only with --yes when there is no terminal', async () => {
