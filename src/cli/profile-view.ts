@@ -21,11 +21,20 @@ export function maskedCredentials(p: Credentials): {businessId?: string; apiKey?
   })
 }
 
-export interface VersionResult {
+interface VersionFacts {
   mfg: string
   node: string
   platform: string
   arch: string
+}
+
+/**
+ * `mfg version`'s answer: the versions, and the profile a command would use or,
+ * when the config file cannot be read, why (the versions are wanted all the more then).
+ */
+export type VersionResult = VersionFacts & (VersionProfile | {configError: string})
+
+interface VersionProfile {
   profile: string
   /** How the profile was chosen: --profile, MFG_PROFILE, the current profile, MFG_BASE_URL alone, or the default. */
   profileSource: string
@@ -45,13 +54,24 @@ function sourceOf(p: {name: string; source: string}): string {
   return {flag: '--profile', current: 'the current profile', default: 'no profile configured'}[p.source] ?? p.source
 }
 
+/** The profile a command would use, or why the config file cannot say (other profile errors are thrown). */
+export async function profileOrConfigError(ctx: {
+  profile(): Promise<ResolvedProfile>
+}): Promise<ResolvedProfile | {configError: string}> {
+  try {
+    return await ctx.profile()
+  } catch (error) {
+    if ((error as {code?: unknown}).code === 'config_invalid') return {configError: (error as Error).message}
+    throw error
+  }
+}
+
 /** `mfg version`'s answer: this process and the profile a command would use. */
-export function versionResult(mfg: string, profile: ResolvedProfile): VersionResult {
+export function versionResult(mfg: string, profile: ResolvedProfile | {configError: string}): VersionResult {
+  const facts = {mfg, node: process.version, platform: process.platform, arch: process.arch}
+  if ('configError' in profile) return {...facts, configError: profile.configError}
   return {
-    mfg,
-    node: process.version,
-    platform: process.platform,
-    arch: process.arch,
+    ...facts,
     profile: profile.name,
     profileSource: sourceOf(profile),
     embedded: profile.embedded,
@@ -67,9 +87,12 @@ export function versionText(result: VersionResult): string {
     `mfg        ${result.mfg}`,
     `node       ${result.node}`,
     `platform   ${result.platform}-${result.arch}`,
+  ]
+  if ('configError' in result) return [...lines, `config     ${result.configError}`].join('\n')
+  lines.push(
     `profile    ${result.profile} (${result.profileSource})`,
     `base URL   ${result.embedded ? 'the embedded sandbox (a loopback port picked at start)' : result.baseUrl}`,
-  ]
+  )
   if (result.businessId) lines.push(`business   ${result.businessId}`)
   if (result.apiKey) lines.push(`API key    ${result.apiKey}`)
   if (result.authToken) lines.push(`auth token ${result.authToken}`)

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../cli/base-command.js'
 import {writeOut} from '../cli/output.js'
-import {versionResult, versionText, type VersionResult} from '../cli/profile-view.js'
+import {profileOrConfigError, versionResult, versionText, type VersionResult} from '../cli/profile-view.js'
 
 export default class Version extends BaseCommand {
   static override summary = 'Show the versions and the profile and base URL that commands would use (for bug reports).'
@@ -9,7 +9,7 @@ export default class Version extends BaseCommand {
 
   async run(): Promise<VersionResult> {
     const {flags} = await this.parse(Version)
-    const result = versionResult(this.config.version, await this.context(flags).profile())
+    const result = versionResult(this.config.version, await profileOrConfigError(this.context(flags)))
     if (!this.jsonEnabled()) writeOut(versionText(result))
     return result
   }

@@ -118,7 +118,7 @@ export class ProfileReader {
       const where = issue ? issue.path.map(String).join('.') : ''
       throw new ProfileError(
         `the config file ${this.path} is not a valid mfg config: ${where ? `${where}: ` : ''}${issue?.message ?? 'wrong shape'}. Fix it or delete it to start over.`,
-        {code: 'config_invalid', exitCode: 1},
+        {code: 'config_invalid'},
       )
     }
     return parsed.data
@@ -130,9 +130,10 @@ export class ProfileReader {
       error instanceof SyntaxError
         ? `is not valid JSON (${error.message})`
         : `cannot be used (${error instanceof Error ? error.message : String(error)})`
+    // Its content is input (exit 2); a file that cannot be read is the machine's trouble (exit 1).
     return new ProfileError(`the config file ${this.path} ${reason}. Fix it or delete it to start over.`, {
       code: 'config_invalid',
-      exitCode: 1,
+      exitCode: error instanceof SyntaxError ? 2 : 1,
       cause: error,
     })
   }

@@ -1,6 +1,6 @@
 /**
  * A profile problem the user can fix: unknown or reserved name, bad flag value.
- * `exitCode` 2 (usage); a broken config file uses 1.
+ * `exitCode` 2 (usage, and a config file whose content is wrong); one that cannot be read or written uses 1.
  */
 export class ProfileError extends Error {
   readonly exitCode: number

@@ -1,11 +1,11 @@
 // `mfg version`: what a bug report needs, without contacting the service and without secrets.
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {json, runCli} from '../helpers/cli.js'
+import {json, runBuiltCli, runCli} from '../helpers/cli.js'
 
 const KEY = 'pk_business_5ecret0000000000000000000000007c1e'
 const TOKEN = 'tok_version_test_secret_9a8b'
@@ -75,5 +75,26 @@ describe('mfg version', () => {
       expect(out.stdout + out.stderr).not.toContain(KEY)
       expect(out.stdout + out.stderr).not.toContain(TOKEN)
     }
+  })
+
+  it('still answers with a config file that is not JSON, saying where it breaks', async () => {
+    const broken = join(home, 'broken')
+    mkdirSync(broken)
+    const file = join(broken, 'config.json')
+    writeFileSync(file, '{"current": "x",\n "profiles": {,}}', {mode: 0o600})
+    const reason = `the config file ${file} is not valid JSON (Expected property name or '}' in JSON at position 31 (line 2 column 15)). Fix it or delete it to start over.`
+    const r = await runCli(['version'], {env: {MFG_HOME: broken}})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`node       ${process.version}`)
+    expect(r.stdout).toContain(`config     ${reason}`)
+    const j = await runCli(['version', '--json'], {env: {MFG_HOME: broken}})
+    expect(json(j)).toMatchObject({mfg: expect.any(String), node: process.version, configError: reason})
+    const flag = await runBuiltCli(['--version'], {env: {MFG_HOME: broken}})
+    expect(flag.exitCode, flag.stderr).toBe(0)
+    expect(flag.stdout).toMatch(/^mfg\/\d/)
+    // Any other command: one message, exit 2 (the file's content is the input at fault).
+    const list = await runCli(['profile', 'list'], {env: {MFG_HOME: broken}})
+    expect(list.exitCode).toBe(2)
+    expect(list.stderr.trim()).toBe(`Error: ${reason}`)
   })
 })

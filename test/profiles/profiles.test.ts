@@ -156,12 +156,13 @@ describe('ProfileStore', () => {
     const err = thrown(() => store.list())
     expect(err.message).toContain(store.path)
     expect(err.message).toMatch(/not valid JSON/)
-    expect(err.exitCode).toBe(1)
+    expect(err.exitCode).toBe(2)
 
     fs.writeFileSync(store.path, JSON.stringify({profiles: {prod: {apiKey: 5}}}))
     const err2 = thrown(() => new ProfileStore(env).list())
     expect(err2.message).toContain(store.path)
     expect(err2.message).toContain('profiles.prod')
+    expect(err2.exitCode).toBe(2)
   })
 
   it('keeps keys it does not know, at the top and in a profile, for later versions', () => {
