@@ -49,8 +49,16 @@ if (unsupported) {
     (env.TERM === 'dumb' || (!isatty(1) && !isatty(2)))
   )
     env.NO_COLOR = '1'
-  // Compiled code is kept between runs (Node 22.1 and later) in oclif's cache directory.
-  builtin('node:module').enableCompileCache?.(join(cacheDir(), 'compile'))
+  // Compiled code is kept between runs (Node 22.1 and later) in oclif's cache directory,
+  // made owner-only first whatever the umask: Node would make it (and MFG_HOME above it)
+  // writable by everyone under umask 000, and code in it runs.
+  const compileCache = join(cacheDir(), 'compile')
+  try {
+    builtin('node:fs').mkdirSync(compileCache, {recursive: true, mode: 0o700})
+  } catch {
+    // No cache then (a read-only home): Node leaves it off too.
+  }
+  builtin('node:module').enableCompileCache?.(compileCache)
   const {execute} = await import('../dist/main.js')
   await execute({loadOptions: {root, pjson}})
 }

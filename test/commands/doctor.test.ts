@@ -21,7 +21,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {assessClock} from '../../src/services/doctor/clock.js'
 import {checkSandboxDatabase} from '../../src/services/doctor/database.js'
 import {shellWord} from '../../src/services/doctor/files.js'
-import {json, secretsOf, useCliSandbox} from '../helpers/cli.js'
+import {json, runBuiltCli, secretsOf, useCliSandbox} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
 
 interface Check {
@@ -196,6 +196,30 @@ describe('mfg doctor', () => {
     expect(only(report, 'permissions', journal)).toMatchObject({status: 'fail', fix: `chmod 600 ${journal}`})
     expect(only(report, 'permissions', home)).toMatchObject({status: 'fail', fix: `chmod 700 ${home}`})
     expect(only(report, 'permissions', home).message).toMatch(/writable by every user \(mode 0777\)/)
+  })
+
+  it('passes the directories mfg made itself under umask 000', async () => {
+    const home = join(tempDir('mfg-doctor-'), 'home')
+    const env = {MFG_HOME: home}
+    const add = [
+      'profile',
+      'add',
+      'shop',
+      '--base-url',
+      sb.url,
+      '--api-key',
+      'pk_business_abc123456',
+      '--business-id',
+      'b',
+    ]
+    for (const argv of [add, ['doctor', '--profile', 'local', '--json']]) {
+      // Without the tests' shared compile cache: mfg's own is the one under MFG_HOME.
+      const r = await runBuiltCli(argv, {env, prelude: 'umask 000; unset NODE_COMPILE_CACHE'})
+      expect(r.exitCode, r.stderr).toBe(0)
+    }
+    expect(statSync(home).mode & 0o777).toBe(0o700)
+    const r = await run(['doctor', '--profile', 'local', '--json'], {env})
+    expect(json<Report>(r).checks.filter((c) => c.status !== 'ok')).toEqual([])
   })
 
   it('fails v1 and MCP with 401 for a wrong API key, with a profile add fix and the key masked', async () => {

@@ -51,7 +51,7 @@ export function writeDigest(
   stored: StoredQuote,
 ): void {
   const file = fileOf(ctx, stateDir, demandId)
-  mkdirSync(join(file, '..'), {recursive: true})
+  mkdirSync(join(file, '..'), {recursive: true, mode: 0o700})
   writeFileSync(`${file}.tmp`, `${JSON.stringify({demandId, ...stored, at: new Date().toISOString()})}\n`)
   renameSync(`${file}.tmp`, file)
 }

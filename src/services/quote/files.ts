@@ -62,8 +62,8 @@ export async function fetchPart(
   const hit = await fromCache(opts.cacheDir, target.fileLink, target.fileName)
   if (hit) return hit
   const incoming = join(opts.cacheDir, 'incoming')
-  mkdirSync(join(opts.cacheDir, 'links'), {recursive: true})
-  mkdirSync(incoming, {recursive: true})
+  mkdirSync(join(opts.cacheDir, 'links'), {recursive: true, mode: 0o700})
+  mkdirSync(incoming, {recursive: true, mode: 0o700})
   const temp = join(incoming, `${process.pid}-${Date.now()}-${safeFileName(target.fileName, 'part')}`)
   const full = {...target, path: temp}
   try {

@@ -65,7 +65,7 @@ export function loadState(file: string): WatchState | undefined {
 
 /** Writes the state whole (a temporary file renamed over the old one, so a crash leaves one or the other). */
 export function saveState(file: string, state: WatchState): void {
-  mkdirSync(dirname(file), {recursive: true})
+  mkdirSync(dirname(file), {recursive: true, mode: 0o700})
   const kept = {...state, eventIds: state.eventIds.slice(-EVENT_IDS_KEPT)}
   const tmp = `${file}.${process.pid}.tmp`
   writeFileSync(tmp, `${JSON.stringify(kept)}\n`, {mode: 0o600})
