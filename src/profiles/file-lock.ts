@@ -1,6 +1,6 @@
 import {linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 
-import {processAlive} from '../util/alive.js'
+import {lockHolder, processAlive, sleepSync, type LockHolder} from '../util/alive.js'
 
 /** The lock is busy for longer than this: the error, naming the lock file. */
 const WAIT_MS = 10_000
@@ -39,7 +39,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, wait: {ms?: numbe
       throw new LockBusyError(lockPath, holder ? `process ${holder.pid}` : 'another process')
     }
     if (isStale(lockPath)) removeStale(lockPath, token)
-    else sleep(STEP_MS)
+    else sleepSync(STEP_MS)
   }
   try {
     return fn()
@@ -92,16 +92,10 @@ function isStale(lockPath: string): boolean {
   return age > STALE_MS || (holder.pid !== process.pid && !processAlive(holder.pid))
 }
 
-function readHolder(lockPath: string): {pid: number; token?: string} | undefined {
+function readHolder(lockPath: string): LockHolder | undefined {
   try {
-    const value = JSON.parse(readFileSync(lockPath, 'utf8')) as {pid?: unknown; token?: unknown}
-    if (typeof value.pid !== 'number') return undefined
-    return {pid: value.pid, ...(typeof value.token === 'string' ? {token: value.token} : {})}
+    return lockHolder(readFileSync(lockPath, 'utf8'))
   } catch {
     return undefined
   }
-}
-
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }

@@ -16,7 +16,7 @@ import {
   writeSync,
 } from 'node:fs'
 import {join} from 'node:path'
-import {processAlive} from '../../util/alive.js'
+import {lockHolder, processAlive, sleepSync, type LockHolder} from '../../util/alive.js'
 import {fileReason} from '../../util/file-reason.js'
 
 /** A row that exists on the server. */
@@ -582,7 +582,7 @@ class RunLock {
       }
       if (!holder && attempt === 0) {
         // Made this instant and not written yet, or left half written: look again shortly.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
+        sleepSync(200)
         continue
       }
       // Stale: its process is gone. Remove it and try again.
@@ -602,11 +602,9 @@ class RunLock {
   }
 }
 
-function readHolder(path: string): {pid: number; at?: string} | undefined {
+function readHolder(path: string): LockHolder | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as {pid?: unknown; at?: unknown}
-    if (typeof value.pid !== 'number') return undefined
-    return {pid: value.pid, ...(typeof value.at === 'string' ? {at: value.at} : {})}
+    return lockHolder(readFileSync(path, 'utf8'))
   } catch {
     return undefined
   }
