@@ -5,90 +5,18 @@
 // The test types keys into the pty and reads what the terminal shows.
 // test/commands/price-interactive.test.ts walks the long prompt sequences on
 // virtual streams; this file proves the same prompts against a real terminal.
-import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
-import {stripVTControlCharacters} from 'node:util'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {maskSecret} from '../../src/schemas/secrets.js'
 import {json, runCli, startCliSandbox, type CliSandbox} from '../helpers/cli.js'
+import {inTerminal} from '../helpers/pty.js'
 
-const root = resolve(import.meta.dirname, '../..')
 const DOWN = '\u001b[B'
 const ENTER = '\r'
-
-interface Terminal {
-  /** Everything the terminal has shown so far, escape sequences removed. */
-  shown(): string
-  /** Resolves once the terminal shows `text` after everything shown before this call; rejects if the CLI exits first. */
-  waitFor(text: string): Promise<void>
-  /** Types into the terminal, as a user's keystrokes. */
-  type(keys: string): void
-  /** The CLI's exit code and the whole transcript, once it has exited. */
-  exited: Promise<{code: number | null; shown: string}>
-}
-
-const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
-
-/** Starts the built CLI (bin/run.js, this process's Node) on a pseudo-terminal. */
-function inTerminal(argv: string[], env: Record<string, string>): Terminal {
-  const childEnv: NodeJS.ProcessEnv = {...process.env, ...env, TERM: 'xterm'}
-  delete childEnv.CI // the CLI prompts only where CI is not set
-  const command = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
-  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
-    env: childEnv,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  let raw = ''
-  let from = 0
-  let exit: {code: number | null} | undefined
-  const watchers = new Set<() => void>()
-  const notify = () => {
-    for (const w of [...watchers]) w()
-  }
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
-    raw += chunk
-    notify()
-  })
-  const exited = new Promise<{code: number | null; shown: string}>((resolveExit, rejectExit) => {
-    child.on('error', rejectExit)
-    child.on('close', (code) => {
-      exit = {code}
-      notify()
-      resolveExit({code, shown: stripVTControlCharacters(raw)})
-    })
-  })
-  const shown = () => stripVTControlCharacters(raw)
-  return {
-    shown,
-    waitFor(text) {
-      const start = from
-      return new Promise((resolveWait, rejectWait) => {
-        const check = () => {
-          const at = shown().indexOf(text, start)
-          if (at >= 0) {
-            from = at + text.length
-            watchers.delete(check)
-            resolveWait()
-          } else if (exit) {
-            watchers.delete(check)
-            rejectWait(new Error(`the CLI exited (${exit.code}) without showing ${JSON.stringify(text)}:\n${shown()}`))
-          }
-        }
-        watchers.add(check)
-        check()
-      })
-    },
-    type(keys) {
-      child.stdin.write(keys)
-    },
-    exited,
-  }
-}
 
 let sb: CliSandbox
 let home: string
