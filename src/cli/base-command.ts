@@ -95,8 +95,12 @@ export abstract class BaseCommand extends Command {
   /** Commands that manage signals themselves (a server) turn this off. */
   protected handlesInterrupt = true
 
+  /** Takes what the command drew on the terminal's last line (a progress bar) off, before "Interrupted." is written. */
+  protected clearOnInterrupt: () => void = () => undefined
+
   private ctxInstance?: CommandContext
   private readonly onInterrupt = (): void => {
+    this.clearOnInterrupt()
     writeErr('\nInterrupted.')
     const closing = this.ctxInstance?.close().catch(() => undefined) ?? Promise.resolve()
     const timer = setTimeout(() => process.exit(EXIT_INTERRUPTED), 2000)

@@ -1,7 +1,16 @@
 // What `price measure` accepts and prints: its flags' check, the measuring, and its
 // text output (src/commands/price/measure.ts stays a thin command).
-import {measureAnyFile, type PartMeasurement, type SheetPartMeasurement} from '../services/price/measure.js'
+import {basename} from 'node:path'
+
+import {
+  measureAnyFile,
+  type AnyMeasureInput,
+  type PartMeasurement,
+  type SheetPartMeasurement,
+} from '../services/price/measure.js'
+import {ciIsSet} from './prompt.js'
 import {limitsOf, type ReaderLimitFlags} from './reader-limits.js'
+import {isTty} from './stdio.js'
 
 /** The flags of `price measure`, parsed. */
 export interface MeasureFlags extends ReaderLimitFlags {
@@ -13,8 +22,15 @@ export interface MeasureFlags extends ReaderLimitFlags {
   thickness?: number
 }
 
-/** Measures the file as the flags ask: a solid, or a DXF flat pattern. */
-export function measureWithFlags(file: string, flags: MeasureFlags): Promise<PartMeasurement | SheetPartMeasurement> {
+/**
+ * Measures the file as the flags ask: a solid, or a DXF flat pattern. `onProgress` is
+ * told how far a big file is (bytes done of the file's size, while it is read, then measured).
+ */
+export function measureWithFlags(
+  file: string,
+  flags: MeasureFlags,
+  onProgress?: AnyMeasureInput['onProgress'],
+): Promise<PartMeasurement | SheetPartMeasurement> {
   return measureAnyFile({
     file,
     unit: flags.unit as 'mm' | 'cm' | 'in',
@@ -24,7 +40,27 @@ export function measureWithFlags(file: string, flags: MeasureFlags): Promise<Par
     hull: !flags['no-hull'],
     ...(flags.thickness !== undefined ? {thicknessMm: flags.thickness} : {}),
     limits: limitsOf(flags),
+    ...(onProgress ? {onProgress} : {}),
   })
+}
+
+/** What draws a big file's progress on stderr while it is measured. */
+export interface MeasureProgress {
+  update: NonNullable<AnyMeasureInput['onProgress']>
+  /** Erases the bar. */
+  done(): void
+}
+
+/**
+ * A bar on stderr for `file` (bytes read, then measured, of its size), drawn only when
+ * stderr is a terminal and CI is not set; undefined otherwise.
+ */
+export async function measureProgress(file: string): Promise<MeasureProgress | undefined> {
+  if (!isTty(process.stderr) || ciIsSet()) return undefined
+  const {ByteProgressBar} = await import('./progress.js')
+  const bar = new ByteProgressBar(process.stderr, true)
+  const name = basename(file)
+  return {update: (stage, done, total) => bar.update(`${stage} ${name}`, done, total), done: () => bar.done()}
 }
 
 /** A measure in mm, as the text output shows it. */

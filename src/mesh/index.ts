@@ -1,10 +1,11 @@
-import {readFileSync, statSync} from 'node:fs'
+import {closeSync, fstatSync, openSync, readSync, statSync} from 'node:fs'
 
 import {MeshError} from './errors.js'
-import {measureMesh, type MeasureOptions, type Measurement} from './measure.js'
+import {measureMesh, measureSteps, type MeasureOptions, type Measurement} from './measure.js'
 import {resolveLimits} from './limits.js'
-import {extensionOf, looksLikeDxf, readMesh, readMeshFile, sniffBrep} from './read.js'
-import {readBinaryStlFile} from './stl.js'
+import {extensionOf, looksLikeDxf, readMeshFile, readMeshSteps, sniffBrep} from './read.js'
+import {runStepsAsync, type Steps} from './steps.js'
+import {binaryStlFileSteps, readBinaryStlFile} from './stl.js'
 import {read3mfStreaming} from './threemf.js'
 import type {LengthUnit, MeasurePartOptions, Mesh, PartMeasure, ReadLimits} from './types.js'
 
@@ -85,37 +86,80 @@ export async function measurePart(
   }
 }
 
-function readBytes(path: string, maxBytes: number): Uint8Array {
+/** The file's bytes, read a piece at a time: yields the bytes read after each piece. */
+function* fileBytesSteps(path: string, maxBytes: number): Steps<Uint8Array> {
+  let fd: number
   try {
-    if (statSync(path).size > maxBytes)
-      throw new MeshError(`the file is larger than ${maxBytes} bytes, more than any part file this reader takes`)
-    return readFileSync(path)
+    fd = openSync(path, 'r')
   } catch (err) {
-    if (err instanceof MeshError) throw err
-    const code = (err as NodeJS.ErrnoException).code
-    throw new MeshError(
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message,
-    )
+    throw fileError(err)
+  }
+  try {
+    const {size} = fstatSync(fd)
+    if (size > maxBytes)
+      throw new MeshError(`the file is larger than ${maxBytes} bytes, more than any part file this reader takes`)
+    const bytes = Buffer.allocUnsafe(size)
+    let got = 0
+    while (got < size) {
+      const r = readSync(fd, bytes, got, Math.min(READ_PIECE, size - got), got)
+      if (r === 0) break
+      got += r
+      yield got
+    }
+    return got < size ? bytes.subarray(0, got) : bytes
+  } catch (err) {
+    throw err instanceof MeshError ? err : fileError(err)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** What a file that cannot be read is, in a reader's words. */
+function fileError(err: unknown): MeshError {
+  const code = (err as NodeJS.ErrnoException).code
+  return new MeshError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message)
+}
+
+/** Bytes per read of a part file loaded whole. */
+const READ_PIECE = 8 * 1024 * 1024
+
+/** The size of a file, for progress; 0 when it cannot be told. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
   }
 }
 
 async function measureAny(file: Uint8Array | string, label: string, opts: MeasurePartOptions): Promise<PartMeasure> {
-  const {unit, thicknessMm, limits: raised, ...measure} = opts
+  const {unit, thicknessMm, limits: raised, onProgress, ...measure} = opts
   const limits = resolveLimits(raised)
   const hint = extensionOf(label)
+  const total = typeof file === 'string' ? sizeOf(file) : file.length
+  /** What a step of reading the mesh or measuring it tells onProgress: bytes done (all, once read). */
+  const measuring = (done: number | undefined) => onProgress?.('measuring', done ?? total, total)
+  /** A mesh's measures, a stage at a time. */
+  const solid = async (mesh: Mesh): Promise<PartMeasure> => ({
+    kind: 'solid',
+    format: mesh.format,
+    measurement: await runStepsAsync(measureSteps(mesh, measure), measuring),
+  })
   if (typeof file === 'string' && hint !== 'step' && hint !== 'iges' && hint !== 'dxf' && hint !== '3mf') {
     // STL (and OBJ) by path: a binary STL is read in pieces.
-    const mesh = readPartChecked(file, unit, limits)
-    if (mesh) return {kind: 'solid', format: mesh.format, measurement: measureMesh(mesh, measure)}
+    const mesh = await readPartChecked(file, unit, limits, measuring)
+    if (mesh) return solid(mesh)
   }
-  const bytes = typeof file === 'string' ? readBytes(file, MAX_FILE_BYTES) : file
+  const bytes =
+    typeof file === 'string'
+      ? await runStepsAsync(fileBytesSteps(file, MAX_FILE_BYTES), (done) => onProgress?.('reading', done ?? 0, total))
+      : file
   if (bytes.length === 0) throw new MeshError('the file is empty')
   const brep = sniffBrep(bytes)
   if (brep) {
     // OpenCascade's and dxf-parser's readers load with the first such file.
     const {readBrep} = await import('./brep.js')
-    const mesh = await readBrep(bytes, brep, limits)
-    return {kind: 'solid', format: brep, measurement: measureMesh(mesh, measure)}
+    return solid(await readBrep(bytes, brep, limits))
   }
   if (hint === 'step' || hint === 'iges')
     throw new MeshError(
@@ -128,28 +172,26 @@ async function measureAny(file: Uint8Array | string, label: string, opts: Measur
     const {readDxf} = await import('./dxf.js')
     return {kind: 'sheet', format: 'dxf', sheet: await readDxf(bytes, limits, dxfOpts)}
   }
-  if (isZip(bytes)) {
-    const mesh = await read3mfStreaming(bytes, limits)
-    return {kind: 'solid', format: '3mf', measurement: measureMesh(mesh, measure)}
-  }
-  const mesh = readMesh(bytes, {fileName: label, limits, ...(unit ? {unit} : {})})
-  return {kind: 'solid', format: mesh.format, measurement: measureMesh(mesh, measure)}
+  if (isZip(bytes)) return solid(await read3mfStreaming(bytes, limits))
+  const read = readMeshSteps(bytes, {fileName: label, limits, ...(unit ? {unit} : {})})
+  return solid(await runStepsAsync(read, measuring))
 }
 
 /** Part files above this size are refused before reading (a binary STL of 20 million triangles is 1 GB). */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024
 
 /** A binary STL read in pieces, within the triangle limit; null when the file is no binary STL. */
-function readPartChecked(path: string, unit: LengthUnit | undefined, limits: Required<ReadLimits>): Mesh | null {
+async function readPartChecked(
+  path: string,
+  unit: LengthUnit | undefined,
+  limits: Required<ReadLimits>,
+  onStep: (done: number | undefined) => void,
+): Promise<Mesh | null> {
   let mesh: Mesh | null
   try {
-    mesh = readBinaryStlFile(path)
+    mesh = await runStepsAsync(binaryStlFileSteps(path), onStep)
   } catch (err) {
-    if (err instanceof MeshError) throw err
-    const code = (err as NodeJS.ErrnoException).code
-    throw new MeshError(
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message,
-    )
+    throw err instanceof MeshError ? err : fileError(err)
   }
   if (!mesh) return null
   if (mesh.triangleCount > limits.maxTriangles)

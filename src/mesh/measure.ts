@@ -1,5 +1,6 @@
 import {convexHullVolume} from './hull.js'
 import {estimatePrint, skinArea} from './print.js'
+import {runSteps, type Steps} from './steps.js'
 import {analyseTopology} from './topology.js'
 import type {MeasureOptions, Measurement, Mesh} from './types.js'
 import {weldInfo, type Sums} from './weld.js'
@@ -111,18 +112,26 @@ function check(name: string, v: number, min: number, max = Infinity): number {
 
 /** All measures of a mesh, summed in float64. */
 export function measureMesh(mesh: Mesh, opts: MeasureOptions = {}): Measurement {
+  return runSteps(measureSteps(mesh, opts))
+}
+
+/** measureMesh in steps: yields (undefined) after each stage, the sums, the edges and parts, the hull. */
+export function* measureSteps(mesh: Mesh, opts: MeasureOptions = {}): Steps<Measurement> {
   const layerHeight = check('layerHeight', opts.layerHeight ?? 0.3, 1e-6)
   const firstLayerHeight = check('firstLayerHeight', opts.firstLayerHeight ?? 0.35, 1e-6)
   const density = check('density', opts.density ?? 1.24, 0)
   const infill = check('infill', opts.infill ?? 0.2, 0, 1)
   const s = sumMesh(mesh)
+  yield undefined
   const topo = analyseTopology(mesh)
+  yield undefined
   const width = s.maxX - s.minX
   const depth = s.maxY - s.minY
   const height = s.maxZ - s.minZ
   const volume = Math.abs(s.volume)
   const boundingBoxVolume = width * depth * height
   const convexHull = opts.hull === false ? null : convexHullVolume(mesh.positions)
+  if (convexHull !== null) yield undefined
   const layers = layerCount(height, layerHeight, firstLayerHeight)
   const print = estimatePrint({
     volume,

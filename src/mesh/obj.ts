@@ -1,5 +1,6 @@
 import {MeshError} from './errors.js'
-import {forEachLine, parseNumber, quote, tokens} from './text.js'
+import {runSteps, type Steps} from './steps.js'
+import {lineSteps, parseNumber, quote, tokens} from './text.js'
 import type {Mesh} from './types.js'
 import {Float64Welder, IndexBuffer} from './weld.js'
 
@@ -11,6 +12,11 @@ const INDEX = /^-?\d+$/
  * Vertices are welded by exact coordinates on first use, so unused ones are dropped.
  */
 export function readObj(bytes: Uint8Array): Mesh {
+  return runSteps(objSteps(bytes))
+}
+
+/** readObj in steps: yields the bytes done after each chunk of lines. */
+export function* objSteps(bytes: Uint8Array): Steps<Mesh> {
   let raw = new Float64Array(3 * 4096)
   let nv = 0
   let welded = new Int32Array(4096).fill(-1)
@@ -18,7 +24,7 @@ export function readObj(bytes: Uint8Array): Mesh {
   const tris = new IndexBuffer()
   const face: number[] = []
 
-  forEachLine(bytes, (line, no) => {
+  yield* lineSteps(bytes, (line, no) => {
     const c0 = line.charCodeAt(0)
     // Fast reject of comments and keywords other than v / f.
     if (c0 !== 118 && c0 !== 102 && c0 !== 32 && c0 !== 9) return

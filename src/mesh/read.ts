@@ -1,8 +1,9 @@
 import {readFileSync} from 'node:fs'
 import {MeshError} from './errors.js'
 import {overLimit, resolveLimits} from './limits.js'
-import {readObj} from './obj.js'
-import {isBinaryStlSize, readAsciiStl, readBinaryStl} from './stl.js'
+import {objSteps} from './obj.js'
+import {runSteps, type Steps} from './steps.js'
+import {asciiStlSteps, binaryStlSteps, isBinaryStlSize} from './stl.js'
 import {withoutBom} from './text.js'
 import {read3mf} from './threemf.js'
 import type {LengthUnit, Mesh, ReadOptions} from './types.js'
@@ -70,8 +71,13 @@ const OBJ_WORDS = new Set(['v', 'vt', 'vn', 'vp', 'f', 'o', 'g', 's', 'l', 'mtll
  * Throws MeshError, with one message saying what is wrong and where, for anything unusable.
  */
 export function readMesh(bytes: Uint8Array, opts: ReadOptions = {}): Mesh {
+  return runSteps(readMeshSteps(bytes, opts))
+}
+
+/** readMesh in steps: yields the bytes done after each piece of an STL or OBJ file. */
+export function* readMeshSteps(bytes: Uint8Array, opts: ReadOptions = {}): Steps<Mesh> {
   try {
-    return readAny(bytes, opts)
+    return yield* readAny(bytes, opts)
   } catch (err) {
     if (err instanceof MeshError) throw err
     // A safety net: whatever slipped past the readers' checks is still a file problem.
@@ -79,7 +85,7 @@ export function readMesh(bytes: Uint8Array, opts: ReadOptions = {}): Mesh {
   }
 }
 
-function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
+function* readAny(bytes: Uint8Array, opts: ReadOptions): Steps<Mesh> {
   const scale = UNIT_MM[opts.unit ?? 'mm']
   if (scale === undefined) throw new MeshError(`unknown unit ${JSON.stringify(opts.unit)} (expected mm, cm or in)`)
   if (bytes.length === 0) throw new MeshError('the file is empty')
@@ -103,15 +109,15 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
   } else if (hint === '3mf') {
     throw new MeshError('3MF file is not a zip archive (it does not start with a zip header)')
   } else if (isBinaryStlSize(bytes)) {
-    mesh = readBinaryStl(bytes)
+    mesh = yield* binaryStlSteps(bytes)
   } else if (looksLikeText(bytes)) {
     // A text file may open with a byte-order mark; a binary STL's header never reaches here
     // (its size decided above), so one starting with the same bytes stays binary.
     const text = withoutBom(bytes)
     const word = firstWord(text)
-    if (word === 'solid') mesh = readAsciiStl(text)
-    else if (OBJ_WORDS.has(word) || hint === 'obj') mesh = readObj(text)
-    else if (hint === 'stl') mesh = readAsciiStl(text)
+    if (word === 'solid') mesh = yield* asciiStlSteps(text)
+    else if (OBJ_WORDS.has(word) || hint === 'obj') mesh = yield* objSteps(text)
+    else if (hint === 'stl') mesh = yield* asciiStlSteps(text)
     else if (word === '') throw new MeshError('the file holds only blanks and comments')
     else
       throw new MeshError(
@@ -119,7 +125,7 @@ function readAny(bytes: Uint8Array, opts: ReadOptions): Mesh {
       )
   } else if ((bytes.length >= 84 || hint === 'stl') && hint !== 'obj') {
     // Binary but not the size its header announces: truncated or corrupt.
-    mesh = readBinaryStl(bytes)
+    mesh = yield* binaryStlSteps(bytes)
   } else {
     throw new MeshError(
       `unrecognised file format (${bytes.length} bytes of binary data; expected STL, OBJ, 3MF, STEP, IGES or DXF)`,

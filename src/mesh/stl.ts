@@ -1,7 +1,8 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 
 import {MeshError} from './errors.js'
-import {forEachLine, parseNumber, quote, tokens} from './text.js'
+import {runSteps, type Steps} from './steps.js'
+import {lineSteps, parseNumber, quote, tokens} from './text.js'
 import type {Mesh} from './types.js'
 import {Float32Welder, Float64Welder, IndexBuffer, NotFiniteError, weldInfo, type StageClock} from './weld.js'
 
@@ -16,6 +17,11 @@ export function isBinaryStlSize(bytes: Uint8Array): boolean {
 }
 
 export function readBinaryStl(bytes: Uint8Array): Mesh {
+  return runSteps(binaryStlSteps(bytes))
+}
+
+/** readBinaryStl in steps: yields the bytes done after each piece of PIECE records. */
+export function* binaryStlSteps(bytes: Uint8Array): Steps<Mesh> {
   if (bytes.length < HEADER) {
     throw new MeshError(`binary STL too short: ${bytes.length} bytes, the header alone needs 84`)
   }
@@ -36,16 +42,24 @@ export function readBinaryStl(bytes: Uint8Array): Mesh {
   // Records are 50 bytes, so half of the floats sit on 2-byte boundaries: a DataView reads
   // them in place (V8 compiles its getInt32 to one unaligned load), no copy of the file.
   const welder = new Float32Welder(n)
-  return finishBinary(welder, () => welder.add(view, HEADER, n))
+  while (welder.done < n) {
+    weldPiece(welder, view, HEADER + welder.done * RECORD, Math.min(PIECE, n - welder.done))
+    yield HEADER + welder.done * RECORD
+  }
+  return finishBinary(welder)
 }
 
-function finishBinary(welder: Float32Welder, weld: () => void): Mesh {
+/** Welds `count` records from `offset`; a coordinate that is no finite number is a corrupt file. */
+function weldPiece(welder: Float32Welder, view: DataView, offset: number, count: number): void {
   try {
-    weld()
+    welder.add(view, offset, count)
   } catch (err) {
     if (err instanceof NotFiniteError) throw new MeshError(`binary STL corrupt: ${err.message}`)
     throw err
   }
+}
+
+function finishBinary(welder: Float32Welder): Mesh {
   const {floats, sums, edgeCounts} = welder.finish()
   const triangles = welder.triangles
   // The float64 positions are made when first read: measuring without the hull needs
@@ -79,6 +93,11 @@ const PIECE = 20000
  * A clock, if given, gets the time spent reading and summing measures (bench/mesh-measure.ts).
  */
 export function readBinaryStlFile(path: string, clock: StageClock | null = null): Mesh | null {
+  return runSteps(binaryStlFileSteps(path, clock))
+}
+
+/** readBinaryStlFile in steps: yields the bytes done after each piece it reads. */
+export function* binaryStlFileSteps(path: string, clock: StageClock | null = null): Steps<Mesh | null> {
   let fd: number
   try {
     fd = openSync(path, 'r')
@@ -101,34 +120,43 @@ export function readBinaryStlFile(path: string, clock: StageClock | null = null)
     }
     const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength)
     const welder = new Float32Welder(n, clock)
-    return finishBinary(welder, () => {
-      let position = HEADER
-      while (welder.done < n) {
-        const count = Math.min(PIECE, n - welder.done)
-        const bytes = count * RECORD
-        let got = 0
-        while (got < bytes) {
-          let r: number
-          const started = clock ? performance.now() : 0
-          try {
-            r = readSync(fd, buffer, got, bytes - got, position + got)
-          } catch (err) {
-            throw new MeshError(`cannot read the file: ${(err as Error).message}`)
-          }
-          if (clock) clock.read += performance.now() - started
-          if (r === 0) throw new MeshError('binary STL truncated: the file got shorter while being read')
-          got += r
-        }
-        welder.add(view, 0, count)
-        position += bytes
-      }
-    })
+    let position = HEADER
+    while (welder.done < n) {
+      const count = Math.min(PIECE, n - welder.done)
+      readPiece(fd, buffer, count * RECORD, position, clock)
+      weldPiece(welder, view, 0, count)
+      position += count * RECORD
+      yield position
+    }
+    return finishBinary(welder)
   } finally {
     closeSync(fd)
   }
 }
 
+/** Reads `bytes` bytes of the file at `position` into the start of `buffer`. */
+function readPiece(fd: number, buffer: Uint8Array, bytes: number, position: number, clock: StageClock | null): void {
+  let got = 0
+  while (got < bytes) {
+    let r: number
+    const started = clock ? performance.now() : 0
+    try {
+      r = readSync(fd, buffer, got, bytes - got, position + got)
+    } catch (err) {
+      throw new MeshError(`cannot read the file: ${(err as Error).message}`)
+    }
+    if (clock) clock.read += performance.now() - started
+    if (r === 0) throw new MeshError('binary STL truncated: the file got shorter while being read')
+    got += r
+  }
+}
+
 export function readAsciiStl(bytes: Uint8Array): Mesh {
+  return runSteps(asciiStlSteps(bytes))
+}
+
+/** readAsciiStl in steps: yields the bytes done after each chunk of lines. */
+export function* asciiStlSteps(bytes: Uint8Array): Steps<Mesh> {
   const welder = new Float64Welder(Math.max(16, Math.floor(bytes.length / 400)))
   const tris = new IndexBuffer()
   let inSolid = false
@@ -136,7 +164,7 @@ export function readAsciiStl(bytes: Uint8Array): Mesh {
   let facetLine = 0 // line of the open facet, 0 when none
   let lastLine = 0
   const corners: number[] = []
-  forEachLine(bytes, (line, no) => {
+  yield* lineSteps(bytes, (line, no) => {
     const tk = tokens(line)
     const kw = tk[0]
     if (kw === undefined) return

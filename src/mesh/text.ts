@@ -1,6 +1,8 @@
 // Line-by-line reading of text formats in bounded chunks, so a large ASCII file is never
 // decoded into one giant string.
 
+import {runSteps, type Steps} from './steps.js'
+
 const CHUNK = 1 << 22
 
 /**
@@ -8,6 +10,11 @@ const CHUNK = 1 << 22
  * Bytes are decoded as Latin-1: the formats are ASCII and only names may be anything else.
  */
 export function forEachLine(bytes: Uint8Array, onLine: (line: string, lineNo: number) => void): void {
+  runSteps(lineSteps(bytes, onLine))
+}
+
+/** forEachLine in steps: yields the bytes done after each chunk of about 4 MB. */
+export function* lineSteps(bytes: Uint8Array, onLine: (line: string, lineNo: number) => void): Steps<void> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   let lineNo = 0
   let start = 0
@@ -18,17 +25,9 @@ export function forEachLine(bytes: Uint8Array, onLine: (line: string, lineNo: nu
       // A single line longer than a chunk is decoded whole.
       end = nl >= start ? nl + 1 : buf.indexOf(10, end) === -1 ? buf.length : buf.indexOf(10, end) + 1
     }
-    const text = buf.toString('latin1', start, end)
-    let pos = 0
-    while (pos < text.length) {
-      let nl = text.indexOf('\n', pos)
-      if (nl === -1) nl = text.length
-      let line = text.slice(pos, nl)
-      if (line.endsWith('\r')) line = line.slice(0, -1)
-      onLine(line, ++lineNo)
-      pos = nl + 1
-    }
+    lineNo = chunkLines(buf.toString('latin1', start, end), lineNo, onLine)
     start = end
+    yield start
   }
 }
 
@@ -38,6 +37,20 @@ export function forEachLine(bytes: Uint8Array, onLine: (line: string, lineNo: nu
  */
 export function withoutBom(bytes: Uint8Array): Uint8Array {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes
+}
+
+/** Calls `onLine` for each line of a chunk of text; returns the number of the last. */
+function chunkLines(text: string, lineNo: number, onLine: (line: string, lineNo: number) => void): number {
+  let pos = 0
+  while (pos < text.length) {
+    let nl = text.indexOf('\n', pos)
+    if (nl === -1) nl = text.length
+    let line = text.slice(pos, nl)
+    if (line.endsWith('\r')) line = line.slice(0, -1)
+    onLine(line, ++lineNo)
+    pos = nl + 1
+  }
+  return lineNo
 }
 
 const WS = /\s+/

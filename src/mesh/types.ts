@@ -183,4 +183,11 @@ export interface MeasurePartOptions extends MeasureOptions {
   thicknessMm?: number
   /** Raised limits for trusted files; the defaults stop hostile ones. */
   limits?: ReadLimits
+  /**
+   * Told, between the steps of a big file, how many of its bytes are done: while it is
+   * loaded whole from disk ('reading'), then while it is read into a mesh and measured
+   * ('measuring'; done is the total once the mesh is read). A binary STL given by path
+   * is read and measured in one pass ('measuring' only).
+   */
+  onProgress?: (stage: 'reading' | 'measuring', done: number, total: number) => void
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {measureWithFlags, writeMeasurementText, writeSheetText} from '../../cli/measurement.js'
+import {measureProgress, measureWithFlags, writeMeasurementText, writeSheetText} from '../../cli/measurement.js'
 import {positiveFlag as positive, readerLimitFlags} from '../../cli/reader-limits.js'
 import type {PartMeasurement, SheetPartMeasurement} from '../../services/price/measure.js'
 
@@ -12,7 +12,9 @@ export default class PriceMeasure extends BaseCommand {
 
 A DXF file is a sheet-metal flat pattern: it prints the outline area (outer contours minus holes, mm²), the cut length of every contour (mm), the pierces (one per closed contour and per separate open chain), the bend lines (lines on a layer named like BEND, or in a dashed linetype) and the bounding box. DXF carries no thickness: --thickness passes it on.
 
-STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it declares none). 3MF, STEP, IGES and most DXF files declare their own. Buyers' files are untrusted: a file over a reader limit (triangles, 3MF inflation ratio, STEP/IGES size and time, DXF entities) is refused; raise the limit with its flag for a file you trust. A file that cannot be read exits with code 2 and one line naming it and saying why.`
+STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it declares none). 3MF, STEP, IGES and most DXF files declare their own. Buyers' files are untrusted: a file over a reader limit (triangles, 3MF inflation ratio, STEP/IGES size and time, DXF entities) is refused; raise the limit with its flag for a file you trust. A file that cannot be read exits with code 2 and one line naming it and saying why.
+
+A big file takes seconds: on a terminal a progress bar (bytes read and measured) is drawn on stderr, and Ctrl-C stops it while it reads and measures (exit 130, no result printed).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/bracket.stl',
     '<%= config.bin %> <%= command.id %> examples/housing.step',
@@ -41,7 +43,15 @@ STL and OBJ carry no unit: --unit says what theirs is (and a DXF's when it decla
 
   async run(): Promise<PartMeasurement | SheetPartMeasurement> {
     const {args, flags} = await this.parse(PriceMeasure)
-    const m = await measureWithFlags(args.file, flags)
+    // A big file takes seconds: a bar on a terminal, and Ctrl-C is heard between its pieces.
+    const progress = await measureProgress(args.file)
+    this.clearOnInterrupt = () => progress?.done()
+    let m: PartMeasurement | SheetPartMeasurement
+    try {
+      m = await measureWithFlags(args.file, flags, progress?.update)
+    } finally {
+      progress?.done()
+    }
     if (!this.jsonEnabled()) {
       if (m.format === 'dxf') await writeSheetText(m as SheetPartMeasurement)
       else await writeMeasurementText(m as PartMeasurement)

@@ -4,6 +4,7 @@ import {
   measureFile,
   measurePart as measureAnyPart,
   type LengthUnit,
+  type MeasurePartOptions,
   type Measurement,
   type ReadLimits,
   type SheetMeasurement,
@@ -102,6 +103,8 @@ export interface AnyMeasureInput extends MeasureInput {
   thicknessMm?: number
   /** Raised reader limits for a trusted file. */
   limits?: ReadLimits
+  /** Told how far the reading and measuring of a big file is (MeasurePartOptions.onProgress). */
+  onProgress?: MeasurePartOptions['onProgress']
 }
 
 /**
@@ -114,7 +117,7 @@ export async function measureAnyFile(input: AnyMeasureInput): Promise<PartMeasur
   try {
     m = await measureAnyPart(input.file, input.file, {
       ...readOptions(input),
-      ...defined({thicknessMm: input.thicknessMm, limits: input.limits}),
+      ...defined({thicknessMm: input.thicknessMm, limits: input.limits, onProgress: input.onProgress}),
     })
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) {
