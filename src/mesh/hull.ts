@@ -24,7 +24,8 @@
 // Every hot loop sits in a function of its own that is called many times (once per step,
 // or per chunk of points, see chunkEnd in weld.ts).
 
-import {chunkEnd} from './weld.js'
+import {runSteps, type Steps} from './steps.js'
+import {CHUNK, chunkEnd} from './weld.js'
 
 class HullFailure extends Error {}
 
@@ -40,6 +41,16 @@ export function convexHullVolume(points: Float64Array): number {
   return convexHull(points).volume
 }
 
+/** convexHullVolume in steps: yields (undefined) every few thousand steps of quickhull. */
+export function* convexHullVolumeSteps(points: Float64Array): Steps<number> {
+  return (yield* convexHullSteps(points)).volume
+}
+
+/** Quickhull steps (faces taken from the pending stack) between two yields of the stepped hull. */
+const DRAIN_STEPS = 4096
+/** Points located on the sample's hull between two yields (a multiple of the chunk size). */
+const LOCATE_STEP = 16 * CHUNK
+
 /** From this many points on, the hull starts from a sample. */
 const SAMPLED = 8192
 /**
@@ -49,6 +60,10 @@ const SAMPLED = 8192
 const PS = 4
 
 export function convexHull(points: Float64Array): HullResult {
+  return runSteps(convexHullSteps(points))
+}
+
+function* convexHullSteps(points: Float64Array): Steps<HullResult> {
   const n = Math.floor(points.length / 3)
   if (n < 4) return {volume: 0, faces: 0, vertices: n}
   // The bounding box, then the sum of the steps from each point to the next (L1).
@@ -60,6 +75,7 @@ export function convexHull(points: Float64Array): HullResult {
   // order of a mesh's vertices is close to that already, and permuting costs a cache
   // miss per point.
   const order = n < SAMPLED || box[6]! / n < size / 100 ? null : mortonOrder(points, n, box)
+  yield undefined
   let eps = 1e-11 * size
   for (let attempt = 0; attempt < 4; attempt++, eps *= 1000) {
     // Centre the points: plane offsets and tetrahedra then stay well conditioned.
@@ -67,8 +83,11 @@ export function convexHull(points: Float64Array): HullResult {
     const ext = new Float64Array(26).fill(-Infinity)
     const at = new Int32Array(26)
     for (let i = 0; i < n; i = chunkEnd(i, n)) centreChunk(points, order, i, chunkEnd(i, n), box, q, ext, at)
+    yield undefined
     try {
-      return new Quickhull(q, n, eps).run(at)
+      const hull = new Quickhull(q, n, eps)
+      yield undefined
+      return yield* hull.run(at)
     } catch (err) {
       if (!(err instanceof HullFailure)) throw err
     }
@@ -484,24 +503,30 @@ class Quickhull {
   }
 
   /** at: the points extreme in 26 directions. */
-  run(at: Int32Array): HullResult {
+  *run(at: Int32Array): Steps<HullResult> {
     const n = this.n
-    if (n < SAMPLED || !this.fromSample(at)) {
+    if (n < SAMPLED || !(yield* this.fromSample(at))) {
       const all = new Int32Array(n)
       for (let i = 0; i < n; i++) all[i] = i
       if (!this.start(all, n)) return {volume: 0, faces: 0, vertices: n}
-      this.drain()
+      yield* this.drain()
     }
     const faces = this.used - this.freeCount
     return {volume: this.volume[0]! / 6, faces, vertices: faces / 2 + 2}
   }
 
-  /** Runs quickhull until no face has outside points. */
-  drain(): void {
-    while (this.pendingCount > 0) {
+  /** Runs quickhull until no face has outside points, yielding every DRAIN_STEPS faces. */
+  *drain(): Steps<void> {
+    while (this.drainSome(DRAIN_STEPS)) yield undefined
+  }
+
+  /** Processes up to `steps` pending faces; true while some are left. */
+  drainSome(steps: number): boolean {
+    for (let k = 0; k < steps && this.pendingCount > 0; k++) {
       const f = this.pending[--this.pendingCount]!
       if (this.fi[f * FI] !== NONE && this.fi[f * FI + 6] !== NONE) this.step(f)
     }
+    return this.pendingCount > 0
   }
 
   /**
@@ -572,7 +597,7 @@ class Quickhull {
    * point located on it and kept only when outside it. False when the sample is flat (the
    * caller then starts over from all points).
    */
-  fromSample(at: Int32Array): boolean {
+  *fromSample(at: Int32Array): Steps<boolean> {
     const n = this.n
     const p = this.p
     const step = Math.max(2, Math.floor(Math.sqrt(n) / 8))
@@ -589,7 +614,7 @@ class Quickhull {
       this.pendingCount = 0
       return false
     }
-    this.drain()
+    yield* this.drain()
     // The sample's hull: its faces and, for the walks, the planes through the centre and
     // each edge (an edge's normal points into the face's side).
     const hull = new Int32Array(this.used)
@@ -631,10 +656,11 @@ class Quickhull {
         for (let k = 0; k < state[1]!; k++) this.locateByScan(hull, nh, stray[k]!)
         state[1] = 0
       }
+      if (i % LOCATE_STEP === 0) yield undefined
     }
     this.roomToPush(nh)
     for (let k = 0; k < nh; k++) if (fi[hull[k]! * FI + 6] !== NONE) this.pending[this.pendingCount++] = hull[k]!
-    this.drain()
+    yield* this.drain()
     return true
   }
 

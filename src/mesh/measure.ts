@@ -1,7 +1,7 @@
-import {convexHullVolume} from './hull.js'
+import {convexHullVolumeSteps} from './hull.js'
 import {estimatePrint, skinArea} from './print.js'
 import {runSteps, type Steps} from './steps.js'
-import {analyseTopology} from './topology.js'
+import {topologySteps} from './topology.js'
 import type {MeasureOptions, Measurement, Mesh} from './types.js'
 import {weldInfo, type Sums} from './weld.js'
 
@@ -123,15 +123,13 @@ export function* measureSteps(mesh: Mesh, opts: MeasureOptions = {}): Steps<Meas
   const infill = check('infill', opts.infill ?? 0.2, 0, 1)
   const s = sumMesh(mesh)
   yield undefined
-  const topo = analyseTopology(mesh)
-  yield undefined
+  const topo = yield* topologySteps(mesh)
   const width = s.maxX - s.minX
   const depth = s.maxY - s.minY
   const height = s.maxZ - s.minZ
   const volume = Math.abs(s.volume)
   const boundingBoxVolume = width * depth * height
-  const convexHull = opts.hull === false ? null : convexHullVolume(mesh.positions)
-  if (convexHull !== null) yield undefined
+  const convexHull = opts.hull === false ? null : yield* convexHullVolumeSteps(mesh.positions)
   const layers = layerCount(height, layerHeight, firstLayerHeight)
   const print = estimatePrint({
     volume,

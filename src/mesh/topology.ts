@@ -1,5 +1,6 @@
+import {runSteps, type Steps} from './steps.js'
 import type {Mesh} from './types.js'
-import {chunkEnd, weldInfo} from './weld.js'
+import {CHUNK, chunkEnd, weldInfo} from './weld.js'
 
 export interface Topology {
   /** Edges used by exactly one face. */
@@ -28,6 +29,14 @@ export interface Topology {
  * Each loop runs in chunks, one call each (see chunkEnd in weld.ts).
  */
 export function analyseTopology(mesh: Mesh): Topology {
+  return runSteps(topologySteps(mesh))
+}
+
+/** Triangles or vertices walked between two yields of topologySteps (a multiple of the chunk size). */
+const STEP = 16 * CHUNK
+
+/** analyseTopology in steps: yields (undefined) every STEP triangles or vertices of its long loops. */
+export function* topologySteps(mesh: Mesh): Steps<Topology> {
   const tri = mesh.triangles
   const nt = mesh.triangleCount
   const nv = mesh.vertexCount
@@ -45,17 +54,26 @@ export function analyseTopology(mesh: Mesh): Topology {
     spare = counted.spare
   } else {
     start = new Uint32Array(nv + 2)
-    for (let t = 0; t < nt; t = chunkEnd(t, nt)) degenerate += countChunk(tri, start, t, chunkEnd(t, nt))
+    for (let t = 0; t < nt; t = chunkEnd(t, nt)) {
+      degenerate += countChunk(tri, start, t, chunkEnd(t, nt))
+      if (t % STEP === 0) yield undefined
+    }
   }
   // Prefix sums shifted by one: start[v + 1] is where v's list begins, and filling moves
   // it to where the list ends, which is where v + 1's begins.
   for (let v = 0; v < nv; v = chunkEnd(v, nv)) prefixChunk(start, v + 2, chunkEnd(v, nv) + 2)
   const lists: EdgeLists = {start, ends: new Uint32Array(start[nv + 1]!), faces: new Uint32Array(start[nv + 1]!)}
-  for (let t = 0; t < nt; t = chunkEnd(t, nt)) fillChunk(tri, lists, t, chunkEnd(t, nt))
+  for (let t = 0; t < nt; t = chunkEnd(t, nt)) {
+    fillChunk(tri, lists, t, chunkEnd(t, nt))
+    if (t % STEP === 0) yield undefined
+  }
 
   const s = new Census(nt, spare)
   for (let t = 0; t < nt; t = chunkEnd(t, nt)) identityChunk(s.parent, t, chunkEnd(t, nt))
-  for (let v = 0; v < nv; v = chunkEnd(v, nv)) censusChunk(s, lists, v, chunkEnd(v, nv))
+  for (let v = 0; v < nv; v = chunkEnd(v, nv)) {
+    censusChunk(s, lists, v, chunkEnd(v, nv))
+    if (v % STEP === 0) yield undefined
+  }
   // Every triangle starts as its own part and every union that joins two fewer.
   const parts = nt - degenerate - s.joins
   return {
