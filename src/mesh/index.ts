@@ -117,7 +117,9 @@ function* fileBytesSteps(path: string, maxBytes: number): Steps<Uint8Array> {
 /** What a file that cannot be read is, in a reader's words. */
 function fileError(err: unknown): MeshError {
   const code = (err as NodeJS.ErrnoException).code
-  return new MeshError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message)
+  return new MeshError(
+    code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message,
+  )
 }
 
 /** Bytes per read of a part file loaded whole. */
