@@ -867,12 +867,16 @@ export const SAMPLE = [
  */
 export function allCases(filter: {variants?: string[]; commands?: string[]; full?: boolean} = {}): Case[] {
   const full = filter.full ?? process.env.FOREIGN_FULL === '1'
+  // FOREIGN_PAIRS=1 (CI's runs on the other Node.js lines): the variants that reach some
+  // routes pair their modes too; only the baseline runs every command in both modes.
+  const pairsEverywhere = !full && process.env.FOREIGN_PAIRS === '1'
   const cases: Case[] = []
   const modes = ['table', 'json'] as const
   let paired = 0
   for (const variant of VARIANTS) {
     if (filter.variants && !filter.variants.includes(variant.name)) continue
-    const pairs = variant.reach === 'all' && !full && !variant.everyCommand
+    const pairs =
+      (variant.reach === 'all' && !full && !variant.everyCommand) || (pairsEverywhere && !variant.everyCommand)
     let run = pairs ? paired++ : 0
     for (const command of COMMANDS) {
       if (filter.commands && !filter.commands.includes(command.id)) continue
