@@ -196,6 +196,26 @@ describe('mfg mcp call', () => {
     ])
     expect(nested.exitCode, nested.stderr).toBe(0)
     expect(json<any>(nested).quote.priceDelivery).toBe(7.5)
+    // A tracking number in the open `changes` object: --raw-arg keeps it as written; --arg
+    // keeps a number with more digits than a number holds as its text, not a rounded number.
+    for (const [flag, trackId] of [
+      ['--raw-arg', '00123456789'],
+      ['--arg', '123456789012345678901'],
+    ] as const) {
+      const tracked = await run([
+        'mcp',
+        'call',
+        'update_quote',
+        '--arg',
+        `quoteId=${created._id}`,
+        flag,
+        `changes.trackId=${trackId}`,
+        '--yes',
+        '--json',
+      ])
+      expect(tracked.exitCode, tracked.stderr).toBe(0)
+      expect(json<any>(tracked).quote.trackId).toBe(trackId)
+    }
   })
 
   it('masks the secrets a result holds (payment tokens, signed links) unless --show-secrets', async () => {

@@ -37,12 +37,18 @@ export function typedValue(raw: string): unknown {
   if (raw === 'true') return true
   if (raw === 'false') return false
   if (raw === 'null') return null
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) {
-    const n = Number(raw)
-    const exact = Number.isFinite(n) && (/[.eE]/.test(raw) ? true : Number.isSafeInteger(n))
-    return exact ? n : raw
-  }
-  return raw
+  return exactNumber(raw) ?? raw
+}
+
+/**
+ * The number a JSON number literal writes, when a JavaScript number carries it as
+ * written; undefined for anything else (not a number literal, a 21-digit integer, 1e999).
+ */
+export function exactNumber(raw: string): number | undefined {
+  if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return undefined
+  const n = Number(raw)
+  const exact = Number.isFinite(n) && (/[.eE]/.test(raw) ? true : Number.isSafeInteger(n))
+  return exact ? n : undefined
 }
 
 /** Keys that would reach an object's prototype rather than the body. */

@@ -4,6 +4,7 @@ export {resultValue, toolError} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {closest} from '../../util/closest.js'
+import {exactNumber} from '../api/raw.js'
 
 /** `mcp tools` and `mcp call`: the endpoint's tools, and one call with its arguments checked first. */
 
@@ -59,32 +60,34 @@ function propertySchema(schema: unknown, path: string[]): unknown {
   return at
 }
 
+/** A `key=value` of `mcp call`: `--arg` (typed) or `--raw-arg` (a string as written). */
+export interface ArgPair {
+  text: string
+  raw: boolean
+}
+
 /**
  * Turns `--arg key=value` into a value: kept as a string where the tool's
  * schema wants a string; otherwise JSON when it parses (numbers, booleans,
- * objects, arrays), else the string. A dotted key (`changes.priceTotal=12`)
- * sets a nested field.
+ * objects, arrays), else the string, and so is a number JSON cannot carry as
+ * written (a 21-digit tracking number). `--raw-arg key=value` is always the
+ * string as written. A dotted key (`changes.priceTotal=12`) sets a nested field.
  */
 export function applyArgs(
   base: Record<string, unknown>,
-  pairs: readonly string[],
+  pairs: readonly (string | ArgPair)[],
   inputSchema?: Record<string, unknown>,
 ): Record<string, unknown> {
   const args = structuredClone(base)
-  for (const pair of pairs) {
+  for (const given of pairs) {
+    const {text: pair, raw: asWritten} = typeof given === 'string' ? {text: given, raw: false} : given
+    const flag = asWritten ? '--raw-arg' : '--arg'
     const eq = pair.indexOf('=')
-    if (eq <= 0) throw new InputError(`--arg ${pair}: expected key=value, for example --arg quoteId=65f0...`)
+    if (eq <= 0) throw new InputError(`${flag} ${pair}: expected key=value, for example ${flag} quoteId=65f0...`)
     const path = pair.slice(0, eq).split('.')
-    if (path.some((p) => p === '')) throw new InputError(`--arg ${pair}: the key has an empty part.`)
+    if (path.some((p) => p === '')) throw new InputError(`${flag} ${pair}: the key has an empty part.`)
     const raw = pair.slice(eq + 1)
-    let value: unknown = raw
-    if (typeOf(propertySchema(inputSchema, path)) !== 'string') {
-      try {
-        value = JSON.parse(raw)
-      } catch {
-        value = raw
-      }
-    }
+    const value = asWritten || typeOf(propertySchema(inputSchema, path)) === 'string' ? raw : jsonOrText(raw)
     let at: Record<string, unknown> = args
     for (const key of path.slice(0, -1)) {
       if (!isRecord(at[key])) at[key] = {}
@@ -93,6 +96,17 @@ export function applyArgs(
     at[path[path.length - 1] as string] = value
   }
   return args
+}
+
+/** `raw` as JSON when it parses, else the text; a number JSON would change (too many digits) stays the text. */
+function jsonOrText(raw: string): unknown {
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    return raw
+  }
+  return typeof value === 'number' && exactNumber(raw.trim()) === undefined ? raw : value
 }
 
 /** What a tool's input schema says of the arguments given: problems stop the call, warnings do not. */
@@ -147,8 +161,8 @@ export interface CallInput {
   tool: string
   /** From --input (a JSON object). */
   input?: Record<string, unknown>
-  /** --arg key=value, applied over input. */
-  args?: readonly string[]
+  /** --arg key=value (typed) and --raw-arg key=value (strings), applied over input in that order. */
+  args?: readonly (string | ArgPair)[]
   /** Asked before a tool that changes data is called; false stops with nothing sent to the tool. */
   confirm: (tool: McpTool, args: Record<string, unknown>) => Promise<boolean>
   /** Told of an argument sent as given that looks like a misspelt one. */
