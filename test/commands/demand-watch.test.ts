@@ -182,13 +182,15 @@ describe('mfg demand watch', () => {
   })
 
   it('polls only when the receiver is off, and --since shows recent demands on a first run', async () => {
-    const id = await createQuote()
+    await createQuote()
     const env = {...sb.env(), MFG_HOME: join(sb.home, 'poll-only')}
     const w = startWatch(['--no-webhook', '--interval', '0.3', '--since', '1h', '--exit-after', '1'], env)
     const first = await w.waitFor(() => true)
     expect(await w.exited).toBe(0)
     expect(w.stderr()).not.toContain('Receiving demand events')
+    // The oldest demand of the last hour comes first; the others are told by the next run.
     expect(first).toMatchObject({event: 'created', via: 'poll'})
+    const id = (first as {id: string}).id
     const later = startWatch(['--no-webhook', '--interval', '0.3'], env)
     try {
       await later.waitForErr('Caught up: ')
@@ -200,6 +202,22 @@ describe('mfg demand watch', () => {
       later.child.kill('SIGINT')
     }
     expect(await later.exited).toBe(130)
+  })
+
+  it('a poll tells the changes it finds oldest first, as they happened, though the list is newest first', async () => {
+    const env = {...sb.env(), MFG_HOME: join(sb.home, 'poll-order')}
+    const first = await runCli(['demand', 'watch', '--once', '--no-webhook'], {env})
+    expect(first.exitCode, first.stderr).toBe(0)
+    const made: string[] = []
+    for (let i = 0; i < 3; i++) made.push(await createQuote())
+    const again = await runCli(['demand', 'watch', '--once', '--no-webhook', '--json'], {env})
+    expect(again.exitCode, again.stderr).toBe(0)
+    const events = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {id: string; event: string})
+    expect(events.map((e) => e.id)).toEqual(made)
+    expect(events.every((e) => e.event === 'created')).toBe(true)
   })
 
   it('a polling watch reports a demand cancelled with demand delete, and one archived, though they leave the list', async () => {

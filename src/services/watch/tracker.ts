@@ -91,6 +91,15 @@ export class DemandTracker {
     delete this.state.demands[id]
   }
 
+  /** The event `observe` would give for a record, without remembering the record. */
+  preview(record: DemandRecord, via: WatchEvent['via']): WatchEvent | undefined {
+    const known = this.state.demands[record._id]
+    const event = this.observe(record, via)
+    if (known === undefined) delete this.state.demands[record._id]
+    else this.state.demands[record._id] = known
+    return event
+  }
+
   observe(record: DemandRecord, via: WatchEvent['via']): WatchEvent | undefined {
     const stage = stageOf(record)
     const updatedAt = record.updatedAt ?? record.createdAt ?? null

@@ -97,9 +97,20 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   const poll = async (): Promise<void> => {
     const pages = iterateDemands(ctx.client, ctx.businessId, 'all', {pageSize: V1_PAGE_SIZE_MAX}, {signal: stop})
     const listed = new Set<string>()
+    // The list comes newest first; the changes a poll finds are told oldest first, as they
+    // happened. Each is remembered only as it is told, so a watch stopped part-way (Ctrl-C,
+    // --exit-after) tells the rest next time.
+    const changed: {record: DemandRecord; at: number; n: number}[] = []
     for await (const record of pages) {
       if (stop.aborted) break
       listed.add(record._id)
+      const event = tracker.preview(record, 'poll')
+      if (event) changed.push({record, at: event.at === null ? 0 : Date.parse(event.at) || 0, n: changed.length})
+      else tracker.observe(record, 'poll')
+    }
+    changed.sort((a, b) => a.at - b.at || b.n - a.n)
+    for (const {record} of changed) {
+      if (stop.aborted) break
       await emit(tracker.observe(record, 'poll'))
     }
     if (!stop.aborted) await lookUpLeft(listed)
