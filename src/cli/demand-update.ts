@@ -69,8 +69,9 @@ export function v1Fields(flags: {
     material: flags.material,
     quantity: flags.quantity,
     color: flags.color,
-    priceTotal: numberOf(flags['price-total'], '--price-total'),
-    priceDelivery: numberOf(flags['price-delivery'], '--price-delivery'),
+    // A price below 0 is a slip of the keyboard (149.5 typed -149.5), not a price: refused before anything is sent.
+    priceTotal: numberOf(flags['price-total'], '--price-total', 0),
+    priceDelivery: numberOf(flags['price-delivery'], '--price-delivery', 0),
     takenAs: flags['taken-as'] as 'QUOTE' | 'ORDER' | undefined,
     paymentStatus: flags['payment-status'],
     trackId: flags['track-id'],

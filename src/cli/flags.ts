@@ -190,11 +190,13 @@ export const numberFlag = (min: number, max = Infinity) =>
     },
   })
 
-/** A flag's text as a number; undefined when the flag was not given. */
-export function numberOf(raw: string | undefined, flag: string): number | undefined {
+/** A flag's text as a number (at least `min` when given); undefined when the flag was not given. */
+export function numberOf(raw: string | undefined, flag: string, min?: number): number | undefined {
   if (raw === undefined) return undefined
   const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n))
-    throw new UsageError(`${flag} must be a number, got ${JSON.stringify(raw)}.`)
+  if (raw.trim() === '' || !Number.isFinite(n) || (min !== undefined && n < min))
+    throw new UsageError(
+      `${flag} must be a number${min === undefined ? '' : ` of ${min} or more`}, got ${JSON.stringify(raw)}.`,
+    )
   return n
 }

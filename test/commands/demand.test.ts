@@ -418,6 +418,13 @@ describe('mfg demand get and update', () => {
     const got = json<Demand & {quantity: number; priceTotal: number}>(await run(['demand', 'get', id, '--json']))
     expect(got).toMatchObject({material: 'PLA', quantity: 7, priceTotal: 42.5})
     expect(got.tracking?.map((t) => t.status)).toEqual(['quote sent', 'special verified'])
+    // A price below 0 (149.5 typed -149.5) is refused before anything is sent.
+    for (const flag of ['--price-total', '--price-delivery']) {
+      const negative = await run(['demand', 'update', id, flag, '-149.5'])
+      expect(negative.exitCode).toBe(2)
+      expect(negative.stderr.trim()).toBe(`Error: ${flag} must be a number of 0 or more, got "-149.5".`)
+    }
+    expect(json<{priceTotal: number}>(await run(['demand', 'get', id, '--json'])).priceTotal).toBe(42.5)
   })
 
   it('takes any field of the interface by name, and names a misspelt one after an id', async () => {

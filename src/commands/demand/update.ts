@@ -33,8 +33,8 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     material: Flags.string({description: 'Material.'}),
     quantity: Flags.integer({description: 'Number of parts.', min: 1}),
     color: Flags.string({description: 'Colour.'}),
-    'price-total': Flags.string({description: 'Total price (a number).'}),
-    'price-delivery': Flags.string({description: 'Delivery price (a number).'}),
+    'price-total': Flags.string({description: 'Total price (a number, 0 or more).'}),
+    'price-delivery': Flags.string({description: 'Delivery price (a number, 0 or more).'}),
     'taken-as': Flags.string({
       description: 'QUOTE or ORDER (ORDER turns a quote into an order).',
       options: [...TAKEN_AS],
