@@ -204,6 +204,19 @@ describe('mfg demand watch', () => {
     expect(await later.exited).toBe(130)
   })
 
+  it('stops with exit 0 once the reader of its output has gone, and the event it could not print is printed by the next watch', async () => {
+    const env = {...sb.env(), MFG_HOME: join(sb.home, 'reader-gone')}
+    const w = startWatch(['--no-webhook', '--interval', '0.3'], env)
+    await w.waitForErr('Caught up: ')
+    // The reader goes away (`| head -1` once head has ended, a handler that died).
+    w.child.stdout!.destroy()
+    const missed = await createQuote()
+    expect(await w.exited).toBe(0)
+    const next = await runCli(['demand', 'watch', '--once', '--no-webhook', '--json'], {env})
+    expect(next.exitCode, next.stderr).toBe(0)
+    expect(next.stdout).toContain(`"id":"${missed}"`)
+  })
+
   it('a poll tells the changes it finds oldest first, as they happened, though the list is newest first', async () => {
     const env = {...sb.env(), MFG_HOME: join(sb.home, 'poll-order')}
     const first = await runCli(['demand', 'watch', '--once', '--no-webhook'], {env})

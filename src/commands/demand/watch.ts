@@ -2,6 +2,7 @@ import {join} from 'node:path'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {writeErr, writeOut} from '../../cli/output.js'
+import {onStdoutClosed} from '../../cli/stdio.js'
 import {eventLine, intervalMs, isNewRequest, receiverPlan, sinceMs, stateFileOf, watchFlags} from '../../cli/watch.js'
 import type {QuoteOptions} from '../../services/quote/types.js'
 import type {WatchEvent} from '../../services/watch/tracker.js'
@@ -46,6 +47,9 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
     const json = this.jsonEnabled()
     const printJson = json ? await this.jsonLineWriter() : undefined
     const stop = stopOnSignals('Stopping the watch...')
+    // Its reader gone (`| head -1`, a handler that died), the watch stops as a listing does (exit 0),
+    // and the event it could not print is not remembered: the next watch prints it.
+    const readerGone = onStdoutClosed()
     const quoteOne = quote ? await this.quoter(quote, stop.signal, printJson) : undefined
     try {
       const result = await watchDemands(ctx, {
@@ -55,10 +59,13 @@ Ctrl-C (or SIGTERM) stops after the event in hand, closes the receiver and exits
         ...(flags.once ? {once: true} : {}),
         ...(flags['exit-after'] === undefined ? {} : {exitAfter: flags['exit-after']}),
         ...(receiver ? {receiver} : {}),
-        signal: stop.signal,
+        signal: AbortSignal.any([stop.signal, readerGone]),
         onEvent: async (e: WatchEvent) => {
           if (printJson) printJson(e)
           else writeOut(eventLine(e))
+          // A write to a closed pipe fails at once and is reported on the next turn of the event loop.
+          await new Promise((resolve) => setImmediate(resolve))
+          if (readerGone.aborted) throw new Error('the reader of the output has gone')
           if (quoteOne && isNewRequest(e)) await quoteOne(e.id)
         },
         onNote: (text) => (json ? writeErr(JSON.stringify({note: text})) : writeErr(text)),

@@ -1,5 +1,5 @@
 import type {DemandRecord} from '../../schemas/read/types.js'
-import type {WatchState} from './state.js'
+import type {SeenDemand, WatchState} from './state.js'
 
 /** created: a demand not seen before; stage: it moved to another stage; changed: anything else about it changed. */
 export type WatchEventKind = 'created' | 'changed' | 'stage'
@@ -91,12 +91,21 @@ export class DemandTracker {
     delete this.state.demands[id]
   }
 
+  /** The record `observe` saw last and what was known of it before: for `undoLast`. */
+  private last: {id: string; known: SeenDemand | undefined} | undefined
+
+  /** Forgets what the last `observe` remembered (its event could not be told). */
+  undoLast(): void {
+    if (!this.last) return
+    if (this.last.known === undefined) delete this.state.demands[this.last.id]
+    else this.state.demands[this.last.id] = this.last.known
+    this.last = undefined
+  }
+
   /** The event `observe` would give for a record, without remembering the record. */
   preview(record: DemandRecord, via: WatchEvent['via']): WatchEvent | undefined {
-    const known = this.state.demands[record._id]
     const event = this.observe(record, via)
-    if (known === undefined) delete this.state.demands[record._id]
-    else this.state.demands[record._id] = known
+    this.undoLast()
     return event
   }
 
@@ -104,6 +113,7 @@ export class DemandTracker {
     const stage = stageOf(record)
     const updatedAt = record.updatedAt ?? record.createdAt ?? null
     const known = this.state.demands[record._id]
+    this.last = {id: record._id, known}
     const archived = record.archive === true ? {archived: true as const} : {}
     this.state.demands[record._id] = {stage, updatedAt, ...archived}
     const base = {

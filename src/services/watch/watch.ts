@@ -55,9 +55,17 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   let queue: Promise<void> = Promise.resolve()
   let wake: (() => void) | undefined
 
+  // Called right after the tracker observed the event's record: an event that could not be
+  // told (its reader gone) is forgotten again, so the next watch tells it.
   const emit = async (event: WatchEvent | undefined): Promise<void> => {
-    if (!event || done.signal.aborted) return
-    await opts.onEvent(event)
+    if (!event) return
+    if (done.signal.aborted) return tracker.undoLast()
+    try {
+      await opts.onEvent(event)
+    } catch (error) {
+      tracker.undoLast()
+      throw error
+    }
     saveState(opts.stateFile, state)
     count++
     if (opts.exitAfter !== undefined && count >= opts.exitAfter) done.abort()
