@@ -115,6 +115,15 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 export function tableCell(value: unknown): string {
   const text = cellText(value)
   if (PLAIN.test(text)) return text.length >= 10 && text.length <= 35 ? tableDate(text) : text
+  return oneLine(text)
+}
+
+/**
+ * Text as one line that sends no terminal codes: line breaks and tabs as a space,
+ * other control characters (ESC, BEL...) as \u escapes. Values come from buyers
+ * (names, addresses), so none may move the cursor, retitle the window or add a line.
+ */
+export function oneLine(text: string): string {
   return text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
@@ -381,7 +390,7 @@ export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): 
       pairs.push([prefix, `${value.length} item${value.length === 1 ? '' : 's'}`])
       return
     }
-    pairs.push([prefix, Array.isArray(value) ? value.map(cellText).join(', ') : cellText(value)])
+    pairs.push([prefix, oneLine(Array.isArray(value) ? value.map(cellText).join(', ') : cellText(value))])
   }
   for (const [k, v] of Object.entries(record)) if (!opts.skip?.includes(k)) walk(v, k)
   const width = Math.max(0, ...pairs.map(([k]) => k.length))

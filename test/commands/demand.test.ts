@@ -408,6 +408,17 @@ describe('mfg demand get and update', () => {
     expect(missing.stderr).toMatch(/404/)
   })
 
+  it('shows a value a buyer typed with terminal codes or a line break as one line of escapes', async () => {
+    const body = JSON.stringify({shippingAddress: {city: 'Lyon\u001b[2J\u001b]0;owned\u0007\nINJECTED'}})
+    const updated = await run(['demand', 'update', id, '--file', '-'], {stdin: body})
+    expect(updated.exitCode, updated.stderr).toBe(0)
+    expect(updated.stdout).not.toMatch(/[\u001b\u0007]/)
+    const shown = await run(['demand', 'get', id])
+    expect(shown.stdout).not.toMatch(/[\u001b\u0007]/)
+    expect(shown.stdout).toMatch(/^shippingAddress\.city\s+Lyon\\u001b\[2J\\u001b\]0;owned\\u0007 INJECTED$/m)
+    expect(shown.stdout).not.toMatch(/^INJECTED/m)
+  })
+
   it('moves the stage and changes fields', async () => {
     let r = await run(['demand', 'update', id, '--status', 'special_verified', '--json'])
     expect(r.exitCode, r.stderr).toBe(0)
