@@ -54,7 +54,7 @@ export function exactNumber(raw: string): number | undefined {
 /** Keys that would reach an object's prototype rather than the body. */
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
-/** A `key=value` of `mfg api`: typed (`-F/--field`) or a string as written (`-f/--raw-field`). */
+/** A `key=value`, typed or a string as written: `mfg api -F`/`-f`, `mcp call --arg`/`--raw-arg`. */
 export interface FieldPair {
   text: string
   raw: boolean

@@ -4,7 +4,7 @@ export {resultValue, toolError} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {closest} from '../../util/closest.js'
-import {exactNumber} from '../api/raw.js'
+import {exactNumber, type FieldPair} from '../api/raw.js'
 
 /** `mcp tools` and `mcp call`: the endpoint's tools, and one call with its arguments checked first. */
 
@@ -60,12 +60,6 @@ function propertySchema(schema: unknown, path: string[]): unknown {
   return at
 }
 
-/** A `key=value` of `mcp call`: `--arg` (typed) or `--raw-arg` (a string as written). */
-export interface ArgPair {
-  text: string
-  raw: boolean
-}
-
 /**
  * Turns `--arg key=value` into a value: kept as a string where the tool's
  * schema wants a string; otherwise JSON when it parses (numbers, booleans,
@@ -75,12 +69,11 @@ export interface ArgPair {
  */
 export function applyArgs(
   base: Record<string, unknown>,
-  pairs: readonly (string | ArgPair)[],
+  pairs: readonly FieldPair[],
   inputSchema?: Record<string, unknown>,
 ): Record<string, unknown> {
   const args = structuredClone(base)
-  for (const given of pairs) {
-    const {text: pair, raw: asWritten} = typeof given === 'string' ? {text: given, raw: false} : given
+  for (const {text: pair, raw: asWritten} of pairs) {
     const flag = asWritten ? '--raw-arg' : '--arg'
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new InputError(`${flag} ${pair}: expected key=value, for example ${flag} quoteId=65f0...`)
@@ -162,7 +155,7 @@ export interface CallInput {
   /** From --input (a JSON object). */
   input?: Record<string, unknown>
   /** --arg key=value (typed) and --raw-arg key=value (strings), applied over input in that order. */
-  args?: readonly (string | ArgPair)[]
+  args?: readonly FieldPair[]
   /** Asked before a tool that changes data is called; false stops with nothing sent to the tool. */
   confirm: (tool: McpTool, args: Record<string, unknown>) => Promise<boolean>
   /** Told of an argument sent as given that looks like a misspelt one. */
