@@ -47,22 +47,25 @@ export function checkUpdateFlags(flags: UpdateFlags): void {
     throw new UsageError(`--${legacyOnly} belongs to the legacy update: add --legacy, or use --file for the v1 body.`)
 }
 
-/** The v1 update's fields from its flags (the shipping address apart). */
-export function v1Fields(flags: {
-  status?: string | undefined
-  substatus?: string | undefined
-  material?: string | undefined
-  quantity?: number | undefined
-  color?: string | undefined
-  'price-total'?: string | undefined
-  'price-delivery'?: string | undefined
-  'taken-as'?: string | undefined
-  'payment-status'?: string | undefined
-  'track-id'?: string | undefined
-  'shipping-provider'?: string | undefined
-  'fabricated-date'?: string | undefined
-  archive?: boolean | undefined
-}): UpdateFields {
+/** The v1 update's fields from its flags and the --shipping-* address. */
+export function v1Fields(
+  flags: {
+    status?: string | undefined
+    substatus?: string | undefined
+    material?: string | undefined
+    quantity?: number | undefined
+    color?: string | undefined
+    'price-total'?: string | undefined
+    'price-delivery'?: string | undefined
+    'taken-as'?: string | undefined
+    'payment-status'?: string | undefined
+    'track-id'?: string | undefined
+    'shipping-provider'?: string | undefined
+    'fabricated-date'?: string | undefined
+    archive?: boolean | undefined
+  },
+  shipping: Record<string, string> | undefined,
+): UpdateFields {
   return given({
     status: flags.status as Stage | undefined,
     substatus: flags.substatus,
@@ -78,6 +81,7 @@ export function v1Fields(flags: {
     shippingProvider: flags['shipping-provider'],
     fabricatedDate: flags['fabricated-date'],
     archive: flags.archive,
+    shippingAddress: shipping,
   })
 }
 

@@ -523,6 +523,23 @@ describe('mfg demand get and update', () => {
     expect(r.stderr).toMatch(/nothing to update/)
   })
 
+  it("changes the shipping address from the --shipping-* flags alone, over the file's, checked like the body", async () => {
+    let r = await run(['demand', 'update', id, '--shipping-city', 'Lyon', '--shipping-zip', '69001'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toContain('Updated shippingAddress.')
+    const address = async () =>
+      json<{shippingAddress: object}>(await run(['demand', 'get', id, '--json', 'shippingAddress'])).shippingAddress
+    expect(await address()).toMatchObject({city: 'Lyon', zip: '69001'})
+    const flags = ['demand', 'update', id, '--file', '-', '--shipping-city', 'Nantes']
+    r = await run(flags, {stdin: '{"shippingAddress": {"city": "Paris", "region": "Loire"}}'})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(await address()).toMatchObject({city: 'Nantes', region: 'Loire', zip: '69001'})
+    r = await run(flags, {stdin: '{"shippingAddress": {"cty": "Paris"}}'})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain('shippingAddress: unknown field cty (did you mean city?)')
+    expect(await address()).toMatchObject({city: 'Nantes'})
+  })
+
   it('never shows a full key or token', () => {
     const all = outputs.map((o) => o.stdout + o.stderr).join('\n')
     for (const secret of secretsOf(sb)) expect(all).not.toContain(secret)

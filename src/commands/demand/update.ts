@@ -58,8 +58,7 @@ Stages move quote_sent → special_verified → special_accepted (production) �
     const shipping = shippingAddressFrom(flags)
     checkUpdateFlags(flags)
     if (flags.legacy) return this.legacy(args.id, legacyFields(flags, shipping), fromFile, flags)
-    const body = await buildUpdateBody(fromFile, v1Fields(flags))
-    if (shipping) body.shippingAddress = {...body.shippingAddress, ...shipping}
+    const body = await buildUpdateBody(fromFile, v1Fields(flags, shipping))
     const {client} = await this.context(flags).session()
     const changed = await updateDemand({client}, args.id, body)
     const record = displayRecord(changed.record)

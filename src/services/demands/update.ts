@@ -21,6 +21,8 @@ export interface UpdateFields {
   shippingProvider?: string
   fabricatedDate?: string
   archive?: boolean
+  /** Merged over the file's shippingAddress, field by field. */
+  shippingAddress?: Record<string, string>
 }
 
 /**
@@ -56,6 +58,9 @@ export async function buildUpdateBody(
   set('shippingProvider', fields.shippingProvider)
   set('fabricatedDate', fields.fabricatedDate)
   set('archive', fields.archive)
+  if (fields.shippingAddress !== undefined) {
+    body.shippingAddress = {...((body.shippingAddress ?? {}) as Record<string, unknown>), ...fields.shippingAddress}
+  }
   if (Object.keys(body).length === 0) {
     throw new InputError(
       'nothing to update: pass a field flag (for example --status or --material) or --file with an update body.',
