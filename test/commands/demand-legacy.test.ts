@@ -238,7 +238,18 @@ describe('demand stage and track', () => {
     expect(back.exitCode).toBe(1)
     const unknown = await run(['demand', 'stage', id, 'shipped'])
     expect(unknown.exitCode).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown stage "shipped"/)
+    expect(unknown.stderr.trim()).toMatch(/unknown stage "shipped"; use a status id or display name: .*\.$/)
+    expect(unknown.stderr).not.toContain('did you mean')
+    // A slip of the keyboard in a status id or a display name gets the stage probably meant.
+    for (const typo of ['special_acepted', 'In Produciton']) {
+      const near = await run(['demand', 'stage', id, typo])
+      expect(near.exitCode).toBe(2)
+      expect(near.stderr.trim()).toMatch(
+        new RegExp(
+          `^Error: unknown stage "${typo}"; use a status id or display name: .*; did you mean special_accepted\\?$`,
+        ),
+      )
+    }
   })
 
   it('never shows a full key or token', () => {

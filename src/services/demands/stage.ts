@@ -1,5 +1,6 @@
 import {getDemand, updateDemand} from '../../api/v1/demands.js'
 import {STAGES, STAGE_INFO, STAGE_MOVES, type Stage} from '../../schemas/demand.js'
+import {closest} from '../../util/closest.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {settleChange, type ChangedDemand} from './update.js'
@@ -22,7 +23,17 @@ export function parseStage(text: string): Stage {
     if ([stage, info.display, info.legacy, info.tracking].some((name) => norm(name) === wanted)) return stage
   }
   const names = STAGES.map((s) => `${s} (${STAGE_INFO[s].display})`).join(', ')
-  throw new InputError(`unknown stage ${JSON.stringify(text)}; use a status id or display name: ${names}.`)
+  const meant = closestStage(wanted)
+  throw new InputError(
+    `unknown stage ${JSON.stringify(text)}; use a status id or display name: ${names}${meant === undefined ? '.' : `; did you mean ${meant}?`}`,
+  )
+}
+
+/** The stage whose status id or display name is nearest to a normalised name (In Produciton: special_accepted). */
+function closestStage(wanted: string): Stage | undefined {
+  const byName = new Map(STAGES.flatMap((s) => [s, STAGE_INFO[s].display].map((name) => [norm(name), s] as const)))
+  const near = closest(wanted, byName.keys(), 1)[0]
+  return near === undefined ? undefined : byName.get(near)
 }
 
 /** A stage move the service confirmed, and the stage it says the demand is in. */
