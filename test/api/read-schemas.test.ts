@@ -128,11 +128,24 @@ const cases: Case[] = [
     ],
   },
   {
-    name: 'a tracking entry without its date is left out, the rest kept; a null item too',
+    name: 'a tracking entry without a date is kept without one; one without a status is left out, a null item too',
     schema: DemandRecordRead,
-    body: {...demand, tracking: [{status: 'quote sent', date: 5}, {status: 'done'}, null]},
-    value: {...demand, tracking: [{status: 'quote sent', date: 5}]},
-    notes: ['tracking[1]: {"status":"done"} cannot be read, left out', 'tracking[2]: null item left out'],
+    body: {
+      ...demand,
+      tracking: [
+        {status: 'quote sent', date: 5},
+        {status: 'done'},
+        {status: 'delivered', date: 'n/a'},
+        {date: 9},
+        null,
+      ],
+    },
+    value: {...demand, tracking: [{status: 'quote sent', date: 5}, {status: 'done'}, {status: 'delivered'}]},
+    notes: [
+      'tracking[2].date: "n/a" is not an epoch time in milliseconds or an ISO 8601 time, left out',
+      'tracking[3]: {"date":9} cannot be read, left out',
+      'tracking[4]: null item left out',
+    ],
   },
   {
     name: 'a record answered with id instead of _id',

@@ -41,6 +41,8 @@ export interface Quirks {
   unknownEnums?: boolean
   /** Other ISO 8601 forms for every date (offsets, no fraction, microseconds). */
   dateForms?: boolean
+  /** Tracking entries after the first without `date`. */
+  trackingNoDate?: boolean
   /** Unicode in every string the service makes up (names, materials, titles, messages). */
   unicode?: boolean
   /** A post without price, materials, models, createdAt and updatedAt. */
@@ -421,7 +423,9 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
         pricePerPiece: money(Math.round((d.priceTotal / d.quantity) * 100) / 100),
         ...(quirks.nulls ? {dfmData: null, bendingData: null, note: null} : {}),
       })),
-      tracking: quirks.nulls ? null : d.tracking.map((t) => ({status: t.status, date: t.date})),
+      tracking: quirks.nulls
+        ? null
+        : d.tracking.map((t, i) => ({status: t.status, ...(quirks.trackingNoDate && i > 0 ? {} : {date: t.date})})),
       uniqueItems: int(1),
       total: money(d.priceTotal + d.priceDelivery),
       subtotal: money(d.priceTotal),

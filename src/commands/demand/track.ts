@@ -6,7 +6,7 @@ import type {Timeline} from '../../services/demands/stage.js'
 
 export default class DemandTrack extends BaseCommand {
   static override summary = "Show a demand's tracking timeline."
-  static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601, UTC (as every table shows dates). Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in UTC. --json gives the dates as epoch milliseconds.`
+  static override description = `One line per stage the demand went through, oldest first: the stage (status id), the tracking text as stored, and the date in ISO 8601, UTC (as every table shows dates; blank when the service recorded none). Then the epoch fields set on the way (dateAccepted on entering production, producedAt on done, startedShippingAt, deliveredAt), also in UTC. --json gives the dates as epoch milliseconds.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 --json | jq .steps',
@@ -20,7 +20,7 @@ export default class DemandTrack extends BaseCommand {
     const timeline = await trackDemand({client}, args.id)
     if (!this.jsonEnabled()) {
       const {isoLocal, toTable} = await import('../../cli/render.js')
-      const rows = timeline.steps.map((s) => ({stage: s.stage ?? '', tracking: s.status, date: isoLocal(s.date)}))
+      const rows = timeline.steps.map((s) => ({stage: s.stage ?? '', tracking: s.status, date: s.date === undefined ? '' : isoLocal(s.date)}))
       if (rows.length > 0) writeOut(toTable(rows, ['stage', 'tracking', 'date']))
       if (timeline.dates.length > 0) {
         writeOut('')

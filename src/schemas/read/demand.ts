@@ -52,8 +52,11 @@ const address = () =>
     companyName: opt.text(),
   }).optional()
 
-/** One tracking entry; an entry without a status or a date is left out of the list (and noted). */
-export const TrackingEntryRead = record({status: text(), date: epochMs()})
+/**
+ * One tracking entry. An entry without a status is left out of the list (and noted); one
+ * without a readable date is kept, its date unknown: the stage it names still happened.
+ */
+export const TrackingEntryRead = record({status: text(), date: opt.epoch()})
 
 const tracking = () => list(TrackingEntryRead, {dropUnreadable: true}).optional()
 

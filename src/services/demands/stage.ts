@@ -91,8 +91,8 @@ export interface TrackingStep {
   stage?: Stage
   /** Tracking text as stored (lower-case legacy name). */
   status: string
-  /** Epoch milliseconds. */
-  date: number
+  /** Epoch milliseconds; absent when the service gave no readable date. */
+  date?: number
 }
 
 export interface Timeline {
@@ -117,7 +117,7 @@ export async function trackDemand(ctx: Pick<ServiceContext, 'client'>, id: strin
     } catch {
       stage = undefined
     }
-    return {...(stage ? {stage} : {}), status: t.status, date: t.date}
+    return {...(stage ? {stage} : {}), status: t.status, ...(t.date === undefined ? {} : {date: t.date})}
   })
   const dates = EPOCH_FIELDS.flatMap((field) => {
     const value = (record as Record<string, unknown>)[field]
