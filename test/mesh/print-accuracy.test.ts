@@ -60,8 +60,8 @@ async function pool<T, R>(items: T[], width: number, f: (x: T) => Promise<R>): P
 }
 
 // PrusaSlicer against its own recorded figures runs no code of mfg's under Node: CI runs it on
-// its first Node.js line only (MFG_TEST_SLICER_ONCE=1 on the others, .ci/run).
-const slicedElsewhere = process.env.MFG_TEST_SLICER_ONCE === '1'
+// its first Node.js line only (MFG_TEST_REPEAT_LINE=1 on the others, .ci/run).
+const slicedElsewhere = process.env.MFG_TEST_REPEAT_LINE === '1'
 
 describe.skipIf(!slicer || slicedElsewhere)('the recorded figures are what prusa-slicer says now', () => {
   it('slices every stored reference part to the recorded time, filament and layers', async () => {
