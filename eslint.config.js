@@ -99,7 +99,7 @@ export default tseslint.config(
     }),
   },
   {
-    // util/'s files import nothing, so schemas/ stays a leaf with them (field hints use util/closest.ts).
+    // util/'s files import only node: modules, so schemas/ stays a leaf with them (field hints use util/closest.ts).
     files: ['src/schemas/**/*.ts'],
     rules: importLimits({
       regex: '^(?!zod(/|$)|\\./|\\.\\./util/)',
@@ -116,7 +116,10 @@ export default tseslint.config(
   },
   {
     files: ['src/util/**/*.ts', 'src/engines.ts'],
-    rules: importLimits({regex: '^(?!\\./)', message: 'util/ and engines.ts are leaves: they import nothing.'}),
+    rules: importLimits({
+      regex: '^(?!node:|\\./)',
+      message: 'util/ and engines.ts are leaves: they import node: modules and their own files only.',
+    }),
   },
   {
     files: ['src/mesh/**/*.ts'],
@@ -140,7 +143,7 @@ export default tseslint.config(
     }),
   },
   {
-    // The help class: oclif's Help, its own files and util/'s leaves (which import nothing), so that loading it loads no command.
+    // The help class: oclif's Help, its own files and util/'s leaves (which import node: modules only), so that loading it loads no command.
     files: ['src/help/**/*.ts'],
     rules: importLimits({
       regex: '^(?!@oclif/core$|\\./|\\.\\./util/)',

@@ -5,7 +5,7 @@ import type * as z from 'zod'
 
 import {extractApiKey} from '../schemas/secrets.js'
 import {fileReason} from '../util/file-reason.js'
-import {LockBusyError, withFileLock} from './file-lock.js'
+import {LockBusyError, withFileLock} from '../util/file-lock.js'
 import {
   LOCAL_PROFILE,
   ProfileReader,

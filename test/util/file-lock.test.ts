@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LockBusyError, withFileLock} from '../../src/profiles/file-lock.js'
+import {LockBusyError, withFileLock} from '../../src/util/file-lock.js'
 
 let dir: string
 let lock: string

@@ -1,6 +1,6 @@
 import {linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 
-import {lockHolder, processAlive, sleepSync, type LockHolder} from '../util/alive.js'
+import {lockHolder, processAlive, sleepSync, type LockHolder} from './alive.js'
 
 /** The lock is busy for longer than this: the error, naming the lock file. */
 const WAIT_MS = 10_000
