@@ -9,7 +9,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import type {RunningSandbox, SandboxOptions} from '../../src/sandbox/index.js'
 import {ContentDraftIds} from '../../src/services/demands/batch-ids.js'
 import {BatchJournal, type JournalKey} from '../../src/services/demands/batch-journal.js'
-import {cliEnv, json, runCli, type CliResult} from '../helpers/cli.js'
+import {cliEnv, json, runBuiltCli, runCli, type CliResult} from '../helpers/cli.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
 
 interface Outcome {
@@ -210,6 +210,36 @@ describe('demand create under faults, against a server without replay', () => {
     } finally {
       holder.kill()
     }
+  })
+
+  it('two files sharing rows, sent at the same moment: each shared row is created once, by one run or the other', async () => {
+    h = await harness({replay: false})
+    const shared = quotes(1500, 'shared')
+    const a = h.file('a.ndjson', ndjson([...quotes(20, 'only-a'), ...shared]))
+    const b = h.file('b.ndjson', ndjson([...quotes(20, 'only-b'), ...shared]))
+    // Two processes, as two terminals or two CI jobs would run them.
+    const env = cliEnv(h.sandbox, h.home)
+    const first = await Promise.all(
+      [a, b].map((f) => runBuiltCli(['demand', 'create', '--file', f, '--json', '--concurrency', '1'], {env})),
+    )
+    const results = first.map((r) => {
+      expect([0, 1], r.stderr).toContain(r.exitCode)
+      return json<any>(r).results as Outcome[]
+    })
+    const draftIds = new Set(results.flat().map((o) => o.draftId))
+    expect(draftIds.size).toBe(1540)
+    // No draftId stored twice: a row one run sent, the other left to it.
+    const stored = await demandsWith(h.sandbox, draftIds)
+    expect(stored).toHaveLength(1540)
+    for (const o of results.flat().filter((o) => o.id === undefined))
+      expect(o.error).toMatch(/another run \(.*of another input to the same service\)/)
+    // Once both have ended, each file run again has every row, none made anew.
+    for (const f of [a, b]) {
+      const again = json<any>(await h.run(['demand', 'create', '--file', f, '--json']))
+      expect(again.created).toBe(0)
+      expect(again.results.filter((o: Outcome) => o.id === undefined)).toEqual([])
+    }
+    expect(await demandsWith(h.sandbox, draftIds)).toHaveLength(1540)
   })
 
   it('settles a lost answer (commit, then drop) by looking the rows up: nothing is sent twice', async () => {

@@ -211,6 +211,61 @@ describe("BatchJournal.open and the target's other inputs", () => {
   })
 })
 
+describe('BatchJournal.markSent and the runs of other inputs going on at the same time', () => {
+  it("leaves out the rows another input's run has marked or created since this run began, in either order of start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-claims-test-'))
+    // Each journal's lock names a live process other than this one, as two mfg processes would.
+    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
+    const live = (path: string, i: number) =>
+      writeFileSync(`${path}.lock`, JSON.stringify({pid: holders[i]!.pid, at: 'now'}))
+    try {
+      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
+      const a = BatchJournal.open(dir, key('a'))
+      live(a.journal.path, 0)
+      // B starts after A: A learns of it at its next mark, through the target's list.
+      const b = BatchJournal.open(dir, key('b'))
+      live(b.journal.path, 1)
+      const rows = (...pairs: [number, string][]) => pairs.map(([row, draftId]) => ({row, draftId}))
+
+      expect(await a.journal.markSent(0, rows([1, 'x'], [2, 'y']), 100)).toEqual(new Map())
+      a.journal.append({t: 'done', c: 0, results: [{row: 1, id: 'id-x', draftId: 'x'}]})
+      // B claims y (A marked it) and x (A created it); z is B's.
+      const takenByA = await b.journal.markSent(0, rows([5, 'y'], [6, 'z'], [7, 'x']), 200)
+      expect(Object.fromEntries(takenByA)).toEqual({
+        5: {state: 'maybe', sentAt: 100, pid: holders[0]!.pid, from: {at: expect.any(String)}},
+        7: {
+          state: 'done',
+          result: {row: 1, id: 'id-x', draftId: 'x'},
+          pid: holders[0]!.pid,
+          from: {at: expect.any(String)},
+        },
+      })
+      // A started first, yet sees what B marked since: z is B's.
+      const takenByB = await a.journal.markSent(1, rows([3, 'z'], [4, 'w']), 300)
+      expect([...takenByB.keys()]).toEqual([3])
+      expect(takenByB.get(3)).toMatchObject({state: 'maybe', sentAt: 200, pid: holders[1]!.pid})
+      // What each journal marked: only the rows it claimed.
+      const marked = (path: string) =>
+        readFileSync(path, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as {t: string; draftIds?: string[]})
+          .filter((e) => e.t === 'sent')
+          .flatMap((e) => e.draftIds)
+      expect(marked(a.journal.path)).toEqual(['x', 'y', 'w'])
+      expect(marked(b.journal.path)).toEqual(['z'])
+      // A row B gave up (known not sent) may be claimed again.
+      b.journal.append({t: 'notsent', c: 0, rows: [6]})
+      expect(await a.journal.markSent(2, rows([8, 'z']), 400)).toEqual(new Map())
+      await a.journal.close()
+      await b.journal.close()
+    } finally {
+      for (const h of holders) h.kill()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
+
 describe('runBatch with rows spilled to the temporary file', () => {
   let sandbox: RunningSandbox
   beforeAll(async () => {

@@ -6,6 +6,7 @@ import {
   existsSync,
   fchmodSync,
   fdatasync,
+  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -18,6 +19,7 @@ import {
 import {join} from 'node:path'
 import {lockHolder, processAlive, sleepSync, type LockHolder} from '../../util/alive.js'
 import {fileReason} from '../../util/file-reason.js'
+import {LockBusyError, withFileLock} from '../../util/file-lock.js'
 
 /** A row that exists on the server. */
 export interface RowResult {
@@ -134,6 +136,9 @@ export interface OpenedJournal {
   byDraftId: Map<string, DraftIdState>
 }
 
+/** No row taken by another run (shared: never written to). */
+const NONE_TAKEN: Map<number, DraftIdState> = new Map()
+
 /** How far back the journals of other inputs are read, in days, at most how many of them, and how many bytes in all. */
 export const OTHER_INPUTS_DAYS = 30
 export const OTHER_INPUTS_MAX = 64
@@ -244,7 +249,7 @@ export class JournalFile<E> {
   }
 
   /** Resolves once everything written so far is on the disk. */
-  private sync(): Promise<void> {
+  protected sync(): Promise<void> {
     if (this.fd === undefined) return Promise.resolve()
     // The sync running may have started before the last write: wait for the next one.
     if (this.latest) {
@@ -290,8 +295,8 @@ export class JournalFile<E> {
 
 /**
  * Append-only NDJSON journal of one batch (a JournalFile). `sent` is synced to the
- * disk, because a request must not leave before the journal says it may have (`sent`
- * goes through `appendDurable`, whose promise the sender awaits), and that sync carries
+ * disk, because a request must not leave before the journal says it may have (`markSent`
+ * resolves once it is, and the sender awaits it), and that sync carries
  * the `start` line written before it. The outcomes (`done`, `failed`, ...) are not: if
  * the machine itself goes down before they reach the disk, the next run finds
  * the chunk `sent` without an outcome and looks its draftIds up, as for a lost answer.
@@ -299,9 +304,36 @@ export class JournalFile<E> {
 export class BatchJournal extends JournalFile<JournalEvent> {
   private nextChunk: number
 
-  private constructor(path: string, fd: number, firstChunk: number, lock: RunLock) {
+  private constructor(
+    path: string,
+    fd: number,
+    firstChunk: number,
+    lock: RunLock,
+    private readonly claims: TargetClaims | undefined,
+  ) {
     super(path, fd, lock)
     this.nextChunk = firstChunk
+  }
+
+  /**
+   * Journals rows as maybe sent (chunk `c`), but for those a run of another input to the
+   * same target has claimed since this run began (the same draftId): answered instead,
+   * row → what that run recorded. Resolves once the mark is on the disk.
+   */
+  async markSent(
+    c: number,
+    rows: readonly {row: number; draftId: string}[],
+    at: number,
+  ): Promise<Map<number, DraftIdState>> {
+    const write = (free: readonly {row: number; draftId: string}[]) => {
+      if (free.length > 0)
+        this.append({t: 'sent', c, rows: free.map((r) => r.row), draftIds: free.map((r) => r.draftId), at})
+    }
+    let taken = NONE_TAKEN
+    if (this.claims) taken = this.claims.claim(rows, write)
+    else write(rows)
+    await this.sync()
+    return taken
   }
 
   /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
@@ -320,10 +352,12 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       listed.filter((n) => n !== name),
     )
     const targetList = join(dir, targetListName(key))
-    const ofTarget = existsSync(targetList) ? readFileSync(targetList, 'utf8').split('\n').filter(Boolean) : []
+    const ofTarget = existsSync(targetList) ? [...new Set(readFileSync(targetList, 'utf8').split('\n').filter(Boolean))] : []
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
-    if (!ofTarget.includes(name)) appendFileSync(targetList, `${name}\n`, {mode: 0o600})
+    // Every run, a new one or one taking a journal up again, adds a line: runs going on learn of it.
+    appendFileSync(targetList, `${name}\n`, {mode: 0o600})
+    const claims = opts.fresh ? undefined : new TargetClaims(dir, key, name)
     const byDraftId = opts.fresh
       ? new Map<string, DraftIdState>()
       : otherInputs(
@@ -355,7 +389,7 @@ export class BatchJournal extends JournalFile<JournalEvent> {
         if (state.state === 'done' || own?.state !== 'maybe') rows.set(row, state)
       }
     }
-    const journal = new BatchJournal(path, fd, firstChunk, lock)
+    const journal = new BatchJournal(path, fd, firstChunk, lock, claims)
     if (!resumed) {
       const start = {t: 'start', v: 1, key, at: new Date().toISOString()} as const
       journal.append(opts.source === undefined ? start : {...start, source: opts.source})
@@ -453,43 +487,220 @@ function fileTimes(path: string): {at?: number; size?: number} {
 
 /** A journal's events by draftId: created, or maybe sent (rows refused or known not sent are left out). */
 function replayDraftIds(text: string): Map<string, DraftIdState> {
-  const states = new Map<string, DraftIdState>()
-  const draftOf = new Map<number, string>()
-  const maybe = (draftId: string | undefined, at: number) => {
-    if (draftId === undefined) return
-    const prev = states.get(draftId)
-    if (prev?.state === 'done') return
-    states.set(draftId, {state: 'maybe', sentAt: prev?.state === 'maybe' ? Math.min(prev.sentAt, at) : at})
-  }
-  const drop = (draftId: string | undefined) => {
-    if (draftId !== undefined && states.get(draftId)?.state !== 'done') states.delete(draftId)
-  }
-  for (const event of journalEvents<JournalEvent>(text)) {
-    switch (event.t) {
-      case 'sent':
-        event.rows.forEach((row, i) => {
-          const draftId = event.draftIds[i]
-          if (draftId !== undefined) draftOf.set(row, draftId)
-          maybe(draftId, event.at)
-        })
-        break
-      case 'unknown':
-        for (const row of event.rows) maybe(draftOf.get(row), event.at)
-        break
-      case 'done':
-        for (const result of event.results) states.set(result.draftId, {state: 'done', result})
-        break
-      case 'failed':
-        for (const f of event.failures) drop(f.draftId)
-        break
-      case 'notsent':
-        for (const row of event.rows) drop(draftOf.get(row))
-        break
-      default:
-        break
+  const replay = new DraftIdReplay()
+  replay.feed(journalEvents<JournalEvent>(text))
+  return replay.states
+}
+
+/** Reads a journal's events by draftId, as many at a time as come (a journal read as it grows). */
+class DraftIdReplay {
+  readonly states = new Map<string, DraftIdState>()
+  private readonly draftOf = new Map<number, string>()
+
+  feed(events: Iterable<JournalEvent>): void {
+    for (const event of events) {
+      switch (event.t) {
+        case 'sent':
+          event.rows.forEach((row, i) => {
+            const draftId = event.draftIds[i]
+            if (draftId !== undefined) this.draftOf.set(row, draftId)
+            this.maybe(draftId, event.at)
+          })
+          break
+        case 'unknown':
+          for (const row of event.rows) this.maybe(this.draftOf.get(row), event.at)
+          break
+        case 'done':
+          for (const result of event.results) this.states.set(result.draftId, {state: 'done', result})
+          break
+        case 'failed':
+          for (const f of event.failures) this.drop(f.draftId)
+          break
+        case 'notsent':
+          for (const row of event.rows) this.drop(this.draftOf.get(row))
+          break
+        default:
+          break
+      }
     }
   }
-  return states
+
+  private maybe(draftId: string | undefined, at: number): void {
+    if (draftId === undefined) return
+    const prev = this.states.get(draftId)
+    if (prev?.state === 'done') return
+    this.states.set(draftId, {state: 'maybe', sentAt: prev?.state === 'maybe' ? Math.min(prev.sentAt, at) : at})
+  }
+
+  private drop(draftId: string | undefined): void {
+    if (draftId !== undefined && this.states.get(draftId)?.state !== 'done') this.states.delete(draftId)
+  }
+}
+
+/** A journal of another input to the same target, as far as it has been read since this run began. */
+interface WatchedJournal {
+  /** Bytes read so far (those before this run began are not: the start of the run read them). */
+  offset: number
+  /** A last line not ended yet. */
+  tail: string
+  /** What the part read recorded, by draftId; undefined until its start line shows it is another input's. */
+  replay?: DraftIdReplay
+  /** Its start line read, and it is not another input of the same target and API: never read again. */
+  ignored?: boolean
+  from?: EarlierInput
+}
+
+/**
+ * The rows that runs of other inputs going on at the same time claim. Two runs of
+ * different inputs sharing rows (the same content, so the same draftId) must not both
+ * send one: each marks a chunk `sent` under the target's claim lock, after reading what
+ * the journals of the other runs going on have marked since it last looked, and leaves
+ * out the rows one of them has claimed. Every run adds its journal's name to the
+ * target's list when it starts, so the others learn of it at their next claim.
+ */
+class TargetClaims {
+  private readonly listPath: string
+  private listSize: number
+  /** By journal name: every other journal of the target (its size when this run began, then what was read). */
+  private readonly journals = new Map<string, WatchedJournal>()
+  /** The journals whose run was going on when last looked at: read at each claim. */
+  private readonly polled = new Set<string>()
+
+  constructor(
+    private readonly dir: string,
+    private readonly key: JournalKey,
+    private readonly own: string,
+  ) {
+    this.listPath = join(dir, targetListName(key))
+    const names = this.listed()
+    this.listSize = sizeOf(this.listPath)
+    for (const name of names) this.journals.set(name, {offset: sizeOf(join(dir, name)), tail: ''})
+    this.findLive(names)
+  }
+
+  /**
+   * Marks the rows no run of another input going on (or ended since this run began) has
+   * claimed, through `mark`, under the target's lock; answers the others, row → what that run recorded.
+   */
+  claim<R extends {row: number; draftId: string}>(rows: readonly R[], mark: (free: R[]) => void): Map<number, DraftIdState> {
+    try {
+      return withFileLock(`${this.listPath}.lock`, () => {
+        this.refresh()
+        const taken = this.takenOf(rows)
+        mark(taken.size === 0 ? [...rows] : rows.filter((r) => !taken.has(r.row)))
+        return taken
+      })
+    } catch (error) {
+      if (error instanceof LockBusyError)
+        throw new JournalError(
+          `the rows of this batch cannot be claimed: ${error.message} for more than ten seconds; nothing more was sent. Run the command again.`,
+          'busy',
+        )
+      throw error
+    }
+  }
+
+  private takenOf(rows: readonly {row: number; draftId: string}[]): Map<number, DraftIdState> {
+    const taken = new Map<number, DraftIdState>()
+    const read = [...this.journals].filter(([, j]) => j.replay !== undefined && j.replay.states.size > 0)
+    if (read.length === 0) return taken
+    for (const r of rows) {
+      for (const [name, j] of read) {
+        const state = j.replay!.states.get(r.draftId)
+        if (state === undefined || taken.get(r.row)?.state === 'done') continue
+        const pid = this.livePid(name)
+        taken.set(r.row, {...state, ...(j.from ? {from: j.from} : {}), ...(pid === undefined ? {} : {pid})})
+      }
+    }
+    return taken
+  }
+
+  /** Reads what the journals of the runs going on added; a run started since the last look is found through the list. */
+  private refresh(): void {
+    const size = sizeOf(this.listPath)
+    if (size !== this.listSize) {
+      this.listSize = size
+      const names = this.listed()
+      for (const name of names) if (!this.journals.has(name)) this.journals.set(name, {offset: 0, tail: ''})
+      this.findLive(names)
+    }
+    for (const name of [...this.polled]) {
+      // Read once more after its run has ended: what it recorded last counts too.
+      const ended = this.livePid(name) === undefined
+      this.readOn(name, this.journals.get(name)!)
+      if (ended) this.polled.delete(name)
+    }
+  }
+
+  private listed(): string[] {
+    const text = existsSync(this.listPath) ? readFileSync(this.listPath, 'utf8') : ''
+    return [...new Set(text.split('\n').filter((n) => n !== '' && n !== this.own))]
+  }
+
+  private findLive(names: readonly string[]): void {
+    for (const name of names) if (this.livePid(name) !== undefined) this.polled.add(name)
+  }
+
+  private livePid(name: string): number | undefined {
+    const holder = readHolder(join(this.dir, `${name}.lock`))
+    return holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder.pid : undefined
+  }
+
+  /** Reads a journal from where it was left, its whole lines fed to its replay. */
+  private readOn(name: string, j: WatchedJournal): void {
+    if (j.ignored) return
+    const path = join(this.dir, name)
+    if (j.replay === undefined) {
+      const start = startEvent(path)
+      if (start === undefined) return
+      const other = start.key
+      if (other.input === this.key.input || other.target !== this.key.target || other.api !== this.key.api) {
+        j.ignored = true
+        return
+      }
+      j.replay = new DraftIdReplay()
+      j.from = {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
+    }
+    const added = readFrom(path, j.offset)
+    if (added.length === 0) return
+    j.offset += added.length
+    const text = j.tail + added.toString('utf8')
+    const end = text.lastIndexOf('\n') + 1
+    j.tail = text.slice(end)
+    j.replay.feed(journalEvents<JournalEvent>(text.slice(0, end)))
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+
+/** The bytes of a file from `offset` to its end (none when it is gone). */
+function readFrom(path: string, offset: number): Buffer {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return Buffer.alloc(0)
+  }
+  try {
+    const size = fstatSync(fd).size
+    if (size <= offset) return Buffer.alloc(0)
+    const buffer = Buffer.alloc(size - offset)
+    let read = 0
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, offset + read)
+      if (n === 0) break
+      read += n
+    }
+    return buffer.subarray(0, read)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** The file listing the journals of one target and API (any input, any slice), a name a line. */
@@ -659,17 +870,17 @@ export class ChunkLog {
 
   constructor(private readonly journal?: BatchJournal) {}
 
-  /** Marks rows as maybe sent, resolving once the mark is on the disk: call before the request leaves. */
-  async sent(rows: readonly {row: number; draftId: string}[], at: number): Promise<number> {
+  /**
+   * Marks rows as maybe sent, resolving once the mark is on the disk: call before the
+   * request leaves. Rows a run of another input going on has claimed are not marked:
+   * `taken` answers them with what that run recorded, and they are not to be sent.
+   */
+  async sent(
+    rows: readonly {row: number; draftId: string}[],
+    at: number,
+  ): Promise<{c: number; taken: Map<number, DraftIdState>}> {
     const c = this.nextChunk()
-    await this.journal?.appendDurable({
-      t: 'sent',
-      c,
-      rows: rows.map((r) => r.row),
-      draftIds: rows.map((r) => r.draftId),
-      at,
-    })
-    return c
+    return {c, taken: this.journal ? await this.journal.markSent(c, rows, at) : NONE_TAKEN}
   }
 
   /** Rows that exist on the server; without a chunk number, rows found by a look-up. */

@@ -176,6 +176,13 @@ interface PendingRow {
   confirmed?: boolean
 }
 
+/** A chunk's `sent` mark: its number, when, and the rows it marked (those no other run had claimed). */
+interface Mark {
+  c: number
+  at: number
+  rows: PendingRow[]
+}
+
 /** One chunk between its steps. Its pending rows are all of one kind: new, maybe sent, or confirmed. */
 interface Chunk {
   rows: PendingRow[]
@@ -183,7 +190,7 @@ interface Chunk {
    * The `sent` mark of the chunk's first send, started while the worker's previous
    * request was in flight, so that the disk's sync is not waited for between requests.
    */
-  mark?: Promise<{c: number; at: number}>
+  mark?: Promise<Mark>
   sends: number
   /** Unknown outcomes so far: each look-up after one waits the RetryPolicy's back-off. */
   unknowns: number
@@ -511,10 +518,34 @@ class BatchRun {
     return chunk
   }
 
-  /** Journals rows as maybe sent, resolving once that is on the disk. */
-  private async mark(rows: PendingRow[]): Promise<{c: number; at: number}> {
+  /**
+   * Journals rows as maybe sent, resolving once that is on the disk. A row a run of
+   * another input has claimed meanwhile (the same content) is settled with what that
+   * run recorded, and left out of the rows to send.
+   */
+  private async mark(rows: PendingRow[]): Promise<Mark> {
     const at = Date.now()
-    return {c: await this.log.sent(rows, at), at}
+    const {c, taken} = await this.log.sent(rows, at)
+    if (taken.size === 0) return {c, at, rows}
+    for (const r of rows) {
+      const state = taken.get(r.row)
+      if (state !== undefined) this.settleClaimed(r, state)
+    }
+    this.progress()
+    return {c, at, rows: rows.filter((r) => !taken.has(r.row))}
+  }
+
+  /** A row another input's run claimed while this run went: created there, or sent there and not settled yet. */
+  private settleClaimed(r: PendingRow, state: DraftIdState): void {
+    if (this.settledBefore(r.row, r.draftId, undefined, state)) return
+    this.settle(
+      {
+        row: r.row,
+        draftId: r.draftId,
+        error: `not sent: another run (of another input to the same service) sent a row with the same content while this one went, and ended without learning whether it was created; run the command again: it looks that row up first`,
+      },
+      'created',
+    )
   }
 
   /** One chunk from its first step to its last, each next step decided by decideChunk. */
@@ -547,7 +578,11 @@ class BatchRun {
   private async skip(chunk: Chunk, why: string): Promise<void> {
     const premarked = chunk.mark
     chunk.mark = undefined
-    if (premarked) this.log.notSent((await premarked).c, chunk.rows)
+    if (premarked) {
+      const {c, rows} = await premarked
+      chunk.rows = rows
+      this.log.notSent(c, rows)
+    }
     const first = chunk.rows[0]
     if (first?.confirmed) return this.giveUp(chunk, 'confirmed')
     if (first?.maybeSentAt !== undefined) return this.giveUp(chunk, 'unknown')
@@ -557,13 +592,15 @@ class BatchRun {
 
   /** Send: one create request for the chunk's pending rows, journalled before it leaves. */
   private async send(chunk: Chunk): Promise<ChunkEvent> {
-    const rows = chunk.rows
     const premarked = chunk.mark
     chunk.mark = undefined
     if (this.stopped() && premarked === undefined) return {type: 'not-sent'}
     if (chunk.sends++ > 0) this.summary.retries++
     // The request waits for the mark to be on the disk; other chunks go on meanwhile.
-    const {c, at: sentAt} = await (premarked ?? this.mark(rows))
+    const {c, at: sentAt, rows} = await (premarked ?? this.mark(chunk.rows))
+    chunk.rows = rows
+    // Every row claimed by another run: settled by the mark, nothing to send.
+    if (rows.length === 0) return {type: 'created'}
     if (this.stopped()) {
       // Stopped while the mark was being synced: the chunk never left.
       this.log.notSent(c, rows)
