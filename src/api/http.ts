@@ -2,7 +2,7 @@ import {performance} from 'node:perf_hooks'
 
 import {redact} from '../schemas/secrets.js'
 import {CommandBudget, type BudgetKind} from './budget.js'
-import {decode, receive} from './decode.js'
+import {decode, decodedStream, receive} from './decode.js'
 import {operationOf} from './operations.js'
 import {
   abortError,
@@ -104,11 +104,13 @@ class Pipeline {
       budget: this.budget,
       request: (req) => this.request(req),
       stream: (req) => this.stream(req),
+      open: (req) => this.open(req),
       close: () => this.agents.destroy(),
     }
   }
 
-  async request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
+  /** An API request built with the client's credentials, and where its failures are said to happen. */
+  private prepare(req: RequestOptions): {prepared: PreparedRequest; site: FailureSite} {
     const prepared = prepareRequest(
       {
         baseUrl: this.baseUrl,
@@ -120,7 +122,11 @@ class Pipeline {
       },
       req,
     )
-    const site = this.site(prepared, req.operation)
+    return {prepared, site: this.site(prepared, req.operation)}
+  }
+
+  async request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
+    const {prepared, site} = this.prepare(req)
     const bulk = req.bulk === true && !isFormData(prepared.body) && req.onUploadProgress === undefined
     const {res, bytes, durationMs, gaveUp} = await this.exchange(
       prepared,
@@ -143,11 +149,21 @@ class Pipeline {
       if (decoded.jsonError !== undefined) throw badJsonError(res.status, decoded.jsonError, site, decoded.value)
       return {status: res.status, headers: {...res.headers}, body: decoded.value as T, durationMs}
     }
-    if (res.status >= 300 && res.status < 400) throw redirectError(res.status, res.headers.location, site)
     // An error answer is read for its message whatever the caller asked the body as.
     const raw = req.responseType !== undefined && req.responseType !== 'json'
-    const body = raw ? decode(bytes!, res.status, res.headers) : decoded
-    throw errorFromResponse({
+    throw this.refusal(res, raw ? decode(bytes!, res.status, res.headers) : decoded, prepared, site, gaveUp)
+  }
+
+  /** The error of an answer that is not 2xx: a redirect (never followed), or the service's refusal. */
+  private refusal(
+    res: TransportResponse,
+    body: ReturnType<typeof decode>,
+    prepared: PreparedRequest,
+    site: FailureSite,
+    gaveUp: GaveUp | undefined,
+  ): Error {
+    if (res.status >= 300 && res.status < 400) return redirectError(res.status, res.headers.location, site)
+    return errorFromResponse({
       ...site,
       status: res.status,
       body: body.value,
@@ -156,6 +172,29 @@ class Pipeline {
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
       ...(prepared.writes ? {writes: true} : {}),
     })
+  }
+
+  /**
+   * An API request whose 2xx answer the caller reads as it arrives (an MCP answer in an
+   * event stream): built, sent and retried as `request` does until an answer comes. The
+   * time-out bounds the wait for the answer to start and then each silence within it,
+   * so an answer that keeps coming may take longer. Any other answer is read and thrown
+   * as `request` throws it.
+   */
+  async open(req: RequestOptions): Promise<StreamResponse> {
+    const {prepared, site} = this.prepare(req)
+    const {res, gaveUp} = await this.exchange(
+      prepared,
+      site,
+      this.viaGot,
+      {timeoutMs: this.timeoutMs, streamed: true, ...(req.signal ? {signal: req.signal} : {})},
+      true,
+      req.retries,
+    )
+    if (res.status >= 200 && res.status < 300)
+      return {status: res.status, headers: {...res.headers}, body: decodedStream(res.body, res.headers)}
+    const bytes = await receive(res.body, res.headers, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0))
+    throw this.refusal(res, decode(bytes, res.status, res.headers), prepared, site, gaveUp)
   }
 
   async stream(req: StreamOptions): Promise<StreamResponse> {

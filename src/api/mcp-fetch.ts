@@ -1,4 +1,7 @@
+import {Readable} from 'node:stream'
+
 import type {FetchLike} from '@modelcontextprotocol/sdk/shared/transport.js'
+import type {RequestId} from '@modelcontextprotocol/sdk/types.js'
 
 import {ApiError} from './errors.js'
 import type {ApiClient, HttpMethod} from './http.js'
@@ -22,17 +25,25 @@ const READ_ONLY_TOOLS = new Set([
   'measure_part',
 ])
 
-/** The method of a JSON-RPC message and, for tools/call, the tool (a batch or anything unreadable gives ''). */
-function rpcMethod(body: string): {method: string; tool?: string} {
+/** The method of a JSON-RPC message, its id, and for tools/call the tool (a batch or anything unreadable gives ''). */
+function rpcMethod(body: string): {method: string; tool?: string; id?: RequestId} {
   try {
-    const message = JSON.parse(body) as {method?: unknown; params?: {name?: unknown}}
+    const message = JSON.parse(body) as {method?: unknown; id?: unknown; params?: {name?: unknown}}
     if (typeof message.method !== 'string') return {method: ''}
     const tool = message.params?.name
-    return typeof tool === 'string' ? {method: message.method, tool} : {method: message.method}
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined
+    return {method: message.method, ...(typeof tool === 'string' ? {tool} : {}), ...(id === undefined ? {} : {id})}
   } catch {
     return {method: ''}
   }
 }
+
+/**
+ * Told when the answer to a JSON-RPC request has been read to its end (`error` when it
+ * broke off): an answer in an event stream is handed to the transport as it arrives, so
+ * the exchange is over only then.
+ */
+export type AnswerEnd = (id: RequestId, error?: Error) => void
 
 /** Whether a JSON-RPC request may be sent again after a failure: it changes nothing on the server. */
 function retrySafe(rpc: {method: string; tool?: string}): boolean {
@@ -48,13 +59,17 @@ function retrySafe(rpc: {method: string; tool?: string}): boolean {
  * the session early (doctor's time limit).
  *
  * The pipeline hands back whole bodies, so an event stream answering a POST
- * arrives complete and the SDK reads it as usual. The standing stream that
+ * arrives complete and the SDK reads it as usual; with `onAnswerEnd` (the proxy),
+ * an event stream is handed over as it arrives instead, so that progress
+ * notifications go on at once and an answer that keeps coming is not cut off by
+ * the time-out (which then bounds each silence), and `onAnswerEnd` is told when it
+ * ends. The standing stream that
  * the transport opens with a GET after initialisation would never complete
  * that way; it is answered here with 405, the answer the transport takes for
  * "this server has no such stream" (as the sandbox's own endpoint says), and
  * nothing is sent. Every message mfg needs comes back on its POST.
  */
-export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLike {
+export function pipelineFetch(client: ApiClient, signal?: AbortSignal, onAnswerEnd?: AnswerEnd): FetchLike {
   const base = new URL(client.baseUrl)
   const basePath = base.pathname.replace(/\/$/, '')
   return async (input, init = {}) => {
@@ -70,7 +85,7 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
     const signals = [init.signal, signal].filter((s): s is AbortSignal => s != null)
     const path = url.pathname.slice(basePath.length) + url.search
     const rpc = typeof init.body === 'string' ? rpcMethod(init.body) : {method: ''}
-    const res = await client.request<string>({
+    const req = {
       method,
       path,
       headers,
@@ -79,30 +94,61 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal): FetchLik
       ...(init.body != null ? {body: init.body} : {}),
       ...(retrySafe(rpc) ? {retry: 'safe' as const} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
-      responseType: 'text',
-    })
+    }
+    const res = onAnswerEnd
+      ? await client.open(req)
+      : await client.request<string>({...req, responseType: 'text'})
     // A request taken with 202 will never be answered: said at once, rather
     // than after the SDK's 60 s wait for the answer.
-    if (res.status === 202 && typeof init.body === 'string') {
-      const sent = JSON.parse(init.body) as {id?: unknown; method?: unknown}
-      if (sent.id !== undefined && typeof sent.method === 'string')
-        throw new ApiError({
-          status: 202,
-          method,
-          path,
-          code: 'bad_response',
-          serverMessage: `the MCP endpoint accepted ${sent.method} without answering it`,
-        })
+    if (res.status === 202 && rpc.id !== undefined) {
+      if (typeof res.body !== 'string') res.body.destroy()
+      throw new ApiError({
+        status: 202,
+        method,
+        path,
+        code: 'bad_response',
+        serverMessage: `the MCP endpoint accepted ${rpc.method} without answering it`,
+      })
     }
     const answer = new Headers()
     for (const [name, value] of Object.entries(res.headers))
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, one)
-    if (res.status >= 200 && res.status < 300 && mislabelledJson(answer.get('content-type'), res.body)) {
+    // A decoded body no longer has the coding it came with.
+    answer.delete('content-encoding')
+    answer.delete('content-length')
+    if (typeof res.body !== 'string' && /text\/event-stream/i.test(answer.get('content-type') ?? '')) {
+      const stream = res.body
+      if (rpc.id !== undefined) {
+        const id = rpc.id
+        stream.once('end', () => onAnswerEnd?.(id))
+        stream.once('error', (error: NodeJS.ErrnoException) =>
+          onAnswerEnd?.(
+            id,
+            new Error(
+              error.code === 'ETIMEDOUT'
+                ? 'the answer stopped coming: nothing came for longer than the time-out (--timeout)'
+                : `the answer broke off (${error.code ?? error.message})`,
+            ),
+          ),
+        )
+      }
+      return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {status: res.status, headers: answer})
+    }
+    const body = typeof res.body === 'string' ? res.body : await text(res.body)
+    if (rpc.id !== undefined) onAnswerEnd?.(rpc.id)
+    if (res.status >= 200 && res.status < 300 && mislabelledJson(answer.get('content-type'), body)) {
       // Read leniently: a JSON answer under another label (text/html, text/plain, none) is JSON.
       answer.set('content-type', 'application/json')
     }
-    return new Response(res.body === '' ? null : res.body, {status: res.status, headers: answer})
+    return new Response(body === '' ? null : body, {status: res.status, headers: answer})
   }
+}
+
+/** A body read whole, as UTF-8 text. */
+async function text(body: Readable): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const part of body) parts.push(part as Buffer)
+  return Buffer.concat(parts).toString('utf8')
 }
 
 /** Whether an answer the transport would refuse for its label is JSON all the same. */

@@ -6,7 +6,7 @@ import type {ErrorDetail} from '../schemas/common.js'
 import {readErrorBody} from './error-body.js'
 import {ApiError} from './errors.js'
 import type {ApiClient} from './http.js'
-import {pipelineFetch} from './mcp-fetch.js'
+import {pipelineFetch, type AnswerEnd} from './mcp-fetch.js'
 
 /**
  * The service's MCP endpoint through the MCP SDK's `Client` and Streamable
@@ -110,11 +110,18 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * The SDK's transport toward the endpoint, every request through the client's
- * pipeline; `signal` ends the session's requests early. Not started.
+ * pipeline; `signal` ends the session's requests early. With `onAnswerEnd`,
+ * answers in event streams are handed over as they arrive (pipelineFetch). Not started.
  */
-export async function mcpTransport(client: ApiClient, signal?: AbortSignal): Promise<StreamableHTTPClientTransport> {
+export async function mcpTransport(
+  client: ApiClient,
+  signal?: AbortSignal,
+  onAnswerEnd?: AnswerEnd,
+): Promise<StreamableHTTPClientTransport> {
   const {StreamableHTTPClientTransport} = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
-  return new StreamableHTTPClientTransport(new URL(client.baseUrl + MCP_PATH), {fetch: pipelineFetch(client, signal)})
+  return new StreamableHTTPClientTransport(new URL(client.baseUrl + MCP_PATH), {
+    fetch: pipelineFetch(client, signal, onAnswerEnd),
+  })
 }
 
 /**

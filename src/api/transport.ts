@@ -15,6 +15,8 @@ export interface SendOptions {
    * UPLOAD_IDLE_MS (or `timeoutMs`, if longer) while sending is cut off.
    */
   upload?: boolean
+  /** An answer read as it arrives: `timeoutMs` bounds the wait for it to start and each silence within it. */
+  streamed?: boolean
   /** The longest silence on the connection (downloads, whose whole length is unknown). */
   idleTimeoutMs?: number
   signal?: AbortSignal
@@ -102,7 +104,9 @@ export function gotTransport(agents: Agents, load: () => Promise<Got> = loadGot)
               ? {}
               : opts.upload
                 ? {socket: Math.max(opts.timeoutMs, UPLOAD_IDLE_MS), response: opts.timeoutMs}
-                : {request: opts.timeoutMs}),
+                : opts.streamed
+                  ? {socket: opts.timeoutMs, response: opts.timeoutMs}
+                  : {request: opts.timeoutMs}),
             ...(opts.idleTimeoutMs === undefined ? {} : {socket: opts.idleTimeoutMs}),
           },
           ...(opts.signal ? {signal: opts.signal} : {}),

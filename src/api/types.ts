@@ -128,6 +128,12 @@ export interface ApiClient {
    * comes; a non-2xx answer is thrown as the mapped ApiError. Redirects are followed.
    */
   stream(opts: StreamOptions): Promise<StreamResponse>
+  /**
+   * An API request whose 2xx answer is read as it arrives (credentials, retries and
+   * errors as `request`): the time-out bounds the wait for it to start and each
+   * silence within it, not its whole length.
+   */
+  open(opts: RequestOptions): Promise<StreamResponse>
   /** The retry rules this client applies, for callers that resume work of their own (a download cut off mid-way). */
   readonly retryPolicy: RetryPolicy
   /**

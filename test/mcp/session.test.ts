@@ -40,6 +40,9 @@ function statefulServer() {
   const closed: string[] = []
   const opened: string[] = []
   const sessions = new Map<string, StreamableHTTPServerTransport>()
+  /** Lets the `slow` tool go on past its first progress notification. */
+  let letGo: () => void = () => undefined
+  const gate = new Promise<void>((done) => (letGo = done))
   const header = (req: IncomingMessage, name: string) => {
     const v = req.headers[name]
     return typeof v === 'string' ? v : undefined
@@ -74,6 +77,27 @@ function statefulServer() {
           {description: 'Echoes the text.', inputSchema: {text: z.string()}, annotations: {readOnlyHint: true}},
           ({text}) => ({content: [{type: 'text', text: JSON.stringify({echo: text})}]}),
         )
+        mcp.registerTool(
+          'slow',
+          {
+            description: 'Reports progress, waits to be let go, then reports a step every half second.',
+            inputSchema: {steps: z.number()},
+          },
+          async ({steps}, extra) => {
+            const progress = (n: number) =>
+              extra.sendNotification({
+                method: 'notifications/progress',
+                params: {progressToken: extra._meta?.progressToken ?? 0, progress: n, total: steps + 1},
+              })
+            await progress(1)
+            await gate
+            for (let i = 2; i <= steps + 1; i++) {
+              await new Promise((done) => setTimeout(done, 500))
+              await progress(i)
+            }
+            return {content: [{type: 'text', text: JSON.stringify({done: steps})}]}
+          },
+        )
         await mcp.connect(created)
         transport = created
       }
@@ -82,7 +106,7 @@ function statefulServer() {
   })
   /** Forgets every session, as a server that restarted or let them expire: a request carrying one gets 404. */
   const drop = () => sessions.clear()
-  return {server, seen, closed, opened, drop}
+  return {server, seen, closed, opened, drop, letGo: () => letGo()}
 }
 
 async function listen(server: Server): Promise<string> {
@@ -127,7 +151,7 @@ describe('the MCP client in a stateful session', () => {
   it('ends the session when the body fails too', async () => {
     const client = createClient({baseUrl: url, apiKey: KEY, retries: 0})
     const failed = await withMcpSession(client, async (s) => {
-      expect((await s.tools()).map((t) => t.name)).toEqual(['echo'])
+      expect((await s.tools()).map((t) => t.name)).toEqual(['echo', 'slow'])
       throw new Error('stop here')
     }).catch((e: unknown) => e)
     expect((failed as Error).message).toBe('stop here')
@@ -167,11 +191,11 @@ describe('mcp proxy (the built CLI)', () => {
   }
 
   /** An SDK client talking to the built `mfg mcp proxy` over stdio, its stderr gathered. */
-  const throughProxy = async (name: string) => {
+  const throughProxy = async (name: string, extraEnv: Record<string, string> = {}) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(root, 'bin/run.js'), 'mcp', 'proxy'],
-      env: proxyEnv(url),
+      env: {...proxyEnv(url), ...extraEnv},
       stderr: 'pipe',
     })
     let err = ''
@@ -183,7 +207,7 @@ describe('mcp proxy (the built CLI)', () => {
 
   it('relays with the session id and version, and ends the session when stdin closes', async () => {
     const {client, stderr} = await throughProxy('proxy-session-test')
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo'])
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow'])
     const result: any = await client.callTool({name: 'echo', arguments: {text: 'through'}})
     expect(JSON.parse(result.content[0].text)).toEqual({echo: 'through'})
     // Ends the proxy's stdin and waits for it to exit.
@@ -191,6 +215,25 @@ describe('mcp proxy (the built CLI)', () => {
     const id = expectOneSession(stateful.seen)
     expect(stateful.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'DELETE'])
     expect(stateful.closed, stderr()).toEqual([id])
+  })
+
+  it('relays progress as it comes, and a call that keeps reporting outlasts --timeout', async () => {
+    // The tool goes on only once its first progress has reached the client; then it
+    // reports for 4 s in all, twice the time-out, never silent for longer than it.
+    const {client, stderr} = await throughProxy('proxy-progress-test', {MFG_TIMEOUT: '2'})
+    const seen: number[] = []
+    const result: any = await client.callTool({name: 'slow', arguments: {steps: 8}}, undefined, {
+      onprogress: (p) => {
+        seen.push(p.progress)
+        if (p.progress === 1) stateful.letGo()
+      },
+      resetTimeoutOnProgress: true,
+      timeout: 30_000,
+    })
+    expect(JSON.parse(result.content[0].text), stderr()).toEqual({done: 8})
+    // The last one comes with the answer, in the same read: the SDK's client may drop it then.
+    expect(seen.slice(0, 8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    await client.close()
   })
 
   it('opens a new session when the endpoint drops the one it had, and sends the request again in it', async () => {
@@ -202,7 +245,7 @@ describe('mcp proxy (the built CLI)', () => {
     expect(await echo('first')).toEqual({echo: 'first'})
     stateful.drop()
     expect(await echo('after the drop')).toEqual({echo: 'after the drop'})
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo'])
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'slow'])
     stateful.drop()
     expect(await echo('after a second drop')).toEqual({echo: 'after a second drop'})
     await client.close()
@@ -213,15 +256,25 @@ describe('mcp proxy (the built CLI)', () => {
     for (const s of stateful.seen) expect(s.authorization).toBe(`Bearer ${KEY}`)
   })
 
-  it('answers a request the endpoint leaves unanswered (an empty event stream) with a JSON-RPC error, then exits', async () => {
+  it.each([
+    ['leaves unanswered (an empty event stream)', true, 'The MCP endpoint sent no answer to initialize.'],
+    [
+      'stops answering (an event stream silent for longer than --timeout)',
+      false,
+      'MCP endpoint: the answer stopped coming: nothing came for longer than the time-out (--timeout)',
+    ],
+  ])('answers a request the endpoint %s with a JSON-RPC error, then exits', async (_, ends, message) => {
     const silent = createServer((req, res) => {
       req.resume()
-      req.on('end', () => res.writeHead(200, {'content-type': 'text/event-stream'}).end(': nothing to say\n\n'))
+      req.on('end', () => {
+        res.writeHead(200, {'content-type': 'text/event-stream'}).write(': nothing to say\n\n')
+        if (ends) res.end()
+      })
     })
     const base = await listen(silent)
     try {
       const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'mcp', 'proxy'], {
-        env: proxyEnv(base),
+        env: {...proxyEnv(base), MFG_TIMEOUT: '1'},
         stdio: ['pipe', 'pipe', 'pipe'],
       })
       let stdout = ''
@@ -240,10 +293,9 @@ describe('mcp proxy (the built CLI)', () => {
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l) as unknown),
-      ).toEqual([
-        {jsonrpc: '2.0', id: 'a', error: {code: -32000, message: 'The MCP endpoint sent no answer to initialize.'}},
-      ])
+      ).toEqual([{jsonrpc: '2.0', id: 'a', error: {code: -32000, message}}])
     } finally {
+      silent.closeAllConnections()
       silent.close()
     }
   })

@@ -4,6 +4,7 @@ import type {JSONRPCMessage, RequestId} from '@modelcontextprotocol/sdk/types.js
 
 import {ApiError} from '../../api/errors.js'
 import {mcpTransport} from '../../api/mcp.js'
+import type {AnswerEnd} from '../../api/mcp-fetch.js'
 import type {ServiceContext} from '../context.js'
 
 /**
@@ -22,9 +23,9 @@ import type {ServiceContext} from '../context.js'
 export const UPSTREAM_ERROR = -32000
 
 /**
- * How long an answer may lag behind the end of its HTTP exchange. The pipeline
- * delivers whole bodies, so an answer in an event stream is read moments after
- * the exchange ends; only a server that sent none waits this long.
+ * How long an answer may lag behind the end of its HTTP exchange (a JSON body read,
+ * or an event stream ended): the transport reads it moments later; only a server
+ * that sent none waits this long.
  */
 const ANSWER_GRACE_MS = 1_000
 
@@ -41,6 +42,8 @@ export async function runProxy(
 ): Promise<void> {
   /** Requests sent upstream and not answered yet: their ids, and what to call when the answer comes. */
   const waiting = new Map<RequestId, () => void>()
+  /** Requests relayed whose answer (a JSON body or an event stream) has not ended yet: told when it does, or breaks off. */
+  const ends = new Map<RequestId, (error?: Error) => void>()
   const pending = new Set<Promise<void>>()
   let initialized: Promise<void> = Promise.resolve()
   let initializeId: RequestId | undefined
@@ -49,7 +52,7 @@ export async function runProxy(
     local.send(m as JSONRPCMessage).catch((e: Error) => log(`mcp proxy: cannot write: ${e.message}`))
   const refuse = (id: RequestId, message: string) => send({jsonrpc: '2.0', id, error: {code: UPSTREAM_ERROR, message}})
 
-  const remote = await upstream(ctx, log, (m, transport) => {
+  const remote = await upstream(ctx, log, (id, error) => ends.get(id)?.(error), (m, transport) => {
     if (isAnswer(m)) {
       const answered = waiting.get(m.id as RequestId)
       // Already answered with our own error: a late answer would be a second one.
@@ -68,14 +71,21 @@ export async function runProxy(
     const request = isRequest(m)
     const id = m.id as RequestId
     const answered = request ? new Promise<boolean>((done) => waiting.set(id, () => done(true))) : undefined
+    const ended = request ? new Promise<Error | undefined>((done) => ends.set(id, done)) : undefined
     try {
       await remote.send(m)
-      if (answered && !(await within(answered, ANSWER_GRACE_MS)) && waiting.delete(id))
-        await refuse(id, `The MCP endpoint sent no answer to ${m.method}.`)
+      if (answered) {
+        // An answer in an event stream comes while the stream lasts (progress before it).
+        const broke = await Promise.race([answered.then(() => undefined), ended!])
+        if (!(await within(answered, ANSWER_GRACE_MS)) && waiting.delete(id))
+          await refuse(id, broke ? `MCP endpoint: ${broke.message}` : `The MCP endpoint sent no answer to ${m.method}.`)
+      }
     } catch (error) {
       const text = (error as Error).message
       log(`mcp proxy: ${m.method ?? 'message'} failed: ${text}`)
       if (request && waiting.delete(id)) await refuse(id, `MCP endpoint: ${text}`)
+    } finally {
+      if (request) ends.delete(id)
     }
   }
 
@@ -130,6 +140,7 @@ interface Upstream {
 async function upstream(
   ctx: Pick<ServiceContext, 'client'>,
   log: (line: string) => void,
+  onAnswerEnd: AnswerEnd,
   onMessage: (m: Message, transport: StreamableHTTPClientTransport) => void,
 ): Promise<Upstream> {
   /** Answers to the proxy's own requests (a renewed session's initialize), kept from the client. */
@@ -139,7 +150,7 @@ async function upstream(
   let renewing: Promise<void> | undefined
 
   const open = async () => {
-    const transport = await mcpTransport(ctx.client)
+    const transport = await mcpTransport(ctx.client, undefined, onAnswerEnd)
     transport.onmessage = (message) => {
       const m = message as Message
       const mine = isAnswer(m) ? own.get(m.id as RequestId) : undefined
