@@ -1,6 +1,8 @@
 // How `mfg api` prints a raw answer: the status and headers on stderr with
 // --include, the body on stdout, a failure on stderr. Secrets are masked unless
 // --show-secrets (which shows the body's own in full, never the profile's in headers).
+import {STATUS_CODES} from 'node:http'
+
 import {redact, redactJson} from '../schemas/secrets.js'
 import type {RawResponse} from '../services/api/raw.js'
 import {describeError, JqRunError} from './errors.js'
@@ -16,7 +18,7 @@ export function printRawResponse(
   opts: {include: boolean; showSecrets: boolean; secrets: readonly string[]; jq?: (value: unknown) => void},
 ): number | undefined {
   if (opts.include) {
-    writeErr(`HTTP ${res.status}`)
+    writeErr(`HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd())
     for (const [name, value] of Object.entries(res.headers)) {
       if (value !== undefined)
         writeErr(redact(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`, opts.secrets))

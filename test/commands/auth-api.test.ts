@@ -156,7 +156,7 @@ describe('mfg api', () => {
     const r = await run(['api', 'GET', '/api/v2/integrations_ms/webhooks/{businessId}', '--include'])
     expect(r.exitCode, r.stderr).toBe(0)
     expect(json(r)).toMatchObject({data: expect.any(Array)})
-    expect(r.stderr).toMatch(/^HTTP 200$/m)
+    expect(r.stderr).toMatch(/^HTTP 200 OK$/m)
     expect(r.stderr).toMatch(/^content-type: application\/json/m)
   })
 
