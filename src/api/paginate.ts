@@ -1,4 +1,5 @@
 import type {ApiClient} from './http.js'
+import type {Query} from './types.js'
 import {ApiError} from './errors.js'
 
 /** One v1 list page as far as paging needs it; the tolerant reader leaves out paging fields it cannot use. */
@@ -38,7 +39,7 @@ export interface PaginateOptions<T> {
 export async function* paginateV1<T>(
   client: ApiClient,
   path: string,
-  query: Record<string, string | number | boolean | undefined> = {},
+  query: Query = {},
   opts: PaginateOptions<T> = {},
 ): AsyncGenerator<T, void, undefined> {
   const limit = opts.limit ?? Number.POSITIVE_INFINITY

@@ -62,7 +62,13 @@ export function prepareRequest(ctx: RequestContext, req: RequestOptions): Prepar
   }
   const url = new URL(ctx.baseUrl + req.path)
   for (const [key, value] of Object.entries(req.query ?? {})) {
-    if (value !== undefined) url.searchParams.set(key, String(value))
+    if (value === undefined) continue
+    if (typeof value !== 'object') {
+      url.searchParams.set(key, String(value))
+      continue
+    }
+    url.searchParams.delete(key)
+    for (const item of value) url.searchParams.append(key, item)
   }
   const basePath = new URL(ctx.baseUrl).pathname.replace(/\/$/, '')
   const shownPath = url.pathname.slice(basePath.length) + url.search

@@ -58,11 +58,14 @@ export interface ClientOptions {
   insecure?: boolean
 }
 
+/** Query parameters; a list is sent as the key repeated, once per item (`ids[]=1&ids[]=2`). */
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>
+
 export interface RequestOptions {
   method: HttpMethod
   /** Starts with /api/...; may carry its own query string. */
   path: string
-  query?: Record<string, string | number | boolean | undefined>
+  query?: Query
   /** Sent as JSON; a string or Buffer is sent as is; a FormData is sent as multipart/form-data (streamed). */
   body?: unknown
   /** Called as the request body is sent (multipart uploads), with bytes sent and the total when known. */

@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {json, jsonLines, runCli, secretsOf, useCliSandbox} from '../helpers/cli.js'
+import {startProxy} from '../helpers/proxy.js'
 
 const {sb, outputs, run} = useCliSandbox()
 
@@ -77,7 +78,7 @@ describe('mfg api', () => {
       '-F',
       'quantity=5',
       '-f',
-      'shippingAddress.city=Lyon',
+      'shippingAddress[city]=Lyon',
       '-F',
       'archive=false',
       // A string as written, as gh api -f sends it: a zip code is not the number 75001.
@@ -100,6 +101,135 @@ describe('mfg api', () => {
     ])
     expect(tracked.exitCode, tracked.stderr).toBe(0)
     expect(json(tracked)).toMatchObject({trackId: '123456789012345678901'})
+    // A list of objects, as gh api writes one: items[][key] fills the last object until a key repeats.
+    const models = await run([
+      'api',
+      'PUT',
+      `/api/public/v1/demand/${created!._id}`,
+      '-f',
+      'quoteModel[][fileName]=a.stl',
+      '-F',
+      'quoteModel[][position]=1',
+      '-f',
+      'quoteModel[][fileName]=b.stl',
+      '-F',
+      'quoteModel[][position]=2',
+    ])
+    expect(models.exitCode, models.stderr).toBe(0)
+    expect(json<{quoteModel: unknown[]}>(models).quoteModel).toMatchObject([
+      {fileName: 'a.stl', position: 1},
+      {fileName: 'b.stl', position: 2},
+    ])
+  })
+
+  it('builds lists with key[]=value and fills {businessId} in -F values, not in -f ones', async () => {
+    const create = (...fields: string[]) =>
+      run(['api', 'POST', '/api/v2/integrations_ms/webhooks', '--show-secrets', '-i', ...fields])
+    const r = await create(
+      '-F',
+      'businessId={businessId}',
+      '-f',
+      'url=https://example.com/hook',
+      '-f',
+      'secret=s-{businessId}',
+      '-f',
+      'events[]=order_placed',
+      '-f',
+      'events[]=order_updated',
+    )
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/^HTTP 201 Created$/m)
+    expect(json<{data: unknown[]}>(r).data[0]).toMatchObject({
+      secret: 's-{businessId}',
+      events: ['order_placed', 'order_updated'],
+    })
+    // -f sends {businessId} as written, which is no business's id.
+    const unfilled = await create(
+      '-f',
+      'businessId={businessId}',
+      '-f',
+      'url=https://example.com/h',
+      '-f',
+      'secret=x',
+      '-f',
+      'events[]=order_placed',
+    )
+    expect(unfilled.exitCode).toBe(1)
+    expect(json(unfilled)).toMatchObject({statusCode: 403, message: expect.stringContaining('business {businessId}')})
+    // key[] alone is an empty list: sent as [], which the service refuses for events.
+    const empty = await create(
+      '-F',
+      'businessId={businessId}',
+      '-f',
+      'url=https://example.com/h',
+      '-f',
+      'secret=x',
+      '-f',
+      'events[]',
+    )
+    expect(empty.exitCode).toBe(1)
+    expect(JSON.stringify(json(empty))).toMatch(/events.*at least 1/)
+    // With no business id set, a -F value that uses it is refused before anything is sent.
+    const none = await run(['api', 'PUT', '/api/public/v1/demand/x', '-F', 'note={businessId}'], {
+      env: {MFG_BUSINESS_ID: ''},
+    })
+    expect(none.exitCode).toBe(2)
+    expect(none.stderr).toContain('-F/--field note uses {businessId} but no business id is set')
+  })
+
+  it('sends a list in a GET query as key[] repeated, as gh api does', async () => {
+    const seen: string[] = []
+    const proxy = await startProxy(sb.url, (req) => void seen.push(req.url ?? ''))
+    try {
+      const r = await run(
+        [
+          'api',
+          'GET',
+          '/api/public/v1/demand/{businessId}/all',
+          '-F',
+          'pageSize=1',
+          '-f',
+          'tags[]=a',
+          '-f',
+          'tags[]=b',
+          '-f',
+          'none[]',
+          '-f',
+          'f[x]=1',
+        ],
+        {env: {MFG_BASE_URL: proxy.url}},
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(json<{data: unknown[]}>(r).data).toHaveLength(1)
+      expect(seen).toHaveLength(1)
+      const query = new URL(seen[0]!, 'http://x').searchParams
+      expect(query.getAll('tags[]')).toEqual(['a', 'b'])
+      expect(query.get('f[x]')).toBe('1')
+      expect(query.get('pageSize')).toBe('1')
+      expect([...query.keys()].some((k) => k.startsWith('none'))).toBe(false)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("takes a full URL on the profile's service, and sends nothing to any other address", async () => {
+    const r = await run(['api', 'GET', `${sb.url}/api/public/v1/demand/{businessId}/all?pageSize=1`])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(json<{data: unknown[]}>(r).data).toHaveLength(1)
+    const seen: string[] = []
+    const elsewhere = await startProxy(sb.url, (req) => void seen.push(req.url ?? ''))
+    try {
+      const other = await run(['api', 'GET', `${elsewhere.url}/api/public/v1/demand/{businessId}/all`])
+      expect(other.exitCode).toBe(2)
+      expect(other.stdout).toBe('')
+      expect(other.stderr).toContain(`is not under the profile's base URL ${sb.url}`)
+      expect(seen).toEqual([])
+    } finally {
+      await elsewhere.close()
+    }
+    const ftp = await run(['api', 'GET', 'ftp://example.com/api/public/v1/x'])
+    expect(ftp.exitCode).toBe(2)
+    expect(ftp.stderr).toContain("is not under the profile's base URL")
   })
 
   it('follows pages with --paginate into one array', async () => {
@@ -144,6 +274,22 @@ describe('mfg api', () => {
     expect(bad.stderr).not.toContain('→ GET')
   })
 
+  it('refuses --paginate on a v2 path before sending it', async () => {
+    const r = await run([
+      'api',
+      'GET',
+      '/api/v2/integrations_ms/webhooks/{businessId}',
+      '--paginate',
+      '--jq',
+      '.',
+      '--verbose',
+    ])
+    expect(r.exitCode).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('--paginate follows the pages of v1 lists (/api/public/v1/...) only')
+    expect(r.stderr).not.toContain('→ GET')
+  })
+
   it('mcp proxy refuses --jq (its stdout is the protocol) and does not list it in its help', async () => {
     const r = await run(['mcp', 'proxy', '--jq', '.'])
     expect(r.exitCode).toBe(2)
@@ -181,7 +327,7 @@ describe('mfg api', () => {
   it('rejects malformed fields and headers with exit 2', async () => {
     let r = await run(['api', 'GET', '/api/public/v1/demand/x', '-f', 'novalue'])
     expect(r.exitCode).toBe(2)
-    expect(r.stderr).toContain('-f/--raw-field expects key=value, got "novalue"')
+    expect(r.stderr).toContain('-f/--raw-field expects key=value (or key[] for an empty list), got "novalue"')
     // The same key through both flags is still one key given twice.
     r = await run(['api', 'PUT', '/api/public/v1/demand/x', '-f', 'q=1', '-F', 'q=2'])
     expect(r.exitCode).toBe(2)
@@ -191,6 +337,10 @@ describe('mfg api', () => {
       [['q=1', 'q=2'], 'q is given more than once'],
       [['a=2', 'a.b=1'], 'a is given a value and fields (a.b)'],
       [['__proto__.x=1'], '"__proto__.x" is not a field name a body can carry'],
+      [['a[b=1'], '"a[b" is not a field name a body can carry'],
+      [['a=1', 'a[]=2'], 'a is given a value and list items (a[])'],
+      [['a[]=1', 'a.b=2'], 'a is given list items and fields (a.b)'],
+      [['a[][]=1'], 'a[][] is a list of lists'],
     ] as const) {
       r = await run(['api', 'PUT', '/api/public/v1/demand/x', ...fields.flatMap((f) => ['-F', f])])
       expect(r.exitCode, fields.join(' ')).toBe(2)

@@ -1,15 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
+import {fieldPairs, METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
 
 export default class Api extends BaseCommand {
   static override summary = "Send a raw request to either API generation with the profile's credentials."
-  static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. {businessId} in PATH is replaced by the profile's business id.
+  static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. PATH may also be a full URL under the profile's base URL (it is sent as its path); a URL anywhere else is refused (exit 2), so the profile's credentials never leave its service. {businessId} in PATH and in -F/--field values is replaced by the profile's business id (not in -f/--raw-field values, sent as written).
 
-key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE, as with gh api: -F/--field values are typed (numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written: a 21-digit tracking number keeps its digits), -f/--raw-field values are strings as written (a zip code 75001, a phone number). Dots nest (-f shippingAddress.city=Lyon). A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
+key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE, as with gh api: -F/--field values are typed (numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written: a 21-digit tracking number keeps its digits), -f/--raw-field values are strings as written (a zip code 75001, a phone number). As with gh api, dots or brackets nest objects (-f shippingAddress.city=Lyon, -f 'shippingAddress[city]=Lyon'), key[]=value adds an item to a list (repeat it for more: -f 'tags[]=a' -f 'tags[]=b'), key[] alone is an empty list, and 'items[][name]=x' starts an object in a list (the following items[][...] fields fill it until a key repeats). In a query (GET, DELETE) a list is sent as its key repeated (tags[]=a&tags[]=b) and an object's fields as key[field]=value. A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
-Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list and prints one merged array of the items. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
+Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line (HTTP 201 Created) and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list (GET /api/public/v1/...) and prints one merged array of the items; it is refused (exit 2) for other methods and for v2 paths, whose answers are not v1 pages. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
 
 Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.
 
@@ -21,6 +21,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input examples/part.json',
     '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified -F quantity=3',
     '<%= config.bin %> <%= command.id %> GET /api/v2/integrations_ms/webhooks/{businessId} --include',
+    "<%= config.bin %> <%= command.id %> POST /api/v2/integrations_ms/webhooks -F businessId={businessId} -f url=https://example.com/hook -f secret=change-me -f 'events[]=order_placed' -f 'events[]=order_updated'",
   ]
   static override enableJsonFlag = false
   static override args = {
@@ -29,17 +30,22 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
       required: true,
       options: [...METHODS, ...METHODS.map((m) => m.toLowerCase())],
     }),
-    path: Args.string({description: 'Path starting with /api/, optionally with a query string.', required: true}),
+    path: Args.string({
+      description:
+        "Path starting with /api/ (or a full URL under the profile's base URL), optionally with a query string.",
+      required: true,
+    }),
   }
   static override flags = {
     field: Flags.string({
       char: 'F',
-      description: 'key=value: a typed body field (POST/PUT/PATCH) or query parameter (GET/DELETE).',
+      description:
+        'key=value: a typed body field (POST/PUT/PATCH) or query parameter (GET/DELETE); {businessId} in the value is filled in. a.b or a[b] nests, a[]=v adds a list item, a[] alone is an empty list.',
       multiple: true,
     }),
     'raw-field': Flags.string({
       char: 'f',
-      description: 'key=value: a string body field or query parameter, sent as written.',
+      description: 'key=value: a string body field or query parameter, sent as written; names as with -F.',
       multiple: true,
     }),
     input: Flags.string({
@@ -48,8 +54,13 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
       exclusive: ['field', 'raw-field'],
     }),
     header: Flags.string({char: 'H', description: 'Extra header, "Name: value".', multiple: true}),
-    paginate: Flags.boolean({description: 'Follow every page of a v1 list and print one array of the items.'}),
-    include: Flags.boolean({char: 'i', description: 'Print the status line and response headers to stderr.'}),
+    paginate: Flags.boolean({
+      description: 'Follow every page of a v1 list (GET /api/public/v1/...) and print one array of the items.',
+    }),
+    include: Flags.boolean({
+      char: 'i',
+      description: 'Print the status line (HTTP 200 OK) and response headers to stderr.',
+    }),
     'show-secrets': Flags.boolean({
       description:
         'Print webhook secrets, payment tokens and signed file links in the answer in full (masked by default).',
@@ -57,7 +68,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
   }
 
   async run(): Promise<RawResponse> {
-    const {args, flags} = await this.parse(Api)
+    const {args, flags, raw} = await this.parse(Api)
     let input: string | undefined
     if (flags.input !== undefined) {
       const {readTextInput} = await import('../../cli/input.js')
@@ -68,10 +79,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     const res = await rawRequest(client, {
       method: args.method.toUpperCase() as (typeof METHODS)[number],
       path: args.path,
-      fields: parseFields([
-        ...(flags.field ?? []).map((text) => ({text, raw: false})),
-        ...(flags['raw-field'] ?? []).map((text) => ({text, raw: true})),
-      ]),
+      fields: parseFields(fieldPairs(raw), {businessId: profile.businessId}),
       ...(input === undefined ? {} : {input}),
       headers: parseHeaders(flags.header ?? []),
       paginate: flags.paginate,

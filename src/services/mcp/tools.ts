@@ -4,7 +4,7 @@ export {resultValue, toolError} from '../../api/mcp.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {closest} from '../../util/closest.js'
-import {exactNumber, type FieldPair} from '../api/raw.js'
+import {exactNumber, type FieldPair} from '../api/fields.js'
 
 /** `mcp tools` and `mcp call`: the endpoint's tools, and one call with its arguments checked first. */
 
