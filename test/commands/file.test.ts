@@ -282,6 +282,44 @@ describe('mfg file download', () => {
     expect(readdirSync(out)).toEqual([])
   })
 
+  it('resumes the partial file an interrupted run left when the host names the same version; else starts over', async () => {
+    const expected = await served(SEEDED)
+    const stored = json<{quoteModel: {fileLink: string}[]}>(
+      await run(['demand', 'get', SEEDED, '--json']),
+    ).quoteModel[0]!.fileLink.split('?')[0]!
+    const answer = await fetch(json<{url: string}>(await run(['file', 'link', SEEDED, '--json'])).url)
+    await answer.arrayBuffer()
+    const version = answer.headers.get('etag')!
+    expect(version).toMatch(/^"/)
+    const dir = join(home, 'resume')
+    mkdirSync(dir)
+    const path = join(dir, 'sensor-bracket.stl')
+    const leave = (bytes: Buffer, record?: object) => {
+      writeFileSync(`${path}.part`, bytes)
+      rmSync(`${path}.part.json`, {force: true})
+      if (record) writeFileSync(`${path}.part.json`, JSON.stringify(record))
+    }
+    const download = async () => {
+      rmSync(path, {force: true})
+      const r = await run(['file', 'download', SEEDED, '--out', dir, '--json'])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readFileSync(path).equals(expected)).toBe(true)
+      expect(readdirSync(dir)).toEqual(['sensor-bracket.stl'])
+      return json<{resumed: boolean}[]>(r)[0]!.resumed
+    }
+    // What an interrupted run leaves: the first bytes, and beside them the file's source and version.
+    leave(expected.subarray(0, 100), {source: stored, version})
+    expect(await download()).toBe(true)
+    // Bytes of another version (the file was replaced since): the host sends the file whole.
+    leave(Buffer.alloc(100, 0x41), {source: stored, version: '"an-older-version"'})
+    expect(await download()).toBe(false)
+    // Of another file, or with nothing to say what they are: started over.
+    leave(Buffer.alloc(100, 0x41), {source: 'https://elsewhere.example/x.stl', version})
+    expect(await download()).toBe(false)
+    leave(Buffer.alloc(100, 0x41))
+    expect(await download()).toBe(false)
+  })
+
   it('asks for a new link when one has expired, and resumes with a Range request', async () => {
     const link = await demandFileLink({client}, SEEDED)
     const expected = await served(SEEDED)

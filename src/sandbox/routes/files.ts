@@ -126,13 +126,21 @@ export async function fileHostRoutes(app: FastifyInstance, ctx: SandboxContext):
     verifyLink(ctx.store, ctx.signingSecret, key, query, ctx.clock())
     const file = ctx.store.files.byKey(key)
     if (!file || !blobExists(ctx.store, file)) throw notFound(`No such file: ${rawPath}.`)
+    // A stored file never changes in place (new bytes get a new blob): its blob names its version.
+    const etag = `"${file.blob}"`
+    const modified = new Date(file.createdAt).toUTCString()
     reply
       .header('content-type', file.contentType)
       .header('accept-ranges', 'bytes')
       .header('cache-control', 'private, no-store')
+      .header('etag', etag)
+      .header('last-modified', modified)
       .header('content-disposition', attachment(file.originalName))
     const range = typeof request.headers.range === 'string' ? RANGE.exec(request.headers.range.trim()) : null
-    if (range && (range[1] !== '' || range[2] !== '')) {
+    // If-Range (RFC 9110, 13.1.5): the range only of the version named, else the whole file.
+    const ifRange = request.headers['if-range']
+    const sameVersion = typeof ifRange !== 'string' || ifRange === etag || ifRange === modified
+    if (range && (range[1] !== '' || range[2] !== '') && sameVersion) {
       let start = range[1] === '' ? file.size - Number(range[2]) : Number(range[1])
       let end = range[1] === '' || range[2] === '' ? file.size - 1 : Number(range[2])
       start = Math.max(0, start)

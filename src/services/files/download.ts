@@ -1,5 +1,16 @@
 import {once} from 'node:events'
-import {accessSync, constants, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {codingsOf, decodedStream, unknownCoding} from '../../api/decode.js'
@@ -140,8 +151,15 @@ export function demandFileIssuer(ctx: Ctx, demandId: string, target: DownloadTar
 export interface DownloadFileOptions {
   /** A link already issued; otherwise the issuer is asked first. */
   url?: string
-  /** Keep the bytes of an earlier partial `<path>.part` and ask for the rest. */
+  /** Keep the bytes of an earlier partial `<path>.part` and ask for the rest, as they are. */
   resume?: boolean
+  /**
+   * What the file is (its stored link, without a query). With it, the version the file host
+   * names (ETag, else Last-Modified) is kept beside the partial file (`<path>.part.json`), and
+   * a partial file an earlier run left is resumed only when it is of this source and the host
+   * names a version: the Range request carries If-Range, so a file changed since is sent whole.
+   */
+  source?: string
   onProgress?: (p: DownloadProgress) => void
   /** New links asked for after an expiry before giving up. Default 3. */
   maxRelinks?: number
@@ -196,6 +214,10 @@ class Transfer {
   private encoded = false
   /** What broke the last transfer off. */
   private cut: unknown
+  /** The version of the file the bytes on the disk are of (a strong ETag or Last-Modified), when the host named one. */
+  private version: string | undefined
+  /** Where the source and version of the partial file are kept (with `source`). */
+  private readonly record: string
 
   constructor(
     private readonly ctx: Ctx,
@@ -204,11 +226,15 @@ class Transfer {
     private readonly opts: DownloadFileOptions,
   ) {
     this.part = `${target.path}.part`
+    this.record = `${this.part}.json`
   }
 
   async start(url: string | undefined): Promise<void> {
-    this.written = this.opts.resume && existsSync(this.part) ? statSync(this.part).size : 0
-    if (this.written === 0) rmSync(this.part, {force: true})
+    const earlier = this.opts.source === undefined ? undefined : this.earlierVersion()
+    if (earlier !== undefined) this.version = earlier
+    const keep = (this.opts.resume || earlier !== undefined) && existsSync(this.part)
+    this.written = keep ? statSync(this.part).size : 0
+    if (this.written === 0) this.restart()
     this.url = url ?? (await this.issue())
     this.links = 1
   }
@@ -241,6 +267,7 @@ class Transfer {
       this.expected = length === undefined ? undefined : Number(length)
       this.written = 0
     }
+    this.noteVersion(res, !append)
     this.cut = await this.write(res, append)
     if (this.cut !== undefined) return 'cut'
     const size = statSync(this.part).size
@@ -280,7 +307,7 @@ class Transfer {
   finish(): DownloadedFile {
     const size = statSync(this.part).size
     if (this.expected !== undefined && size !== this.expected) {
-      rmSync(this.part, {force: true})
+      this.restart()
       throw new DownloadError(
         `${this.target.fileName}: the file host announced ${this.expected} bytes but ${size} were written; the partial file was removed.`,
       )
@@ -293,6 +320,7 @@ class Transfer {
     } catch (error) {
       throw this.cannotWrite(error, this.target.path)
     }
+    rmSync(this.record, {force: true})
     return {
       fileName: this.target.fileName,
       path: this.target.path,
@@ -308,7 +336,14 @@ class Transfer {
     try {
       return await this.ctx.client.stream({
         url: this.url,
-        ...(this.written > 0 ? {headers: {range: `bytes=${this.written}-`}} : {}),
+        ...(this.written > 0
+          ? {
+              headers: {
+                range: `bytes=${this.written}-`,
+                ...(this.version === undefined ? {} : {'if-range': this.version}),
+              },
+            }
+          : {}),
         ...(this.opts.signal ? {signal: this.opts.signal} : {}),
       })
     } catch (error) {
@@ -379,6 +414,7 @@ class Transfer {
   private cannotWrite(error: unknown, path: string): DownloadError {
     const partial = statSync(this.part, {throwIfNoEntry: false})?.isFile() ?? false
     if (partial) rmSync(this.part, {force: true})
+    rmSync(this.record, {force: true})
     const removed = partial ? '; the partial file was removed' : ''
     return new DownloadError(`Cannot write ${path}: ${fileReason(error, true)}${removed}.`)
   }
@@ -397,7 +433,30 @@ class Transfer {
 
   private restart(): void {
     this.written = 0
+    this.version = undefined
     rmSync(this.part, {force: true})
+    rmSync(this.record, {force: true})
+  }
+
+  /** The version an earlier run's partial file of the same source is of; undefined when there is none to trust. */
+  private earlierVersion(): string | undefined {
+    try {
+      const kept = JSON.parse(readFileSync(this.record, 'utf8')) as {source?: unknown; version?: unknown}
+      return kept.source === this.opts.source && typeof kept.version === 'string' ? kept.version : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Notes the version the host named for the bytes about to be written (with `source`), so another run can resume them. */
+  private noteVersion(res: StreamResponse, whole: boolean): void {
+    const etag = header(res, 'etag')
+    const version = etag !== undefined && !etag.startsWith('W/') ? etag : header(res, 'last-modified')
+    // A range of another version would have been refused (If-Range): the bytes before it are of this one.
+    if (whole || this.version === undefined) this.version = version
+    if (this.opts.source === undefined) return
+    if (this.version === undefined || this.encoded) rmSync(this.record, {force: true})
+    else writeFileSync(this.record, `${JSON.stringify({source: this.opts.source, version: this.version})}\n`)
   }
 
   private shown(): string {
@@ -433,6 +492,8 @@ export async function downloadDemandFiles(
   const done: DownloadedFile[] = []
   for (const target of targets) {
     const file = await downloadFile(ctx, target, demandFileIssuer(ctx, demandId, target, targets.length > 1), {
+      // A partial file an interrupted run left of this file is resumed (when the host names its version).
+      source: target.fileLink.split(/[?#]/)[0]!,
       ...(opts.force ? {force: true} : {}),
       ...(opts.onProgress ? {onProgress: opts.onProgress} : {}),
       ...(opts.signal ? {signal: opts.signal} : {}),
