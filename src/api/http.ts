@@ -17,7 +17,7 @@ import {
   type FailureSite,
   type GaveUp,
 } from './response-error.js'
-import {isFormData, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
+import {isMultipart, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
 import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure, type RetryDecision} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
 import {nodeTransport} from './transport-node.js'
@@ -52,6 +52,16 @@ const SLOW_NOTE_MS = 5_000
  */
 export function createClient(opts: ClientOptions): ApiClient {
   return new Pipeline(opts).client()
+}
+
+/**
+ * The error of a request body's own source (a file part that changed while it was
+ * sent, say), which got reports wrapped as an UploadError: the body's failure, not
+ * the network's, so it is thrown as its source threw it and never retried (a
+ * retry would send whatever the source holds now).
+ */
+function bodySourceFailure(error: Error): Error | undefined {
+  return error.name === 'UploadError' && error.cause instanceof Error ? error.cause : undefined
 }
 
 /** What one exchange (all its attempts) ends with. */
@@ -127,7 +137,7 @@ class Pipeline {
 
   async request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
     const {prepared, site} = this.prepare(req)
-    const bulk = req.bulk === true && !isFormData(prepared.body) && req.onUploadProgress === undefined
+    const bulk = req.bulk === true && !isMultipart(prepared.body) && req.onUploadProgress === undefined
     const {res, bytes, durationMs, gaveUp} = await this.exchange(
       prepared,
       site,
@@ -135,7 +145,7 @@ class Pipeline {
       {
         timeoutMs: this.timeoutMs,
         // Files: the time-out is the wait for the answer, not the transfer (which takes what the line allows).
-        ...(isFormData(prepared.body) || req.onUploadProgress ? {upload: true} : {}),
+        ...(isMultipart(prepared.body) || req.onUploadProgress ? {upload: true} : {}),
         ...(req.signal ? {signal: req.signal} : {}),
         ...(req.onUploadProgress ? {onUploadProgress: req.onUploadProgress} : {}),
       },
@@ -306,6 +316,11 @@ class Pipeline {
       if (options.signal?.aborted) {
         this.emit(`→ ${req.method} ${req.shownPath} aborted ${Math.round(performance.now() - started)}ms`)
         throw abortError(site, true)
+      }
+      const source = bodySourceFailure(thrown)
+      if (source) {
+        this.emit(`→ ${req.method} ${req.shownPath} not sent whole: its body could not be read`)
+        throw source
       }
       budget.addFailing(performance.now() - started)
       const network = describeNetworkFailure(thrown, attempt.timeoutMs, cutBy ? undefined : this.opts.timeoutHint)

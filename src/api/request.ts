@@ -2,6 +2,7 @@ import {BlockList, isIP} from 'node:net'
 
 import {redact} from '../schemas/secrets.js'
 import {AuthenticationError, InsecureTransportError, ValidationError} from './errors.js'
+import type {MultipartBody} from './multipart.js'
 import type {HttpMethod, RequestOptions} from './types.js'
 
 export type Generation = 'v1' | 'v2' | 'mcp'
@@ -23,7 +24,7 @@ export interface PreparedRequest {
   /** The path as logs and errors show it: relative to the base URL, with its query. */
   shownPath: string
   headers: Record<string, string>
-  body?: string | Buffer | FormData
+  body?: string | Buffer | MultipartBody
   /** Whether a resend is harmless: a GET, PUT or DELETE, a request with an Idempotency-Key, or one marked `retry: 'safe'`. */
   idempotent: boolean
   /** A write (a POST not marked `retry: 'safe'`): an error answer does not show it was not carried out. */
@@ -46,7 +47,7 @@ const SAFE_METHODS = new Set<string>(['GET', 'PUT', 'DELETE', 'HEAD', 'OPTIONS']
  * Builds a request to the service, for either API generation and for MCP:
  * the URL and its query, the credentials the path's generation needs (refused
  * before sending when missing), the Idempotency-Key, the user agent, the body
- * as JSON (a string, Buffer or FormData goes as is), and the refusal to send
+ * as JSON (a string or Buffer goes as is, a MultipartBody with its type and length), and the refusal to send
  * credentials over plain http to another machine.
  */
 export function prepareRequest(ctx: RequestContext, req: RequestOptions): PreparedRequest {
@@ -90,8 +91,12 @@ export function prepareRequest(ctx: RequestContext, req: RequestOptions): Prepar
     ...(!SAFE_METHODS.has(method) && req.retry !== 'safe' ? {writes: true} : {}),
   }
   if (req.body !== undefined) {
-    if (typeof req.body === 'string' || Buffer.isBuffer(req.body) || isFormData(req.body)) {
-      prepared.body = req.body as string | Buffer | FormData
+    if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) {
+      prepared.body = req.body
+    } else if (isMultipart(req.body)) {
+      prepared.body = req.body
+      headers['content-type'] = req.body.contentType
+      headers['content-length'] = String(req.body.length)
     } else {
       prepared.body = JSON.stringify(req.body)
       headers['content-type'] ??= 'application/json'
@@ -201,12 +206,11 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Whether a body is a FormData, told by its tag: naming the global FormData
- * would load Node's whole fetch implementation (undici, 10 ms or more) in
- * every process that sends a JSON body.
+ * Whether a body is a MultipartBody (multipart.ts), told by its tag, so that a
+ * process that sends only JSON loads none of it.
  */
-export function isFormData(value: unknown): value is FormData {
-  return Object.prototype.toString.call(value) === '[object FormData]'
+export function isMultipart(value: unknown): value is MultipartBody {
+  return Object.prototype.toString.call(value) === '[object MultipartBody]'
 }
 
 /** Strips trailing slashes; throws a client-side ValidationError for a non-http(s) URL. */

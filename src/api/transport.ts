@@ -4,7 +4,7 @@ import type {Readable} from 'node:stream'
 
 import type {Got} from 'got'
 
-import type {PreparedRequest} from './request.js'
+import {isMultipart, type PreparedRequest} from './request.js'
 
 export interface SendOptions {
   /** The whole exchange, from connecting to the body's last byte; with `upload`, see there. */
@@ -92,7 +92,8 @@ export function gotTransport(agents: Agents, load: () => Promise<Got> = loadGot)
         const stream = got.stream(req.url, {
           method: req.method,
           headers: req.headers,
-          ...(req.body === undefined ? {} : {body: req.body}),
+          // A multipart body is read anew for each attempt.
+          ...(req.body === undefined ? {} : {body: isMultipart(req.body) ? req.body.stream() : req.body}),
           agent: req.url.protocol === 'https:' ? {https: agents.https} : {http: agents.http},
           retry: {limit: 0},
           throwHttpErrors: false,

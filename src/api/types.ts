@@ -66,7 +66,7 @@ export interface RequestOptions {
   /** Starts with /api/...; may carry its own query string. */
   path: string
   query?: Query
-  /** Sent as JSON; a string or Buffer is sent as is; a FormData is sent as multipart/form-data (streamed). */
+  /** Sent as JSON; a string or Buffer is sent as is; a MultipartBody (multipart.ts) as multipart/form-data, streamed. */
   body?: unknown
   /** Called as the request body is sent (multipart uploads), with bytes sent and the total when known. */
   onUploadProgress?: (progress: {transferred: number; total?: number}) => void
@@ -91,7 +91,7 @@ export interface RequestOptions {
   /**
    * One of many like it (a batch's chunks): sent on the lighter node:http transport,
    * which shares everything else (retries, decoding, errors, time-out) with the default
-   * one. Ignored for FormData bodies and upload progress, which need the default transport.
+   * one. Ignored for multipart bodies and upload progress, which need the default transport.
    */
   bulk?: boolean
   /**

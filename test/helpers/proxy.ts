@@ -45,6 +45,10 @@ export async function startProxy(
         },
       )
       up.on('error', () => res.destroy())
+      // A client gone before its body's end is passed on as the same cut to the service.
+      req.on('close', () => {
+        if (!req.complete) up.destroy()
+      })
       const rate = opts.bytesPerSecond
       if (rate === undefined) return void req.pipe(up)
       req.on('data', (chunk: Buffer) => {

@@ -3,6 +3,7 @@ import {AddModelAnswerRead, PostRecordRead, PostsPageRead, UploadAnswerRead} fro
 import type * as z from 'zod'
 
 import type {ApiClient} from '../http.js'
+import type {MultipartBody} from '../multipart.js'
 import {checkPageCap, lastPage, repeatsPage} from '../paginate.js'
 import {checkRequest, parseResponse, segment} from '../parse.js'
 import {readWritten, type Written} from '../written.js'
@@ -92,13 +93,13 @@ export interface UploadOptions {
 /** POST /api/v2/ms-post/post/upload with multipart `files` parts: answers `[{url, originalName}]`. */
 export async function uploadFiles(
   client: ApiClient,
-  form: FormData,
+  body: MultipartBody,
   opts: UploadOptions = {},
 ): Promise<z.infer<typeof UploadAnswerRead>> {
   const res = await client.request({
     method: 'POST',
     path: UPLOAD,
-    body: form,
+    body,
     ...(opts.onProgress ? {onUploadProgress: opts.onProgress} : {}),
     ...(opts.signal ? {signal: opts.signal} : {}),
   })

@@ -1,6 +1,8 @@
-import {closeSync, openAsBlob, openSync, statSync} from 'node:fs'
+import {closeSync, openSync, statSync, type Stats} from 'node:fs'
+import {open, stat} from 'node:fs/promises'
 import {basename} from 'node:path'
 
+import {MultipartBody} from '../../api/multipart.js'
 import {
   addModels as sendModels,
   createPost as sendCreate,
@@ -178,6 +180,8 @@ export interface UploadFile {
   path: string
   name: string
   size: number
+  /** The file as checked: one that differs from it when it is sent has changed meanwhile. */
+  checked: Pick<Stats, 'size' | 'mtimeMs' | 'ino' | 'dev'>
 }
 
 /** Checks the files before anything is sent: readable regular files of at most 50 MiB each. */
@@ -185,23 +189,23 @@ export function checkUploadFiles(paths: readonly string[]): UploadFile[] {
   if (paths.length === 0) throw new InputError('Name at least one file to upload.')
   if (paths.length > 20) throw new InputError(`At most 20 files per upload, got ${paths.length}.`)
   return paths.map((path) => {
-    const size = readableSize(path)
-    if (size > MAX_UPLOAD_BYTES) {
+    const checked = readableStats(path)
+    if (checked.size > MAX_UPLOAD_BYTES) {
       throw new InputError(
-        `${path} is ${size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (50 MiB) a file.`,
+        `${path} is ${checked.size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (50 MiB) a file.`,
       )
     }
-    return {path, name: basename(path), size}
+    return {path, name: basename(path), size: checked.size, checked}
   })
 }
 
-/** The size of a regular file this process may read (it is opened once to know); else an InputError naming it and why. */
-function readableSize(path: string): number {
+/** A regular file this process may read (it is opened once to know); else an InputError naming it and why. */
+function readableStats(path: string): Stats {
   try {
     const st = statSync(path)
     if (!st.isFile()) throw new InputError(`${path} is not a regular file.`)
     closeSync(openSync(path, 'r'))
-    return st.size
+    return st
   } catch (error) {
     if (error instanceof InputError) throw error
     throw new InputError(`Cannot read ${path}: ${fileReason(error)}. Nothing was uploaded.`)
@@ -209,15 +213,68 @@ function readableSize(path: string): number {
 }
 
 /**
- * Uploads files as multipart `files` parts. Each file is read from disk as it
- * is sent (a file-backed Blob), so memory stays flat however large it is.
+ * Uploads files as multipart `files` parts. Each file is read from disk as it is
+ * sent, so memory stays flat however large it is; one that changes meanwhile stops
+ * the upload (readUnchanged).
  */
 export async function uploadFiles(
   ctx: Ctx,
   files: readonly UploadFile[],
   onProgress?: (p: {transferred: number; total?: number}) => void,
 ) {
-  const form = new FormData()
-  for (const f of files) form.append('files', await openAsBlob(f.path), f.name)
-  return sendUpload(ctx.client, form, onProgress ? {onProgress} : {})
+  const body = new MultipartBody(
+    files.map((f) => ({field: 'files', filename: f.name, size: f.size, read: () => readUnchanged(f)})),
+  )
+  return sendUpload(ctx.client, body, onProgress ? {onProgress} : {})
+}
+
+/**
+ * A file's bytes, read as they are sent, when it is still the file checked; else an
+ * InputError naming it and what happened (it shrank, grew, was rewritten or removed:
+ * a CAD program exporting it again, say), thrown before its part ends, so that the
+ * service never gets a whole body and stores none of its files. Sending it again
+ * would send another file than the one checked, so the error is the user's to act on.
+ */
+async function* readUnchanged(file: UploadFile): AsyncGenerator<Uint8Array> {
+  const handle = await open(file.path, 'r').catch((error: unknown) => {
+    throw stopped(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'was removed' : cannotRead(error))
+  })
+  try {
+    const opened = changeOf(file, await handle.stat())
+    if (opened) throw stopped(file, opened)
+    let read = 0
+    for await (const chunk of handle.createReadStream({autoClose: false}) as AsyncIterable<Buffer>) {
+      read += chunk.length
+      if (read > file.size) throw stopped(file, changeOf(file, await handle.stat()) ?? 'grew')
+      yield chunk
+    }
+    const now = await stat(file.path).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    })
+    const change =
+      changeOf(file, now) ?? changeOf(file, await handle.stat()) ?? (read < file.size ? 'shrank' : undefined)
+    if (change) throw stopped(file, change)
+  } catch (error) {
+    throw error instanceof InputError ? error : stopped(file, cannotRead(error))
+  } finally {
+    await handle.close()
+  }
+}
+
+/** How a file differs from the one checked, in words ("was removed"); undefined when it does not. */
+function changeOf(file: UploadFile, now: Stats | undefined): string | undefined {
+  const was = file.checked
+  if (now === undefined) return 'was removed'
+  if (now.size !== was.size) return `changed size (${was.size} bytes when checked, ${now.size} now)`
+  if (now.ino !== was.ino || now.dev !== was.dev || now.mtimeMs !== was.mtimeMs) return 'was rewritten'
+  return undefined
+}
+
+const cannotRead = (error: unknown) => `could not be read any more (${fileReason(error)})`
+
+function stopped(file: UploadFile, what: string): InputError {
+  return new InputError(
+    `${file.path} ${what} while it was being uploaded. The upload was stopped before its end, so none of its files was stored; upload again once the file is complete.`,
+  )
 }
