@@ -218,8 +218,9 @@ function fitWidths(natural: readonly number[], minimum: readonly number[], total
 /**
  * Column widths for a table in `width` terminal columns: the least important
  * droppable columns are left out until the others fit with their long cells cut
- * (to at least MIN_CUT or their header), then, when nothing more may go, every
- * column is cut as far as needed.
+ * (to at least MIN_CUT or their header), then, when nothing more may go, the
+ * other columns are cut as far as needed, and the `keep` ones (ids) only when
+ * even that is not enough.
  */
 function layoutColumns(
   columns: readonly string[],
@@ -229,33 +230,25 @@ function layoutColumns(
 ): {keep: number[]; widths: number[]} {
   let keep = columns.map((_, i) => i)
   if (width === undefined) return {keep, widths: [...natural]}
-  const header = columns.map((c) => displayWidth(c))
   const whole = new Set(opts.keep ?? [])
-  const minimum = (i: number) =>
-    whole.has(columns[i] ?? '') ? (natural[i] ?? 0) : Math.min(natural[i] ?? 0, Math.max(header[i] ?? 0, MIN_CUT))
-  const drop = opts.drop ?? []
-  const droppable = drop.filter((c) => columns.includes(c))
+  const full = (i: number) => natural[i] ?? 0
+  const kept = (i: number) => whole.has(columns[i] ?? '')
+  // How far each column may be cut, from the gentlest to the last resort.
+  const floors = [
+    (i: number) => (kept(i) ? full(i) : Math.min(full(i), Math.max(displayWidth(columns[i] ?? ''), MIN_CUT))),
+    (i: number) => (kept(i) ? full(i) : 1),
+    () => 1,
+  ] as const
+  const fit = (floor: (i: number) => number) => fitWidths(keep.map(full), keep.map(floor), width)
+  const droppable = (opts.drop ?? []).filter((c) => columns.includes(c))
   for (;;) {
-    const fit = fitWidths(
-      keep.map((i) => natural[i] ?? 0),
-      keep.map(minimum),
-      width,
-    )
-    if (fit) return {keep, widths: fit}
+    const widths = fit(floors[0])
+    if (widths) return {keep, widths}
     const next = droppable.shift()
     if (next === undefined || keep.length === 1) break
     keep = keep.filter((i) => columns[i] !== next)
   }
-  const ones = keep.map(() => 1)
-  return {
-    keep,
-    widths:
-      fitWidths(
-        keep.map((i) => natural[i] ?? 0),
-        ones,
-        width,
-      ) ?? ones,
-  }
+  return {keep, widths: fit(floors[1]) ?? fit(floors[2]) ?? keep.map(() => 1)}
 }
 
 /** Rows as table cells (tableCell), raising `natural` to each column's widest. */

@@ -178,6 +178,19 @@ describe('render', () => {
     expect(renderTable(wideRows, cols, {width: 50, drop: ['extra', 'kind']}).text).not.toContain('rather long')
   })
 
+  it('cuts every other column to a character before it cuts an id column', () => {
+    // Nothing may go (as with --wide): the others are cut past their headers, the name stays whole.
+    const {text, dropped} = renderTable(wideRows, cols, {width: 50, keep: ['name']})
+    expect(dropped).toEqual([])
+    expect(text).toContain('Another name that is rather long')
+    expect(text).toContain('…')
+    for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(50)
+    // Too narrow even for that: the name is cut as well, and the table still fits.
+    const squeezed = renderTable(wideRows, cols, {width: 40, keep: ['name']})
+    expect(squeezed.text).not.toContain('rather long')
+    for (const line of squeezed.text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(40)
+  })
+
   it('picks columns: --columns as given, --wide adds the extra ones', () => {
     const layout = {wide: ['w1', 'w2'], drop: ['b']}
     expect(listColumns({}, ['a', 'b'], layout)).toEqual(['a', 'b'])

@@ -156,6 +156,18 @@ describe('tables on a terminal', () => {
     expect(narrow.raw).toContain('…')
   })
 
+  it('--wide at 150 columns shows each whole _id and cuts the other columns instead, paged and streamed', async () => {
+    for (const paging of [['--limit', '3'], ['--all']]) {
+      const t = await onTerminal(['demand', 'list', '--wide', ...paging], sb.env(), 150)
+      expect(t.code, t.raw).toBe(0)
+      const table = t.lines.filter((l) => !l.startsWith('Page '))
+      expect(table[0], paging.join(' ')).toMatch(/^orderNumber\s+_id\s/)
+      expect(widest(table), t.lines.join('\n')).toBeLessThanOrEqual(150)
+      for (const row of table.slice(1)) expect(row, t.lines.join('\n')).toMatch(/^\S+\s+[0-9a-f]{24}\s/)
+      expect(t.raw).toContain('…')
+    }
+  })
+
   it('demand list --all streams its table: one header, every demand, fitted on a terminal', async () => {
     const all = await piped(['demand', 'list', '--all', '--json'], sb.env())
     // --all --json is NDJSON: one demand a line.
