@@ -371,7 +371,10 @@ export function toTable(rows: readonly Row[], columns: readonly string[], header
   return renderTable(rows, columns, {header}).text
 }
 
-/** Key/value table for one record: nested objects flattened to dotted paths. */
+/**
+ * Key/value table for one record: nested objects flattened to dotted paths,
+ * each value shown as a table cell is (tableCell: dates in UTC to the second, one line).
+ */
 export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): string {
   const pairs: [string, string][] = []
   const walk = (value: unknown, prefix: string): void => {
@@ -383,7 +386,7 @@ export function toKeyValue(record: Row, opts: {skip?: readonly string[]} = {}): 
       pairs.push([prefix, `${value.length} item${value.length === 1 ? '' : 's'}`])
       return
     }
-    pairs.push([prefix, oneLine(Array.isArray(value) ? value.map(cellText).join(', ') : cellText(value))])
+    pairs.push([prefix, Array.isArray(value) ? value.map(tableCell).join(', ') : tableCell(value)])
   }
   for (const [k, v] of Object.entries(record)) if (!opts.skip?.includes(k)) walk(v, k)
   const width = Math.max(0, ...pairs.map(([k]) => k.length))

@@ -408,6 +408,21 @@ describe('mfg demand get and update', () => {
     expect(missing.stderr).toMatch(/404/)
   })
 
+  it('shows dates as demand list does, and --json as the service answered them', async () => {
+    const raw = json<{createdAt: string; updatedAt: string}>(await run(['demand', 'get', id, '--json']))
+    expect(raw.createdAt).toMatch(/\.\d{3}Z$/)
+    const list = await run(['demand', 'list', '--all', '--columns', '_id,createdAt,updatedAt', '--no-header'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    const [, createdAt, updatedAt] = list.stdout
+      .split('\n')
+      .find((l) => l.startsWith(id))!
+      .split(/\s+/)
+    expect(createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    const shown = await run(['demand', 'get', id])
+    expect(shown.stdout).toMatch(new RegExp(`^createdAt\\s+${createdAt}$`, 'm'))
+    expect(shown.stdout).toMatch(new RegExp(`^updatedAt\\s+${updatedAt}$`, 'm'))
+  })
+
   it('shows a value a buyer typed with terminal codes or a line break as one line of escapes', async () => {
     const body = JSON.stringify({shippingAddress: {city: 'Lyon\u001b[2J\u001b]0;owned\u0007\nINJECTED'}})
     const updated = await run(['demand', 'update', id, '--file', '-'], {stdin: body})
