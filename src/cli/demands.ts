@@ -1,6 +1,7 @@
 import {maskSecret} from '../schemas/secrets.js'
 import type {DemandRecord} from '../schemas/read/types.js'
 import type {ReportedStage, StageMove} from '../services/demands/stage.js'
+import {tableCell} from './render.js'
 
 export const DEMAND_LIST_COLUMNS = [
   'orderNumber',
@@ -53,9 +54,10 @@ export function notFoundLine(missing: readonly string[], asked: number): string 
   return `Not found: ${missing.length} of ${asked} id(s): ${shown}${more}`
 }
 
-/** A changed demand in one line: id, order number, status and, in brackets, its stage. */
+/** A changed demand in one line: id, order number, status and, in brackets, its stage, each as a table cell. */
 export function demandLine(record: DemandRecord, stage: string | undefined): string {
-  return `${record._id}  order ${record.orderNumber ?? '-'}  ${record.status ?? ''}${stage ? ` (${stage})` : ''}`
+  const order = tableCell(record.orderNumber ?? '-')
+  return `${tableCell(record._id)}  order ${order}  ${tableCell(record.status)}${stage ? ` (${tableCell(stage)})` : ''}`
 }
 
 /** `demand stage`'s line: the stage the service confirmed, never only the one asked for. */

@@ -9,6 +9,7 @@ import {readerLimitFlags} from './reader-limits.js'
 import {UsageError} from './errors.js'
 import {numberOf} from './flags.js'
 import {quoteFlags} from './quote-run.js'
+import {tableCell} from './render.js'
 
 /** `demand watch`: its flags and the decisions taken from them. */
 
@@ -128,11 +129,12 @@ export function stateFileOf(dataDir: string, profile: string, target: string): s
 
 /** One line a person reads. */
 export function eventLine(e: WatchEvent): string {
-  const order = e.orderNumber === undefined ? '' : `order ${e.orderNumber}  `
-  const what = e.event === 'stage' ? `${e.previousStage ?? '?'} → ${e.stage ?? '?'}` : (e.stage ?? '')
-  const kind = e.takenAs === undefined ? '' : `${e.takenAs.toLowerCase()}  `
+  const order = e.orderNumber === undefined ? '' : `order ${tableCell(e.orderNumber)}  `
+  const stage = (s: string | null | undefined, none: string) => (s === undefined || s === null ? none : tableCell(s))
+  const what = e.event === 'stage' ? `${stage(e.previousStage, '?')} → ${stage(e.stage, '?')}` : stage(e.stage, '')
+  const kind = e.takenAs === undefined ? '' : `${tableCell(e.takenAs.toLowerCase())}  `
   const archived = e.archived ? ', archived' : ''
-  return `${e.at ?? '-'}  ${e.event.padEnd(7)}  ${e.id}  ${order}${kind}${what}${archived}  (${e.via})`
+  return `${tableCell(e.at ?? '-')}  ${e.event.padEnd(7)}  ${tableCell(e.id)}  ${order}${kind}${what}${archived}  (${e.via})`
 }
 
 /** A new request to quote: created, taken as a quote. */

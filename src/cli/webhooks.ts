@@ -3,6 +3,7 @@ import {askSecret, canPrompt} from './prompt.js'
 import type {WebhookRecord} from '../schemas/read/types.js'
 import type {Delivery, ShownDelivery} from '../schemas/webhooks.js'
 import type {ReceivedEvent} from '../services/webhooks/listen.js'
+import {tableCell} from './render.js'
 
 /** Where a webhook secret may come from, in order: the flag, MFG_WEBHOOK_SECRET, a hidden prompt. */
 export const WEBHOOK_SECRET_ENV = 'MFG_WEBHOOK_SECRET'
@@ -43,7 +44,8 @@ export function subscribedNote(hook: WebhookRecord, url: string): string {
 
 /** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
 export function webhookLine(hook: WebhookRecord): string {
-  return `${hook._id}  ${hook.url ?? '—'}  ${hook.events.join(',')}  useSecret=${hook.useSecret}  secret ${hook.secret}`
+  const [id, url, events, secret] = [hook._id, hook.url ?? '—', hook.events.join(','), hook.secret].map(tableCell)
+  return `${id}  ${url}  ${events}  useSecret=${hook.useSecret}  secret ${secret}`
 }
 
 /** `webhook deliveries`' columns. */
@@ -100,9 +102,10 @@ export async function checkForwardTo(forwardTo: string | undefined, insecure: bo
 /** `webhook listen`'s line for one event: when, type, id, and the order or record it is about. */
 export function eventLine(e: ReceivedEvent): string {
   const data = e.data as {_id?: unknown; orderNumber?: unknown}
+  // Anyone who can reach the listener may send an event: no field of it may send terminal codes.
   const subject =
-    data.orderNumber === undefined ? (data._id ?? '') : `order ${String(data.orderNumber)} ${String(data._id ?? '')}`
-  return `${e.receivedAt}  ${e.type.padEnd(22)}  ${e.id}  ${String(subject)}`
+    data.orderNumber === undefined ? tableCell(data._id) : `order ${tableCell(data.orderNumber)} ${tableCell(data._id)}`
+  return `${e.receivedAt}  ${tableCell(e.type).padEnd(22)}  ${tableCell(e.id)}  ${subject}`
 }
 
 /** What `webhook listen` says once it listens: where, whether signatures are checked, the filters. */

@@ -16,6 +16,10 @@ import {
   toKeyValue,
   toTable,
 } from '../../src/cli/render.js'
+import {demandLine} from '../../src/cli/demands.js'
+import {eventLine} from '../../src/cli/watch.js'
+import {webhookLine} from '../../src/cli/webhooks.js'
+import type {DemandRecord, WebhookRecord} from '../../src/schemas/read/types.js'
 
 const rows = [
   {orderNumber: 2, customer: {city: 'Lyon'}, priceTotal: 10.5, note: 'a, "quoted" note'},
@@ -189,6 +193,34 @@ describe('render', () => {
     const squeezed = renderTable(wideRows, cols, {width: 40, keep: ['name']})
     expect(squeezed.text).not.toContain('rather long')
     for (const line of squeezed.text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(40)
+  })
+
+  it('one-line views of a record (demand update, demand stage, webhook update, demand watch) show values as cells', () => {
+    const hostile = 'x\u001b]0;owned\u0007\nFORGED'
+    const shown = 'x\\u001b]0;owned\\u0007 FORGED'
+    const demand = {_id: 'd1', orderNumber: 7, status: hostile} as unknown as DemandRecord
+    expect(demandLine(demand, hostile)).toBe(`d1  order 7  ${shown} (${shown})`)
+    const hook = {
+      _id: 'h1',
+      url: `https://a.example/${hostile}`,
+      events: ['order_placed'],
+      useSecret: false,
+      secret: '****',
+    }
+    expect(webhookLine(hook as unknown as WebhookRecord)).toBe(
+      `h1  https://a.example/${shown}  order_placed  useSecret=false  secret ****`,
+    )
+    const watched = eventLine({
+      event: 'stage',
+      id: 'd1',
+      orderNumber: 7,
+      stage: hostile,
+      previousStage: 'quote_sent',
+      at: '2025-01-06T10:00:00.000+01:00',
+      via: 'poll',
+    })
+    // The date as a table shows it.
+    expect(watched).toBe(`2025-01-06T09:00:00Z  stage    d1  order 7  quote_sent → ${shown}  (poll)`)
   })
 
   it('picks columns: --columns as given, --wide adds the extra ones', () => {

@@ -269,4 +269,32 @@ describe('mfg webhook listen, end to end', () => {
     expect(stderr).toMatch(/Stopped \(SIGINT\)/)
     child = undefined
   })
+
+  it('shows an unsigned event with terminal codes in its fields as one line of escapes', async () => {
+    const proc = spawn(process.execPath, [join(root, 'bin/run.js'), 'webhook', 'listen', '--port', '0'], {
+      env: {...process.env, ...env(), NO_COLOR: '1'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child = proc
+    let stderr = ''
+    let stdout = ''
+    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+    proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))
+    await waitFor(() => /Listening for webhooks on (http:\S+) /.test(stderr), 'the listener URL')
+    const url = /Listening for webhooks on (http:\S+) /.exec(stderr)![1]!
+    const forged = {
+      id: 'evt_\u001b]0;owned\u0007',
+      type: 'order_placed\u001b[2J',
+      createdAt: new Date().toISOString(),
+      data: {_id: 'd1\nFORGED', orderNumber: 7},
+    }
+    expect(await post(url, JSON.stringify(forged))).toBe(200)
+    await waitFor(() => stdout.includes('\n'), 'the event line')
+    expect(stdout.includes('\u001b') || stdout.includes('\u0007')).toBe(false)
+    expect(stdout).toMatch(/^\S+ {2}order_placed\\u001b\[2J +evt_\\u001b\]0;owned\\u0007 {2}order 7 d1 FORGED\n$/)
+    const exit = new Promise<number | null>((done) => proc.on('exit', (code) => done(code)))
+    proc.kill('SIGINT')
+    expect(await exit).toBe(130)
+    child = undefined
+  })
 })
