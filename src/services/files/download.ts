@@ -455,8 +455,13 @@ class Transfer {
     // A range of another version would have been refused (If-Range): the bytes before it are of this one.
     if (whole || this.version === undefined) this.version = version
     if (this.opts.source === undefined) return
-    if (this.version === undefined || this.encoded) rmSync(this.record, {force: true})
-    else writeFileSync(this.record, `${JSON.stringify({source: this.opts.source, version: this.version})}\n`)
+    try {
+      if (this.version === undefined || this.encoded) rmSync(this.record, {force: true})
+      else writeFileSync(this.record, `${JSON.stringify({source: this.opts.source, version: this.version})}\n`)
+    } catch {
+      // Only a later run's resuming needs it: without it, that run starts the file over.
+      rmSync(this.record, {force: true})
+    }
   }
 
   private shown(): string {
