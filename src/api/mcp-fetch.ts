@@ -95,9 +95,7 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal, onAnswerE
       ...(retrySafe(rpc) ? {retry: 'safe' as const} : {}),
       ...(signals.length > 0 ? {signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals)} : {}),
     }
-    const res = onAnswerEnd
-      ? await client.open(req)
-      : await client.request<string>({...req, responseType: 'text'})
+    const res = onAnswerEnd ? await client.open(req) : await client.request<string>({...req, responseType: 'text'})
     // A request taken with 202 will never be answered: said at once, rather
     // than after the SDK's 60 s wait for the answer.
     if (res.status === 202 && rpc.id !== undefined) {

@@ -20,7 +20,11 @@ export default class DemandTrack extends BaseCommand {
     const timeline = await trackDemand({client}, args.id)
     if (!this.jsonEnabled()) {
       const {isoLocal, toTable} = await import('../../cli/render.js')
-      const rows = timeline.steps.map((s) => ({stage: s.stage ?? '', tracking: s.status, date: s.date === undefined ? '' : isoLocal(s.date)}))
+      const rows = timeline.steps.map((s) => ({
+        stage: s.stage ?? '',
+        tracking: s.status,
+        date: s.date === undefined ? '' : isoLocal(s.date),
+      }))
       if (rows.length > 0) writeOut(toTable(rows, ['stage', 'tracking', 'date']))
       if (timeline.dates.length > 0) {
         writeOut('')

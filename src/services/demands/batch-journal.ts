@@ -352,7 +352,9 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       listed.filter((n) => n !== name),
     )
     const targetList = join(dir, targetListName(key))
-    const ofTarget = existsSync(targetList) ? [...new Set(readFileSync(targetList, 'utf8').split('\n').filter(Boolean))] : []
+    const ofTarget = existsSync(targetList)
+      ? [...new Set(readFileSync(targetList, 'utf8').split('\n').filter(Boolean))]
+      : []
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
     // Every run, a new one or one taking a journal up again, adds a line: runs going on learn of it.
@@ -582,7 +584,10 @@ class TargetClaims {
    * Marks the rows no run of another input going on (or ended since this run began) has
    * claimed, through `mark`, under the target's lock; answers the others, row → what that run recorded.
    */
-  claim<R extends {row: number; draftId: string}>(rows: readonly R[], mark: (free: R[]) => void): Map<number, DraftIdState> {
+  claim<R extends {row: number; draftId: string}>(
+    rows: readonly R[],
+    mark: (free: R[]) => void,
+  ): Map<number, DraftIdState> {
     try {
       return withFileLock(`${this.listPath}.lock`, () => {
         this.refresh()

@@ -52,18 +52,23 @@ export async function runProxy(
     local.send(m as JSONRPCMessage).catch((e: Error) => log(`mcp proxy: cannot write: ${e.message}`))
   const refuse = (id: RequestId, message: string) => send({jsonrpc: '2.0', id, error: {code: UPSTREAM_ERROR, message}})
 
-  const remote = await upstream(ctx, log, (id, error) => ends.get(id)?.(error), (m, transport) => {
-    if (isAnswer(m)) {
-      const answered = waiting.get(m.id as RequestId)
-      // Already answered with our own error: a late answer would be a second one.
-      if (!answered) return
-      waiting.delete(m.id as RequestId)
-      const version = (m.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
-      if (m.id === initializeId && typeof version === 'string') transport.setProtocolVersion(version)
-      answered()
-    }
-    void send(m)
-  })
+  const remote = await upstream(
+    ctx,
+    log,
+    (id, error) => ends.get(id)?.(error),
+    (m, transport) => {
+      if (isAnswer(m)) {
+        const answered = waiting.get(m.id as RequestId)
+        // Already answered with our own error: a late answer would be a second one.
+        if (!answered) return
+        waiting.delete(m.id as RequestId)
+        const version = (m.result as {protocolVersion?: unknown} | undefined)?.protocolVersion
+        if (m.id === initializeId && typeof version === 'string') transport.setProtocolVersion(version)
+        answered()
+      }
+      void send(m)
+    },
+  )
 
   const relay = async (m: Message): Promise<void> => {
     // A proxy runs for hours: each relayed message has the time budget of a command of its own.
