@@ -203,8 +203,23 @@ class Pipeline {
     )
     if (res.status >= 200 && res.status < 300)
       return {status: res.status, headers: {...res.headers}, body: decodedStream(res.body, res.headers)}
-    const bytes = await receive(res.body, res.headers, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0))
-    throw this.refusal(res, decode(bytes, res.status, res.headers), prepared, site, gaveUp)
+    throw await this.readRefusal(res, prepared, site, gaveUp)
+  }
+
+  /** The refusal of an answer whose body was handed out unread: its first ERROR_BODY_LIMIT bytes read for the message. */
+  private async readRefusal(
+    res: TransportResponse,
+    prepared: PreparedRequest,
+    site: FailureSite,
+    gaveUp?: GaveUp,
+  ): Promise<Error> {
+    const redirect = res.status >= 300 && res.status < 400
+    if (redirect) res.body.destroy()
+    // A broken error body: the status says enough.
+    const bytes = redirect
+      ? Buffer.alloc(0)
+      : await receive(res.body, res.headers, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0))
+    return this.refusal(res, decode(bytes, res.status, res.headers), prepared, site, gaveUp)
   }
 
   async stream(req: StreamOptions): Promise<StreamResponse> {
@@ -218,17 +233,7 @@ class Pipeline {
       true,
     )
     if (res.status >= 200 && res.status < 300) return {status: res.status, headers: {...res.headers}, body: res.body}
-    if (res.status >= 300 && res.status < 400) {
-      res.body.destroy()
-      throw redirectError(res.status, res.headers.location, site)
-    }
-    let body: unknown
-    try {
-      body = decode(await receive(res.body, res.headers, ERROR_BODY_LIMIT), res.status, res.headers).value
-    } catch {
-      // A broken error body: the status says enough.
-    }
-    throw errorFromResponse({...site, status: res.status, body})
+    throw await this.readRefusal(res, prepared, site)
   }
 
   /**

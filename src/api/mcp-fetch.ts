@@ -3,6 +3,7 @@ import {Readable} from 'node:stream'
 import type {FetchLike} from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {RequestId} from '@modelcontextprotocol/sdk/types.js'
 
+import {receive} from './decode.js'
 import {ApiError} from './errors.js'
 import type {ApiClient, HttpMethod} from './http.js'
 
@@ -132,7 +133,8 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal, onAnswerE
       }
       return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {status: res.status, headers: answer})
     }
-    const body = typeof res.body === 'string' ? res.body : await text(res.body)
+    // open() has undone the content coding already.
+    const body = typeof res.body === 'string' ? res.body : (await receive(res.body, {})).toString('utf8')
     if (rpc.id !== undefined) onAnswerEnd?.(rpc.id)
     if (res.status >= 200 && res.status < 300 && mislabelledJson(answer.get('content-type'), body)) {
       // Read leniently: a JSON answer under another label (text/html, text/plain, none) is JSON.
@@ -140,13 +142,6 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal, onAnswerE
     }
     return new Response(body === '' ? null : body, {status: res.status, headers: answer})
   }
-}
-
-/** A body read whole, as UTF-8 text. */
-async function text(body: Readable): Promise<string> {
-  const parts: Buffer[] = []
-  for await (const part of body) parts.push(part as Buffer)
-  return Buffer.concat(parts).toString('utf8')
 }
 
 /** Whether an answer the transport would refuse for its label is JSON all the same. */
