@@ -575,8 +575,8 @@ class TargetClaims {
   ) {
     this.listPath = join(dir, targetListName(key))
     const names = this.listed()
-    this.listSize = sizeOf(this.listPath)
-    for (const name of names) this.journals.set(name, {offset: sizeOf(join(dir, name)), tail: ''})
+    this.listSize = fileTimes(this.listPath).size ?? 0
+    for (const name of names) this.journals.set(name, {offset: fileTimes(join(dir, name)).size ?? 0, tail: ''})
     this.findLive(names)
   }
 
@@ -622,7 +622,7 @@ class TargetClaims {
 
   /** Reads what the journals of the runs going on added; a run started since the last look is found through the list. */
   private refresh(): void {
-    const size = sizeOf(this.listPath)
+    const size = fileTimes(this.listPath).size ?? 0
     if (size !== this.listSize) {
       this.listSize = size
       const names = this.listed()
@@ -673,14 +673,6 @@ class TargetClaims {
     const end = text.lastIndexOf('\n') + 1
     j.tail = text.slice(end)
     j.replay.feed(journalEvents<JournalEvent>(text.slice(0, end)))
-  }
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size
-  } catch {
-    return 0
   }
 }
 
