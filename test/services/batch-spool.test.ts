@@ -4,14 +4,19 @@
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {createClient} from '../../src/api/http.js'
 import {memoryRowSource} from '../../src/cli/rows.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
-import {BatchJournal, OTHER_INPUTS_DAYS, type JournalKey} from '../../src/services/demands/batch-journal.js'
+import {
+  BatchJournal,
+  OTHER_INPUTS_DAYS,
+  TARGET_LIST_PRUNE_LINES,
+  type JournalKey,
+} from '../../src/services/demands/batch-journal.js'
 import {RowSpool, validateSource, type InputRow, type RowSource} from '../../src/services/demands/batch-validate.js'
 import {isFailure, runBatch, type RowOutcome} from '../../src/services/demands/batch.js'
 import {sandboxClient, startTestSandbox} from '../helpers/sandbox.js'
@@ -259,6 +264,58 @@ describe('BatchJournal.markSent and the runs of other inputs going on at the sam
       expect(await a.journal.markSent(2, rows([8, 'z']), 400)).toEqual(new Map())
       await a.journal.close()
       await b.journal.close()
+    } finally {
+      for (const h of holders) h.kill()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
+
+describe("the target's list of journals", () => {
+  it('stays short however many runs add to it, and a run going on still learns of a run started after a rewrite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-target-list-test-'))
+    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
+    const live = (path: string, i: number) =>
+      writeFileSync(`${path}.lock`, JSON.stringify({pid: holders[i]!.pid, at: 'now'}))
+    try {
+      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
+      const list = () => {
+        const name = readdirSync(dir).find((n) => n.endsWith('.target'))!
+        return readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean)
+      }
+      const a = BatchJournal.open(dir, key('a'))
+      live(a.journal.path, 0)
+      const rows = (...pairs: [number, string][]) => pairs.map(([row, draftId]) => ({row, draftId}))
+      expect(await a.journal.markSent(0, rows([1, 'x']), 100)).toEqual(new Map())
+      // A journal since removed, and one not written to for longer than the journals are read.
+      const gone = BatchJournal.open(dir, key('gone'))
+      await gone.journal.close({remove: true})
+      const old = BatchJournal.open(dir, key('old'))
+      await old.journal.close()
+      const longAgo = new Date(Date.now() - (OTHER_INPUTS_DAYS + 1) * 24 * 3600 * 1000)
+      utimesSync(old.journal.path, longAgo, longAgo)
+      // Runs of one input taken up again and again: a line each.
+      let longest = 0
+      for (let i = 0; i < TARGET_LIST_PRUNE_LINES + 40; i++) {
+        const b = BatchJournal.open(dir, key('b'))
+        await b.journal.close()
+        longest = Math.max(longest, list().length)
+      }
+      expect(longest).toBe(TARGET_LIST_PRUNE_LINES)
+      const names = list()
+      expect(names.length).toBeLessThan(50)
+      expect(names).toContain(basename(a.journal.path))
+      expect(names).not.toContain(basename(gone.journal.path))
+      expect(names).not.toContain(basename(old.journal.path))
+      // A run started after the rewrite claims y; A, which read the list before it, sees that claim.
+      const d = BatchJournal.open(dir, key('d'))
+      live(d.journal.path, 1)
+      expect(await d.journal.markSent(0, rows([9, 'y']), 200)).toEqual(new Map())
+      const taken = await a.journal.markSent(1, rows([2, 'y'], [3, 'z']), 300)
+      expect([...taken.keys()]).toEqual([2])
+      expect(taken.get(2)).toMatchObject({state: 'maybe', sentAt: 200, pid: holders[1]!.pid})
+      await a.journal.close()
+      await d.journal.close()
     } finally {
       for (const h of holders) h.kill()
       rmSync(dir, {recursive: true, force: true})

@@ -11,6 +11,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -356,10 +357,19 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       ? [...new Set(readFileSync(targetList, 'utf8').split('\n').filter(Boolean))]
       : []
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
-    if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
-    // Every run, a new one or one taking a journal up again, adds a line: runs going on learn of it.
-    appendFileSync(targetList, `${name}\n`, {mode: 0o600})
-    const claims = opts.fresh ? undefined : new TargetClaims(dir, key, name)
+    let claims: TargetClaims | undefined
+    try {
+      if (!listed.includes(name)) appendFileSync(slices, `${name}\n`, {mode: 0o600})
+      claims = underTargetLock(targetList, 'this run cannot be made known to the runs of other inputs', () => {
+        // Every run, a new one or one taking a journal up again, adds a line: runs going on learn of it.
+        enlist(dir, targetList, name)
+        return opts.fresh ? undefined : new TargetClaims(dir, key, name)
+      })
+    } catch (error) {
+      closeSync(fd)
+      lock.release()
+      throw error
+    }
     const byDraftId = opts.fresh
       ? new Map<string, DraftIdState>()
       : otherInputs(
@@ -562,7 +572,8 @@ interface WatchedJournal {
  */
 class TargetClaims {
   private readonly listPath: string
-  private listSize: number
+  /** The list's size and time when last read: an append or a rewrite changes one of them. */
+  private listStamp: string
   /** By journal name: every other journal of the target (its size when this run began, then what was read). */
   private readonly journals = new Map<string, WatchedJournal>()
   /** The journals whose run was going on when last looked at: read at each claim. */
@@ -575,7 +586,7 @@ class TargetClaims {
   ) {
     this.listPath = join(dir, targetListName(key))
     const names = this.listed()
-    this.listSize = fileTimes(this.listPath).size ?? 0
+    this.listStamp = stampOf(this.listPath)
     for (const name of names) this.journals.set(name, {offset: fileTimes(join(dir, name)).size ?? 0, tail: ''})
     this.findLive(names)
   }
@@ -588,21 +599,12 @@ class TargetClaims {
     rows: readonly R[],
     mark: (free: R[]) => void,
   ): Map<number, DraftIdState> {
-    try {
-      return withFileLock(`${this.listPath}.lock`, () => {
-        this.refresh()
-        const taken = this.takenOf(rows)
-        mark(taken.size === 0 ? [...rows] : rows.filter((r) => !taken.has(r.row)))
-        return taken
-      })
-    } catch (error) {
-      if (error instanceof LockBusyError)
-        throw new JournalError(
-          `the rows of this batch cannot be claimed: ${error.message} for more than ten seconds; nothing more was sent. Run the command again.`,
-          'busy',
-        )
-      throw error
-    }
+    return underTargetLock(this.listPath, 'the rows of this batch cannot be claimed', () => {
+      this.refresh()
+      const taken = this.takenOf(rows)
+      mark(taken.size === 0 ? [...rows] : rows.filter((r) => !taken.has(r.row)))
+      return taken
+    })
   }
 
   private takenOf(rows: readonly {row: number; draftId: string}[]): Map<number, DraftIdState> {
@@ -622,9 +624,9 @@ class TargetClaims {
 
   /** Reads what the journals of the runs going on added; a run started since the last look is found through the list. */
   private refresh(): void {
-    const size = fileTimes(this.listPath).size ?? 0
-    if (size !== this.listSize) {
-      this.listSize = size
+    const stamp = stampOf(this.listPath)
+    if (stamp !== this.listStamp) {
+      this.listStamp = stamp
       const names = this.listed()
       for (const name of names) if (!this.journals.has(name)) this.journals.set(name, {offset: 0, tail: ''})
       this.findLive(names)
@@ -698,6 +700,50 @@ function readFrom(path: string, offset: number): Buffer {
   } finally {
     closeSync(fd)
   }
+}
+
+/** Runs `fn` under the lock of a target's list (the claims' lock); busy for ten seconds, a JournalError saying `what`. */
+function underTargetLock<T>(listPath: string, what: string, fn: () => T): T {
+  try {
+    return withFileLock(`${listPath}.lock`, fn)
+  } catch (error) {
+    if (error instanceof LockBusyError)
+      throw new JournalError(
+        `${what}: ${error.message} for more than ten seconds; nothing more was sent. Run the command again.`,
+        'busy',
+      )
+    throw error
+  }
+}
+
+/** A list is rewritten once it has this many lines and more than twice those it keeps. */
+export const TARGET_LIST_PRUNE_LINES = 256
+
+/**
+ * Adds a run's journal to its target's list, under the list's lock. Every run adds a
+ * line, so the list grows with the runs: once it is long and mostly repeats, it is
+ * rewritten (a new file renamed over it) with each name once, leaving out journals
+ * gone or not written to for OTHER_INPUTS_DAYS (a run that takes one up again adds it again).
+ */
+function enlist(dir: string, listPath: string, name: string): void {
+  const lines = existsSync(listPath) ? readFileSync(listPath, 'utf8').split('\n').filter(Boolean) : []
+  if (lines.length >= TARGET_LIST_PRUNE_LINES) {
+    const since = Date.now() - OTHER_INPUTS_DAYS * 24 * 3600 * 1000
+    const kept = [...new Set(lines)].filter((n) => n !== name && (fileTimes(join(dir, n)).at ?? 0) >= since)
+    if (lines.length > 2 * (kept.length + 1)) {
+      const temp = `${listPath}.${process.pid}.tmp`
+      writeFileSync(temp, [...kept, name].map((n) => `${n}\n`).join(''), {mode: 0o600})
+      renameSync(temp, listPath)
+      return
+    }
+  }
+  appendFileSync(listPath, `${name}\n`, {mode: 0o600})
+}
+
+/** A file's size and modification time as one string ('' when it is gone). */
+function stampOf(path: string): string {
+  const {size, at} = fileTimes(path)
+  return size === undefined ? '' : `${size} ${at}`
 }
 
 /** The file listing the journals of one target and API (any input, any slice), a name a line. */
