@@ -13,6 +13,7 @@ export interface BatchHooks {
   onValidated(report: ValidationReport): void
   onResult(outcome: RowOutcome): void
   onProgress(progress: BatchProgress): void
+  onWaiting(waiting: {rows: number; pids: number[]}): void
 }
 
 export interface BatchCommandOptions {
@@ -58,6 +59,18 @@ export async function runBatchCommand(
         if (output.forStdout) bar.around(() => output.flush())
         else output.flush()
         bar.update(p)
+      },
+      onWaiting: ({rows, pids}) => {
+        const runs = pids.length === 1 ? `another run (pid ${pids[0]})` : `other runs (pids ${pids.join(', ')})`
+        bar.around(
+          () =>
+            opts.note(
+              rows === 0
+                ? 'No more rows wait for other runs.'
+                : `Waiting for ${runs} of another input to settle ${rows} row(s) with the same content it has sent; Ctrl-C stops waiting (a re-run settles them).`,
+            ),
+          process.stderr,
+        )
       },
     }).catch((error: unknown) => {
       if (!(error instanceof BatchStopped)) throw error

@@ -22,6 +22,7 @@ type CreateFlags = Parameters<typeof quoteFields>[0] & {
   'dry-run': boolean
   concurrency: number
   fresh: boolean
+  'wait-others': number
   out?: string | undefined
 }
 
@@ -62,6 +63,7 @@ export function createOptions(
     dryRun: flags['dry-run'],
     concurrency: flags.concurrency,
     journal: {dir: journalDir, fresh: flags.fresh},
+    othersQuietMs: flags['wait-others'] * 1000,
     ...defined({proofFile: run.profile === undefined ? undefined : join(journalDir, proofFileName(run.profile))}),
     ...given({identity: run.identity, out: flags.out, businessId: run.businessId}),
   }

@@ -200,3 +200,17 @@ export function numberOf(raw: string | undefined, flag: string, min?: number): n
     )
   return n
 }
+
+/** How a batch of creates runs: requests in flight, the slice taken, the journals, other runs sharing rows. */
+export const batchRunFlags = {
+  concurrency: Flags.integer({description: 'Requests in flight at once.', default: 4, min: 1, max: 32}),
+  shard: Flags.string({description: 'Take slice I of N of the rows (see the description).', helpValue: 'I/N'}),
+  fresh: Flags.boolean({description: 'Ignore the journal of an earlier run of the same input.'}),
+  'wait-others': Flags.integer({
+    description:
+      'Seconds a run of another input that has sent rows with the same content may record nothing before those rows are reported not sent (0: at once).',
+    default: 60,
+    min: 0,
+    helpValue: 'SECONDS',
+  }),
+}

@@ -187,7 +187,7 @@ describe("BatchJournal.open and the target's other inputs", () => {
       expect(Object.fromEntries(b.byDraftId)).toEqual({
         d1: {state: 'done', result: {row: 1, id: 'x1', draftId: 'd1'}, from},
         d2: {state: 'maybe', sentAt: 500, from},
-        d5: {state: 'maybe', sentAt: 700, pid: holder.pid, from},
+        d5: {state: 'maybe', sentAt: 700, pid: holder.pid, journal: basename(c.path), from},
       })
       await b.journal.close()
       // --fresh reads none of it.
@@ -237,11 +237,18 @@ describe('BatchJournal.markSent and the runs of other inputs going on at the sam
       // B claims y (A marked it) and x (A created it); z is B's.
       const takenByA = await b.journal.markSent(0, rows([5, 'y'], [6, 'z'], [7, 'x']), 200)
       expect(Object.fromEntries(takenByA)).toEqual({
-        5: {state: 'maybe', sentAt: 100, pid: holders[0]!.pid, from: {at: expect.any(String)}},
+        5: {
+          state: 'maybe',
+          sentAt: 100,
+          pid: holders[0]!.pid,
+          journal: basename(a.journal.path),
+          from: {at: expect.any(String)},
+        },
         7: {
           state: 'done',
           result: {row: 1, id: 'id-x', draftId: 'x'},
           pid: holders[0]!.pid,
+          journal: basename(a.journal.path),
           from: {at: expect.any(String)},
         },
       })
@@ -266,6 +273,50 @@ describe('BatchJournal.markSent and the runs of other inputs going on at the sam
       await b.journal.close()
     } finally {
       for (const h of holders) h.kill()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
+
+describe('BatchJournal.standing: rows left to a run of another input', () => {
+  it('are going while that run goes on, unless created there; once it has ended, maybe sent there or free', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-standing-test-'))
+    const holder = spawn('sleep', ['60'])
+    try {
+      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
+      const a = BatchJournal.open(dir, key('a'))
+      writeFileSync(`${a.journal.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+      const b = BatchJournal.open(dir, key('b'))
+      await a.journal.markSent(
+        0,
+        [1, 2, 3].map((row) => ({row, draftId: `d${row}`})),
+        100,
+      )
+      const journal = basename(a.journal.path)
+      const rows = [1, 2, 3].map((row) => ({row: row + 10, draftId: `d${row}`, journal}))
+      const look = () => Object.fromEntries(b.journal.standing(rows).verdicts)
+      expect(b.journal.standing(rows)).toEqual({verdicts: new Map(rows.map((r) => [r.row, 'going'])), grew: true})
+      expect(b.journal.standing(rows).grew).toBe(false)
+      // d1 created there, d2 given up there (not sent): d1 answered at once, d2 still that run's while it goes on.
+      a.journal.append({t: 'done', c: 0, results: [{row: 1, id: 'id-1', draftId: 'd1'}]})
+      a.journal.append({t: 'notsent', c: 0, rows: [2]})
+      expect(look()).toEqual({
+        11: expect.objectContaining({state: 'done', result: {row: 1, id: 'id-1', draftId: 'd1'}}),
+        12: 'going',
+        13: 'going',
+      })
+      // That run over: d2 is free, d3 maybe sent there (to be looked up).
+      holder.kill()
+      await new Promise((resolve) => holder.once('exit', resolve))
+      expect(look()).toEqual({
+        11: expect.objectContaining({state: 'done'}),
+        12: 'free',
+        13: {state: 'maybe', sentAt: 100},
+      })
+      await a.journal.close()
+      await b.journal.close()
+    } finally {
+      holder.kill()
       rmSync(dir, {recursive: true, force: true})
     }
   })

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../cli/errors.js'
-import {fileFlag} from '../../cli/flags.js'
+import {batchRunFlags, fileFlag} from '../../cli/flags.js'
 import {singleQuoteFlags} from '../../cli/quote-flags.js'
 import {ENCODINGS} from '../../cli/text-decode.js'
 import {DEMO_BUSINESS_ID} from '../../schemas/business.js'
@@ -18,6 +18,8 @@ Every row is validated before anything is sent. One invalid row stops the run (e
 Rows go in chunks of 100, --concurrency at a time, over keep-alive connections. Results are one NDJSON line per row on stdout ({row, id, orderNumber, draftId, status}; {row, draftId, outcome: "confirmed"} for a row the service confirmed without naming its demand; or {row, draftId, error}, with outcome "unknown" or "ambiguous" and ids when that is what it is), or in --out FILE. --json prints one object instead, whatever the path taken: the counts (created, resumed, confirmed, failed, unknown, ambiguous, pending, requests, retries, reconciled, lookups), dryRun, interrupted, stoppedBy, journal, out, validation, and results, every row's outcome in row order (empty with --dry-run, and with --out, whose file holds them). A summary goes to stderr, and a progress bar when stderr is a terminal. The exit code is 1 if any row failed. An error that stops the run part-way (the API key revoked, the journal's disk full) still gets every row's line and the --json object, stoppedBy giving its message and the rows not sent saying so; the error follows on stderr with its own exit code (3 for credentials).
 
 Nothing is lost or created twice, against any server. Each row gets a deterministic draftId unless it has one: mfg- plus a hash of the row's content and of how many identical rows come before it, so a row keeps its draftId when other rows of the file are edited, added, removed or moved; a quote from flags is named by --draft-id, or by its content and the day (UTC), so the same quote run again the same day is the same demand. A journal under MFG_HOME (journals/, mode 0600) records every chunk's state, keyed by the input, the shard and the target (base URL and business). Running the same command again after Ctrl-C, SIGTERM, a crash or a lost connection resumes: rows already created are not sent again and the output still covers every row. So does running an edited file (a row fixed after --skip-invalid, rows added): the journals of the last 30 days of runs to the same target are read, and only new or changed rows are sent. A create is sent again only with proof that the earlier attempt created nothing: a refused connection and 429 are retried with back-off, honouring Retry-After; a 4xx refusal fails the rows it names and sends the others again. Any 2xx means the rows exist: rows its answer does not name are looked up for their ids and never sent again. A chunk whose outcome is unknown (connection lost or time-out after sending, 5xx) is looked up by draftId: rows found are settled, and rows not found are sent again only when the look-up has been proven on this service (a draftId that exists finds its demands and only them, a made-up one finds none; the proof is kept per profile for a day). Otherwise they are reported with "outcome": "unknown", the summary says how to check them, and the next run looks them up first. A draftId that more than one demand carries is reported with every id ("outcome": "ambiguous"), never picked. After two chunks in a row fail because of the service (or 30 s of failures), the rest are reported as not sent. --fresh ignores the journals of earlier runs (rows are then sent again: a server that replays draftIds answers the existing demands, others create new ones).
+
+Two runs of different inputs sharing rows may go on at once (two CI jobs, say): a row one of them has sent is left to it, and the other, once its own rows are sent, waits for it (a note on stderr names its process): a row created there is answered with that demand, and one that run ended without creating is looked up and sent. A run that records nothing for --wait-others seconds is not waited for longer: the rows left to it are reported not sent (a re-run settles them).
 
 --shard I/N takes the rows whose 0-based index modulo N is I−1 (rows I, I+N, I+2N, ... counting from 1), so N jobs given 1/N … N/N cover the input exactly once; each shard has its own journal, and draftIds do not depend on the shard. A run reads the journals of the same input's other slices too: the whole file after some of its shards sends only the rows none of them created, and a run refuses while another slice sharing rows with it is going on.
 
@@ -61,9 +63,7 @@ Ctrl-C stops sending new chunks, waits for those in flight, and exits 130; run t
       dependsOn: ['skip-invalid'],
       helpValue: 'FILE',
     }),
-    concurrency: Flags.integer({description: 'Requests in flight at once.', default: 4, min: 1, max: 32}),
-    shard: Flags.string({description: 'Take slice I of N of the rows (see the description).', helpValue: 'I/N'}),
-    fresh: Flags.boolean({description: 'Ignore the journal of an earlier run of the same input.'}),
+    ...batchRunFlags,
     out: Flags.string({
       description: 'Write the result lines (NDJSON) to this file instead of stdout.',
       helpValue: 'FILE',

@@ -17,7 +17,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {lockHolder, processAlive, sleepSync, type LockHolder} from '../../util/alive.js'
 import {fileReason} from '../../util/file-reason.js'
 import {LockBusyError, withFileLock} from '../../util/file-lock.js'
@@ -108,6 +108,8 @@ export type JournalRowState =
  */
 export type DraftIdState = ({state: 'done'; result: RowSettled} | {state: 'maybe'; sentAt: number}) & {
   pid?: number
+  /** The journal (its file name) of the run that recorded it, when that run was going on. */
+  journal?: string
   /** The run that recorded it: its input (a file's path, or stdin) and when it started. */
   from?: EarlierInput
 }
@@ -337,6 +339,14 @@ export class BatchJournal extends JournalFile<JournalEvent> {
     return taken
   }
 
+  /** Where rows claimed by runs of other inputs stand now (TargetClaims.standing); all `going` under --fresh. */
+  standing(rows: readonly {row: number; draftId: string; journal: string}[]): {
+    verdicts: Map<number, Standing>
+    grew: boolean
+  } {
+    return this.claims?.standing(rows) ?? {verdicts: new Map(rows.map((r) => [r.row, 'going'])), grew: false}
+  }
+
   /** Opens (or with `fresh`, replaces) the journal for `key` in `dir`, reading what earlier runs recorded. */
   static open(
     dir: string,
@@ -480,9 +490,10 @@ function otherInputs(
     const holder = readHolder(`${path}.lock`)
     const pid = holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder.pid : undefined
     const from: EarlierInput = {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
+    const going = pid === undefined ? {} : {pid, journal: basename(path)}
     for (const [draftId, state] of replayDraftIds(readFileSync(path, 'utf8'))) {
       if (found.get(draftId)?.state === 'done' && state.state !== 'done') continue
-      found.set(draftId, {...state, from, ...(pid === undefined ? {} : {pid})})
+      found.set(draftId, {...state, from, ...going})
     }
   }
   return found
@@ -549,6 +560,9 @@ class DraftIdReplay {
   }
 }
 
+/** Where a row another run claimed stands (TargetClaims.standing). */
+export type Standing = DraftIdState | 'going' | 'free'
+
 /** A journal of another input to the same target, as far as it has been read since this run began. */
 interface WatchedJournal {
   /** Bytes read so far (those before this run began are not: the start of the run read them). */
@@ -607,6 +621,43 @@ class TargetClaims {
     })
   }
 
+  /**
+   * Where rows another input's run claimed (`journal`, the one that claimed each) stand
+   * now, under the target's lock: created there (`done`), still that run's while it goes
+   * on (`going`), or, that run over without creating them, `maybe` sent by it (to be
+   * looked up) or `free` (never sent there, or given up: this run's to send). `grew`:
+   * whether a journal of a run going on has recorded anything since the last look.
+   */
+  standing(rows: readonly {row: number; draftId: string; journal: string}[]): {
+    verdicts: Map<number, Standing>
+    grew: boolean
+  } {
+    return underTargetLock(this.listPath, 'the rows of this batch cannot be claimed', () => {
+      const offsets = () => [...this.journals.values()].reduce((sum, j) => sum + j.offset, 0)
+      const before = offsets()
+      this.refresh()
+      const grew = offsets() !== before
+      const verdicts = new Map<number, Standing>()
+      const ended = new Map<string, Map<string, DraftIdState>>()
+      for (const r of rows) {
+        const seen = this.journals.get(r.journal)?.replay?.states.get(r.draftId)
+        if (seen?.state === 'done') verdicts.set(r.row, seen)
+        else if (this.livePid(r.journal) !== undefined) verdicts.set(r.row, 'going')
+        else {
+          // Its run is over: what its whole journal says of the row, read once for all its rows.
+          let final = ended.get(r.journal)
+          if (final === undefined) {
+            const path = join(this.dir, r.journal)
+            final = existsSync(path) ? replayDraftIds(readFileSync(path, 'utf8')) : new Map<string, DraftIdState>()
+            ended.set(r.journal, final)
+          }
+          verdicts.set(r.row, final.get(r.draftId) ?? 'free')
+        }
+      }
+      return {verdicts, grew}
+    })
+  }
+
   private takenOf(rows: readonly {row: number; draftId: string}[]): Map<number, DraftIdState> {
     const taken = new Map<number, DraftIdState>()
     const read = [...this.journals].filter(([, j]) => j.replay !== undefined && j.replay.states.size > 0)
@@ -616,7 +667,12 @@ class TargetClaims {
         const state = j.replay!.states.get(r.draftId)
         if (state === undefined || taken.get(r.row)?.state === 'done') continue
         const pid = this.livePid(name)
-        taken.set(r.row, {...state, ...(j.from ? {from: j.from} : {}), ...(pid === undefined ? {} : {pid})})
+        taken.set(r.row, {
+          ...state,
+          ...(j.from ? {from: j.from} : {}),
+          journal: name,
+          ...(pid === undefined ? {} : {pid}),
+        })
       }
     }
     return taken
@@ -924,6 +980,14 @@ export class ChunkLog {
   ): Promise<{c: number; taken: Map<number, DraftIdState>}> {
     const c = this.nextChunk()
     return {c, taken: this.journal ? await this.journal.markSent(c, rows, at) : NONE_TAKEN}
+  }
+
+  /** Where rows claimed by runs of other inputs stand now (BatchJournal.standing). */
+  standing(rows: readonly {row: number; draftId: string; journal: string}[]): {
+    verdicts: Map<number, Standing>
+    grew: boolean
+  } {
+    return this.journal?.standing(rows) ?? {verdicts: new Map(rows.map((r) => [r.row, 'free'])), grew: false}
   }
 
   /** Rows that exist on the server; without a chunk number, rows found by a look-up. */

@@ -111,6 +111,14 @@ export interface BatchOptions {
   onProgress?: (progress: BatchProgress) => void
   /** Called once the first pass is over, before anything is sent. */
   onValidated?: (report: ValidationReport) => void
+  /**
+   * Rows left to runs of other inputs going on (the same content sent there), waited
+   * for once this run's own are sent: how many, and those runs' process ids; called
+   * when that changes, with 0 rows once the wait is over.
+   */
+  onWaiting?: (waiting: {rows: number; pids: number[]}) => void
+  /** How long a run of another input may record nothing before the rows left to it are given up (default 60 s; 0 at once). */
+  othersQuietMs?: number
   /** Characters of JSON (estimated) of valid rows kept in memory between the two passes (default 4 Mi); the rest go to a temporary file. */
   spoolBudget?: number
 }
@@ -162,6 +170,11 @@ const DEFAULT_MAX_SENDS = 3
 const FAILURES_BEFORE_STOP = 2
 /** How long failures may go on without one answer that worked before the batch sends no more. */
 const DEAD_SERVICE_MS = 30_000
+
+/** How often the journals of the runs waited for are read. */
+const OTHERS_POLL_MS = 250
+/** A run waited for that records nothing for this long is stuck, or slower than worth waiting for. */
+const OTHERS_QUIET_MS = 60_000
 
 /** A row on its way: what is sent, and what an earlier attempt may have done with it. */
 interface PendingRow {
@@ -271,6 +284,10 @@ class BatchRun {
   private fatal: {error: unknown} | undefined
   /** The rows given an outcome so far (an interrupted run reports the others as not sent). */
   private readonly settled = new Set<number>()
+  /** Rows a run of another input has claimed and not settled yet: waited for once the others are sent. */
+  private readonly waiting = new Map<number, PendingRow & {pid?: number; journal: string}>()
+  /** `sent` marks begun and not over (each may leave rows to another run). */
+  private marking = 0
 
   constructor(
     private readonly source: RowSource,
@@ -394,7 +411,7 @@ class BatchRun {
   private async sendAll(): Promise<void> {
     // Counted from the first request: reading a big input is not the service's time.
     this.health = new ServiceHealth({failures: FAILURES_BEFORE_STOP, deadMs: DEAD_SERVICE_MS})
-    const chunks = this.plan()
+    const chunks = this.chunks()
     const take = async (): Promise<Chunk | undefined> => {
       if (this.stopped()) return undefined
       const next = await chunks.next()
@@ -420,6 +437,99 @@ class BatchRun {
     } finally {
       await chunks.return(undefined)
     }
+    // Rows left to another run by a chunk sent again after the wait was over (rare); a stopped run reports them not sent.
+    if (!this.stopped()) this.stopWaiting(`is still going`)
+  }
+
+  /** The chunks to send: the input's, then those of rows other runs have let go of. */
+  private async *chunks(): AsyncGenerator<PendingRow[]> {
+    yield* this.plan()
+    yield* this.afterOthers()
+  }
+
+  /**
+   * Waits for the rows runs of other inputs going on had claimed: one created there is
+   * answered with its demand; one such a run ended without creating is this run's
+   * again (looked up first if it may have been sent there). A run that records nothing
+   * for `othersQuietMs`, the time budget spent, or Ctrl-C end the wait.
+   */
+  private async *afterOthers(): AsyncGenerator<PendingRow[]> {
+    let quietSince = Date.now()
+    let shown = ''
+    for (;;) {
+      // Chunks just handed out have begun their marks, which may leave rows here.
+      await sleep(1)
+      if (this.stopped()) return
+      if (this.waiting.size === 0) {
+        if (this.marking === 0) break
+        await sleep(OTHERS_POLL_MS, this.opts.signal)
+        continue
+      }
+      const {verdicts, grew} = this.log.standing([...this.waiting.values()])
+      const again: PendingRow[] = []
+      for (const w of [...this.waiting.values()]) {
+        const verdict = verdicts.get(w.row) ?? 'going'
+        if (verdict === 'going') continue
+        this.waiting.delete(w.row)
+        const {pid: _, journal: __, ...row} = w
+        if (verdict === 'free') again.push(row)
+        else if (verdict.state === 'maybe') again.push({...row, maybeSentAt: verdict.sentAt, earlier: true})
+        else this.settledBefore(w.row, w.draftId, undefined, verdict)
+      }
+      if (grew || again.length > 0) quietSince = Date.now()
+      // Looked up first (maybe sent there), then the free ones, each kind in chunks of its own.
+      again.sort((a, b) => Number(a.maybeSentAt === undefined) - Number(b.maybeSentAt === undefined) || a.row - b.row)
+      for (let i = 0; i < again.length; i += this.chunkSize) {
+        const part = again.slice(i, i + this.chunkSize)
+        const maybe = part.filter((r) => r.maybeSentAt !== undefined)
+        if (maybe.length > 0) yield maybe
+        if (maybe.length < part.length) yield part.filter((r) => r.maybeSentAt === undefined)
+      }
+      const quietMs = this.opts.othersQuietMs ?? OTHERS_QUIET_MS
+      if (this.waiting.size > 0 && Date.now() - quietSince >= quietMs) {
+        this.stopWaiting(
+          quietMs === 0 ? 'is still going' : `has recorded nothing for ${Math.round(quietMs / 1000)} s (--wait-others)`,
+        )
+      } else if (this.waiting.size > 0 && this.ctx.client.budget.spent() !== undefined) {
+        this.stopWaiting(`is still going and this run's time is spent`)
+      }
+      shown = this.showWaiting(shown)
+      if (this.waiting.size > 0) await sleep(OTHERS_POLL_MS, this.opts.signal)
+    }
+    this.showWaiting(shown)
+  }
+
+  /** Leaves a row to the run of another input that claimed it, until it settles it (afterOthers). */
+  private wait(r: PendingRow, state: DraftIdState): void {
+    this.waiting.set(r.row, {
+      row: r.row,
+      draftId: r.draftId,
+      item: r.item,
+      journal: state.journal!,
+      ...(state.pid === undefined ? {} : {pid: state.pid}),
+    })
+  }
+
+  /** The rows still left to other runs, reported as not sent (`why` that run was not waited for longer). */
+  private stopWaiting(why: string): void {
+    for (const w of this.waiting.values()) {
+      const run = `another run (${w.pid === undefined ? '' : `pid ${w.pid}, `}of another input to the same service)`
+      const error = `not sent: ${run} has sent a row with the same content and ${why}; run the command again once it has finished`
+      this.settle({row: w.row, draftId: w.draftId, error}, 'created')
+    }
+    this.waiting.clear()
+    this.progress()
+  }
+
+  /** Tells onWaiting how many rows wait, and for which runs, when that changed since `shown`. */
+  private showWaiting(shown: string): string {
+    const pids = [...new Set([...this.waiting.values()].flatMap((w) => (w.pid === undefined ? [] : [w.pid])))].sort(
+      (a, b) => a - b,
+    )
+    const now = `${this.waiting.size} ${pids.join(',')}`
+    if (now !== shown && !(shown === '' && this.waiting.size === 0))
+      this.opts.onWaiting?.({rows: this.waiting.size, pids})
+    return now
   }
 
   /**
@@ -440,6 +550,11 @@ class BatchRun {
       const elsewhere = state === undefined ? this.byDraftId.get(draftId) : undefined
       if (this.settledBefore(row, draftId, state, elsewhere)) {
         this.progress()
+        continue
+      }
+      if (elsewhere?.pid !== undefined && elsewhere.journal !== undefined) {
+        // Sent by a run of another input going on: left to it, and waited for once the rest are sent.
+        this.wait({row, draftId, item}, elsewhere)
         continue
       }
       // Left here: rows no run created, some of them maybe sent (by an earlier run of this input or of another).
@@ -468,7 +583,7 @@ class BatchRun {
   /**
    * Settles, without a request, a row a run has dealt with already: created by an
    * earlier run of this input (`state`), or of another input (`elsewhere`, then
-   * journalled as this run's), or sent by another input's run still going on.
+   * journalled as this run's).
    */
   private settledBefore(
     row: number,
@@ -491,16 +606,7 @@ class BatchRun {
       this.settle(result, 'resumed')
       return true
     }
-    if (elsewhere?.pid === undefined) return false
-    this.settle(
-      {
-        row,
-        draftId,
-        error: `not sent: another run (pid ${elsewhere.pid}, of another input to the same service) has sent a row with the same content and is still going; run the command again once it has finished`,
-      },
-      'created',
-    )
-    return true
+    return false
   }
 
   /**
@@ -525,7 +631,14 @@ class BatchRun {
    */
   private async mark(rows: PendingRow[]): Promise<Mark> {
     const at = Date.now()
-    const {c, taken} = await this.log.sent(rows, at)
+    this.marking++
+    let sent: Awaited<ReturnType<ChunkLog['sent']>>
+    try {
+      sent = await this.log.sent(rows, at)
+    } finally {
+      this.marking--
+    }
+    const {c, taken} = sent
     if (taken.size === 0) return {c, at, rows}
     for (const r of rows) {
       const state = taken.get(r.row)
@@ -535,9 +648,10 @@ class BatchRun {
     return {c, at, rows: rows.filter((r) => !taken.has(r.row))}
   }
 
-  /** A row another input's run claimed while this run went: created there, or sent there and not settled yet. */
+  /** A row another input's run claimed while this run went: created there, or sent there and not settled yet (waited for). */
   private settleClaimed(r: PendingRow, state: DraftIdState): void {
     if (this.settledBefore(r.row, r.draftId, undefined, state)) return
+    if (state.journal !== undefined) return this.wait(r, state)
     this.settle(
       {
         row: r.row,
