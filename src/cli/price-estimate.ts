@@ -17,10 +17,12 @@ import {
 import {InputError} from '../services/errors.js'
 import {measureAnyFile, measurePart, unpricedReason, type PartMeasurement} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
+import type {ReadLimits} from '../mesh/types.js'
 import {defined, given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {expandHome} from './input.js'
 import {askChoice, askPath, askText, canPrompt} from './prompt.js'
+import {changedLimitFlags, limitsOf, type ReaderLimitFlags} from './reader-limits.js'
 
 type Unit = 'mm' | 'cm' | 'in'
 type Field = 'technology' | 'material' | 'color' | 'option'
@@ -59,8 +61,8 @@ export function unitOf(unit: string): Unit {
 }
 
 /** A mesh (STL, OBJ, 3MF) with its measures, as the estimate input takes it; read at once, for the prompt's check. */
-export function measuredPart(file: string, unit: string): NonNullable<EstimateInput['part']> {
-  return priceable(file, measurePart({file, unit: unitOf(unit)}))
+export function measuredPart(file: string, unit: string, limits: ReadLimits): NonNullable<EstimateInput['part']> {
+  return priceable(file, measurePart({file, unit: unitOf(unit), limits}))
 }
 
 /** The part, when its mesh has a volume to price; otherwise an InputError saying why and what to give instead. */
@@ -79,8 +81,12 @@ function priceable(file: string, measurement: PartMeasurement): NonNullable<Esti
  * says. A DXF is a flat pattern with no volume, and an open or non-manifold mesh has
  * none defined: both are refused with how to price the part from its measures.
  */
-export async function partFromFlag(file: string, unit: string): Promise<NonNullable<EstimateInput['part']>> {
-  const measurement = await measureAnyFile({file, unit: unitOf(unit)})
+export async function partFromFlag(
+  file: string,
+  unit: string,
+  limits: ReadLimits,
+): Promise<NonNullable<EstimateInput['part']>> {
+  const measurement = await measureAnyFile({file, unit: unitOf(unit), limits})
   if (!('volume' in measurement)) {
     throw new InputError(
       `${file}: a DXF is a flat pattern, with no volume to price from; give the sheet's --size and --thickness (mfg price measure ${file} --thickness MM gives its size), or a 3D file (STL, OBJ, 3MF, STEP, IGES)`,
@@ -91,7 +97,7 @@ export async function partFromFlag(file: string, unit: string): Promise<NonNulla
 
 /** The flags of `price estimate` that describe the part and the order, as the estimate's input. */
 export async function estimateInputFrom(
-  flags: {
+  flags: ReaderLimitFlags & {
     service?: string | undefined
     technology?: string | undefined
     material?: string | undefined
@@ -114,7 +120,7 @@ export async function estimateInputFrom(
   },
   currency: string | undefined,
 ): Promise<EstimateInput> {
-  const part = flags.part ? await partFromFlag(flags.part, flags.unit) : undefined
+  const part = flags.part ? await partFromFlag(flags.part, flags.unit, limitsOf(flags)) : undefined
   return given({
     service: flags.service,
     technology: flags.technology,
@@ -152,7 +158,12 @@ export async function sliceForEstimate(input: EstimateInput, binary: string, uni
 }
 
 /** In a terminal, asks for what is missing; without one, a missing material is a usage error. */
-export async function completeEstimateInput(ctx: ServiceContext, input: EstimateInput, unit: string): Promise<void> {
+export async function completeEstimateInput(
+  ctx: ServiceContext,
+  input: EstimateInput,
+  unit: string,
+  limits: ReadLimits,
+): Promise<void> {
   if (!canPrompt()) {
     if (!input.material) throw new UsageError('Missing material: pass --material (no terminal to prompt in).')
     return
@@ -182,7 +193,7 @@ export async function completeEstimateInput(ctx: ServiceContext, input: Estimate
   }
   if (!input.options) input.options = await askOptions((await choicesFor('option')) ?? [])
   const measured = input.part || input.volume !== undefined || input.weight !== undefined || input.size
-  if (!measured) await askPart(input, unit)
+  if (!measured) await askPart(input, unit, limits)
 }
 
 /**
@@ -190,7 +201,7 @@ export async function completeEstimateInput(ctx: ServiceContext, input: Estimate
  * measures the estimate then needs: size, volume, and weight (3D printing) or thickness
  * (sheet metal), at least one of size, volume and weight.
  */
-async function askPart(input: EstimateInput, unit: string): Promise<void> {
+async function askPart(input: EstimateInput, unit: string, limits: ReadLimits): Promise<void> {
   let part: EstimateInput['part']
   const file = await askPath({
     flag: '--part',
@@ -201,7 +212,7 @@ async function askPart(input: EstimateInput, unit: string): Promise<void> {
       const path = expandHome(value.trim())
       if (path === '') return true
       try {
-        part = measuredPart(path, unit)
+        part = measuredPart(path, unit, limits)
         return true
       } catch (error) {
         return (error as Error).message
@@ -263,7 +274,7 @@ async function askPart(input: EstimateInput, unit: string): Promise<void> {
  */
 export function equivalentCommand(
   input: EstimateInput,
-  flags: {unit: string; bulk?: string; currency?: string; legacy?: boolean},
+  flags: ReaderLimitFlags & {unit: string; bulk?: string; currency?: string; legacy?: boolean},
 ): string {
   const q = (v: string | number) =>
     /^[\w@%+=:,./-]+$/.test(String(v)) ? String(v) : `'${String(v).replace(/'/g, `'\\''`)}'`
@@ -291,6 +302,7 @@ export function equivalentCommand(
   add('--bulk', flags.bulk)
   add('--currency', flags.currency)
   if (flags.legacy) args.push('--legacy')
+  for (const [flag, value] of changedLimitFlags(flags)) add(flag, value)
   return args.join(' ')
 }
 

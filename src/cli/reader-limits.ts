@@ -1,4 +1,4 @@
-// The part readers' limits as flags, shared by `price measure` and `demand quote`:
+// The part readers' limits as flags, shared by `price measure`, `price estimate` and `demand quote`:
 // buyers' files are untrusted, and each limit is raised for a file the operator trusts.
 import {Flags} from '@oclif/core'
 
@@ -88,4 +88,20 @@ export function limitsOf(flags: ReaderLimitFlags): ReadLimits {
   if (flags['max-seconds'] !== undefined) limits.maxSeconds = flags['max-seconds']
   if (flags['max-reader-mb'] !== undefined) limits.maxReaderMb = flags['max-reader-mb']
   return limits
+}
+
+/** The reader-limit flags given away from the readers' defaults, as [--flag, value], for a command line. */
+export function changedLimitFlags(flags: ReaderLimitFlags): [string, number][] {
+  const defaults: Required<ReaderLimitFlags> = {
+    'max-triangles': DEFAULT_LIMITS.maxTriangles,
+    'max-ratio': DEFAULT_LIMITS.maxRatio,
+    'max-entities': DEFAULT_LIMITS.maxEntities,
+    'max-brep-bytes': DEFAULT_LIMITS.maxBrepBytes,
+    'max-seconds': DEFAULT_LIMITS.maxSeconds,
+    'max-reader-mb': DEFAULT_LIMITS.maxReaderMb,
+  }
+  return (Object.keys(defaults) as (keyof ReaderLimitFlags)[]).flatMap((name) => {
+    const value = flags[name]
+    return value === undefined || value === defaults[name] ? [] : [[`--${name}`, value] as [string, number]]
+  })
 }

@@ -2,7 +2,7 @@ import {closeSync, fstatSync, openSync, readSync, statSync} from 'node:fs'
 
 import {MeshError} from './errors.js'
 import {measureMesh, measureSteps, type MeasureOptions, type Measurement} from './measure.js'
-import {resolveLimits} from './limits.js'
+import {overLimit, resolveLimits} from './limits.js'
 import {extensionOf, looksLikeDxf, readMeshFile, readMeshSteps, sniffBrep} from './read.js'
 import {runStepsAsync, type Steps} from './steps.js'
 import {binaryStlFileSteps, readBinaryStlFile} from './stl.js'
@@ -31,27 +31,31 @@ export {DEFAULT_LIMITS, limitAdvice} from './limits.js'
 const UNIT_MM: Record<LengthUnit, number> = {mm: 1, cm: 10, in: 25.4}
 
 /** Reads a part file from disk and measures it; MeshError messages start with the path. */
-export function measureFile(path: string, opts: MeasureOptions & {unit?: LengthUnit} = {}): Measurement {
-  const {unit, ...measure} = opts
-  return measureMesh(readPart(path, unit), measure)
+export function measureFile(
+  path: string,
+  opts: MeasureOptions & {unit?: LengthUnit; limits?: ReadLimits} = {},
+): Measurement {
+  const {unit, limits, ...measure} = opts
+  return measureMesh(readPart(path, unit, resolveLimits(limits)), measure)
 }
 
 /**
  * readMeshFile, except that a binary STL is read in pieces (readBinaryStlFile), not
  * whole: the same mesh, sooner and in less memory.
  */
-function readPart(path: string, unit: LengthUnit | undefined): Mesh {
+function readPart(path: string, unit: LengthUnit | undefined, limits: Required<ReadLimits>): Mesh {
   const scale = UNIT_MM[unit ?? 'mm']
   let mesh: Mesh | null = null
   if (scale !== undefined) {
     try {
       mesh = readBinaryStlFile(path)
+      if (mesh) checkTriangles(mesh, limits)
     } catch (err) {
       if (err instanceof MeshError) throw new MeshError(`${path}: ${err.message}`, err.limit)
       throw new MeshError(`${path}: cannot read the file: ${(err as Error).message}`)
     }
   }
-  if (!mesh) return readMeshFile(path, unit ? {unit} : {})
+  if (!mesh) return readMeshFile(path, {limits, ...(unit ? {unit} : {})})
   if (scale !== 1) {
     const p = mesh.positions
     for (let i = 0; i < p.length; i++) p[i] = p[i]! * scale
@@ -196,14 +200,20 @@ async function readPartChecked(
     throw err instanceof MeshError ? err : fileError(err)
   }
   if (!mesh) return null
-  if (mesh.triangleCount > limits.maxTriangles)
-    throw new MeshError(
-      `the mesh has ${mesh.triangleCount} triangles; this reader takes at most ${limits.maxTriangles}; if the file is trusted, raise the limit with --max-triangles`,
-    )
+  checkTriangles(mesh, limits)
   const scale = UNIT_MM[unit ?? 'mm']
   if (scale !== 1) {
     const p = mesh.positions
     for (let i = 0; i < p.length; i++) p[i] = p[i]! * scale
   }
   return mesh
+}
+
+/** A binary STL read whole is refused over the triangle limit, naming the flag that raises it. */
+function checkTriangles(mesh: Mesh, limits: Required<ReadLimits>): void {
+  if (mesh.triangleCount > limits.maxTriangles)
+    throw overLimit(
+      `the mesh has ${mesh.triangleCount} triangles; this reader takes at most ${limits.maxTriangles}`,
+      '--max-triangles',
+    )
 }

@@ -103,10 +103,9 @@ async function typeAnswer(p: Rendered, text: string): Promise<void> {
 }
 
 /** `price estimate` of an FDM part in PLA, walked to the part file prompt: colour, quantity and options take their first choice or default. */
-async function untilPartFile(): Promise<{run: ReturnType<typeof runCli>; p: Rendered}> {
-  const run = runCli(['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA'], {
-    env: {...sb.env(), CI: undefined},
-  })
+async function untilPartFile(...more: string[]): Promise<{run: ReturnType<typeof runCli>; p: Rendered}> {
+  const argv = ['price', 'estimate', '--service', '3D_PRINTING', '--technology', 'FDM', '--material', 'PLA', ...more]
+  const run = runCli(argv, {env: {...sb.env(), CI: undefined}})
   let p = await nextPrompt('')
   for (let i = 0; i < 10 && !p.getScreen().includes('Part file'); i++) {
     p.events.keypress('enter')
@@ -307,5 +306,17 @@ describe('mfg price estimate, answered through the real prompts', () => {
     expect(again.exitCode, again.stderr).toBe(0)
     expect(/^price\s+(\d+\.\d\d) EUR$/m.exec(again.stdout)?.[1]).toBe(price)
     expect(again.stderr).not.toContain('The same without prompts')
+  })
+  it('the part file prompt reads within the reader-limit flags given, and the command line keeps them', async () => {
+    const {run, p} = await untilPartFile('--max-triangles', '12')
+    await typeAnswer(p, LOGO)
+    expect(p.getScreen()).toContain('if the file is trusted, raise the limit with --max-triangles')
+    for (let i = 0; i < LOGO.length; i++) p.events.keypress('backspace')
+    await tick()
+    // The 12 triangles of the cube are within it.
+    await typeAnswer(p, meshPath('cube20.stl'))
+    const r = await run
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/^The same without prompts: mfg price estimate .*--max-triangles 12$/m)
   })
 })

@@ -202,7 +202,7 @@ describe('mfg price estimate', () => {
       // The reader's time limit has tests of its own; on a loaded machine OpenCascade's first load can pass 4 s.
       await run(['price', 'measure', step, '--json', '--max-seconds', '60']),
     )
-    const fromStep = await run(['price', 'estimate', '--part', step, ...cnc])
+    const fromStep = await run(['price', 'estimate', '--part', step, ...cnc, '--max-seconds', '60'])
     expect(fromStep.exitCode, fromStep.stderr).toBe(0)
     const size = `${measured.width}x${measured.depth}x${measured.height}`
     const fromMeasures = await run(['price', 'estimate', '--size', size, '--volume', String(measured.volume), ...cnc])
@@ -218,6 +218,32 @@ describe('mfg price estimate', () => {
     expect(dxf.stderr).toContain(
       "a DXF is a flat pattern, with no volume to price from; give the sheet's --size and --thickness",
     )
+  })
+
+  it("has the part readers' limits of price measure: a file over one is refused naming its flag, which raises it", async () => {
+    const step = join(import.meta.dirname, '../../examples/housing.step')
+    for (const [file, flag, value] of [
+      [mesh('cube20.stl'), '--max-triangles', '4'],
+      [mesh('logo-prusa.3mf'), '--max-triangles', '4'],
+      [step, '--max-brep-bytes', '4'],
+      // Too short for OpenCascade to start (the refusal the reader's own tests make the same way).
+      [step, '--max-seconds', '0.001'],
+    ] as const) {
+      const refused = await run(['price', 'estimate', '--part', file, '--material', 'PLA', flag, value])
+      expect(refused.exitCode).toBe(2)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+      expect(refused.stderr).toContain(`if the file is trusted, raise the limit with ${flag}`)
+    }
+    const raised = ['--max-triangles', '20000000', '--max-brep-bytes', '1000000', '--max-seconds', '60', '--json']
+    for (const [file, material] of [
+      [mesh('logo-prusa.3mf'), 'PLA'],
+      [step, 'Aluminium 6061'],
+    ] as const) {
+      const read = await run(['price', 'estimate', '--part', file, '--material', material, ...raised])
+      expect(read.exitCode, read.stderr).toBe(0)
+      expect(json<Estimate>(read).price).toBeGreaterThan(0)
+    }
   })
 
   it('refuses an open or non-manifold mesh (exit 2), naming the file and its edges and what to give instead', async () => {

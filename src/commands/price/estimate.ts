@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {numberFlag} from '../../cli/flags.js'
 import {isTty, writeOut} from '../../cli/output.js'
 import * as estimate from '../../cli/price-estimate.js'
+import {limitsOf, readerLimitFlags} from '../../cli/reader-limits.js'
 import {CURRENCIES, SERVICES} from '../../schemas/common.js'
 import type {EstimateResult} from '../../services/price/estimate.js'
 import {SLICERS} from '../../services/price/slicer.js'
@@ -16,6 +17,8 @@ The part's measures come from --part FILE (STL, OBJ, 3MF, or a STEP or IGES soli
 
 In a terminal, whatever is missing (service, technology, material, colour, quantity, options, part file) is asked for, with the business's choices: they are read from the estimation's own validation answer, as the interface has no catalogue endpoint.
 
+Buyers' files are untrusted: a part file over a reader limit (triangles, 3MF inflation ratio, STEP/IGES size and time, DXF entities) is refused, as price measure refuses it; raise the limit with its flag (PART FILE LIMITS) for a file you trust.
+
 --slicer prusa slices the part with the PrusaSlicer command line (prusa-slicer on PATH, or MFG_PRUSA_SLICER) at 0.3 mm layers (0.35 mm first), 1.75 mm filament and 1.24 g/cm³, and sends its print time, filament length, weight and layer count instead of the built-in heuristic. Without PrusaSlicer it exits with code 2 saying how to install it.
 
 --legacy needs --currency (one of the 22 codes); it spends one of the business's daily estimations per quantity priced, and shows how many are left. Prices are pricing estimates, not quotes (docs/pricing.md).`
@@ -26,6 +29,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     '<%= config.bin %> <%= command.id %> --technology LASER --material "Steel S235" --size 200x100x3 --bends 2 --quantity 25 --json',
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PLA --legacy --currency USD',
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PETG --slicer prusa',
+    '<%= config.bin %> <%= command.id %> --part big-housing.step --material "Aluminium 6061" --max-seconds 60',
     '<%= config.bin %> <%= command.id %>',
   ]
   static override flags = {
@@ -58,6 +62,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     legacy: Flags.boolean({
       description: 'Use the legacy modelPriceEstimation (needs --currency; spends the daily allowance).',
     }),
+    ...readerLimitFlags('PART FILE LIMITS'),
   }
 
   async run(): Promise<EstimateResult> {
@@ -67,7 +72,7 @@ In a terminal, whatever is missing (service, technology, material, colour, quant
     const ctx = await this.context(flags).service()
     // What the flags gave, to tell whether the prompts (or a retry's question) added anything.
     const asGiven = JSON.stringify(input)
-    await estimate.completeEstimateInput(ctx, input, flags.unit)
+    await estimate.completeEstimateInput(ctx, input, flags.unit, limitsOf(flags))
     if (slicer) await estimate.sliceForEstimate(input, slicer, flags.unit)
     const result = await estimate.estimateResolving(ctx, input)
     // After a walk through the prompts: the same estimate as one line, for a script (stderr).

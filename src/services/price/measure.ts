@@ -20,6 +20,8 @@ export interface MeasureInput {
   density?: number
   /** Compute the convex hull (default true). */
   hull?: boolean
+  /** Raised reader limits for a trusted file. */
+  limits?: ReadLimits
 }
 
 /** `price measure --json`: exactly these keys, slicingData in the interface's names and types. */
@@ -42,7 +44,7 @@ function readOptions(input: MeasureInput) {
 export function measurePart(input: MeasureInput): PartMeasurement {
   let m: Measurement
   try {
-    m = measureFile(input.file, readOptions(input))
+    m = measureFile(input.file, {...readOptions(input), ...defined({limits: input.limits})})
   } catch (error) {
     if (error instanceof MeshError || error instanceof RangeError) throw new InputError(error.message)
     throw error
@@ -101,8 +103,6 @@ export interface SheetPartMeasurement extends SheetMeasurement {
 export interface AnyMeasureInput extends MeasureInput {
   /** Sheet thickness for a DXF, mm (DXF carries none). */
   thicknessMm?: number
-  /** Raised reader limits for a trusted file. */
-  limits?: ReadLimits
   /** Told how far the reading and measuring of a big file is (MeasurePartOptions.onProgress). */
   onProgress?: MeasurePartOptions['onProgress']
 }
