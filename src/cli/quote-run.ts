@@ -115,7 +115,7 @@ export function writes(flags: QuoteFlags): boolean {
   if (flags.apply) return true
   if (flags['dry-run'] || canPrompt()) return false
   throw new UsageError(
-    'demand quote writes prices to demands: pass --apply to write them, or --dry-run to only show them (no terminal, so neither is assumed).',
+    'Quoting writes prices to demands: pass --apply to write them, or --dry-run to only show them (no terminal, so neither is assumed).',
   )
 }
 

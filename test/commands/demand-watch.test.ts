@@ -388,7 +388,9 @@ describe('mfg demand watch', () => {
   it('with --quote off a terminal, asks for --apply or --dry-run before anything runs', async () => {
     const w = startWatch(['--quote', '--once'])
     expect(await w.exited).toBe(2)
-    expect(w.stderr()).toContain('--apply')
+    expect(w.stderr()).toContain('pass --apply to write them, or --dry-run to only show them')
+    // The watch's own flags, not in another command's name.
+    expect(w.stderr()).not.toContain('demand quote')
     expect(w.events).toEqual([])
   })
 })
