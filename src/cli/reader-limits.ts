@@ -92,16 +92,7 @@ export function limitsOf(flags: ReaderLimitFlags): ReadLimits {
 
 /** The reader-limit flags given away from the readers' defaults, as [--flag, value], for a command line. */
 export function changedLimitFlags(flags: ReaderLimitFlags): [string, number][] {
-  const defaults: Required<ReaderLimitFlags> = {
-    'max-triangles': DEFAULT_LIMITS.maxTriangles,
-    'max-ratio': DEFAULT_LIMITS.maxRatio,
-    'max-entities': DEFAULT_LIMITS.maxEntities,
-    'max-brep-bytes': DEFAULT_LIMITS.maxBrepBytes,
-    'max-seconds': DEFAULT_LIMITS.maxSeconds,
-    'max-reader-mb': DEFAULT_LIMITS.maxReaderMb,
-  }
-  return (Object.keys(defaults) as (keyof ReaderLimitFlags)[]).flatMap((name) => {
-    const value = flags[name]
-    return value === undefined || value === defaults[name] ? [] : [[`--${name}`, value] as [string, number]]
-  })
+  return (Object.entries(limitsOf(flags)) as [keyof ReadLimits, number][])
+    .filter(([key, value]) => value !== DEFAULT_LIMITS[key])
+    .map(([key, value]) => [`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value])
 }
