@@ -29,7 +29,7 @@ Buyers' files are untrusted: a part file over a reader limit (triangles, 3MF inf
     '<%= config.bin %> <%= command.id %> --technology LASER --material "Steel S235" --size 200x100x3 --bends 2 --quantity 25 --json',
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PLA --legacy --currency USD',
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PETG --slicer prusa',
-    '<%= config.bin %> <%= command.id %> --part big-housing.step --material "Aluminium 6061" --max-seconds 60',
+    '<%= config.bin %> <%= command.id %> --part examples/housing.step --material "Aluminium 6061" --max-seconds 60',
     '<%= config.bin %> <%= command.id %>',
   ]
   static override flags = {
