@@ -20,6 +20,8 @@ export interface PaginateOptions<T> {
   parsePage?: (body: unknown, path: string) => V1Page<T>
   /** The most pages to follow before failing (default MAX_PAGES). */
   maxPages?: number
+  /** How the caller's user narrows the list, for the error at the cap (default `filters or --limit`); null for no advice. */
+  narrow?: string | null
   signal?: AbortSignal
   /**
    * Awaited before each page after the first: the caller writes out what it
@@ -67,7 +69,7 @@ export async function* paginateV1<T>(
     if (lastPage(body, page, opts.pageSize)) return
     previous = body.data[0]
     page++
-    checkPageCap(page - (Number(firstPage ?? 1) || 1), path, opts.maxPages)
+    checkPageCap(page - (Number(firstPage ?? 1) || 1), path, opts.maxPages, opts.narrow)
     await opts.beforePage?.()
     if (opts.signal?.aborted) return
   }
@@ -76,14 +78,19 @@ export async function* paginateV1<T>(
 /** The most pages one listing follows, whatever the service says: a service that never ends a list cannot hang the CLI. */
 export const MAX_PAGES = 10_000
 
-/** Throws once `pagesFetched` reaches `max`. */
-export function checkPageCap(pagesFetched: number, path: string, max = MAX_PAGES): void {
+/** Throws once `pagesFetched` reaches `max`, with how to narrow the list (`narrow`, PaginateOptions). */
+export function checkPageCap(
+  pagesFetched: number,
+  path: string,
+  max = MAX_PAGES,
+  narrow: string | null = 'filters or --limit',
+): void {
   if (pagesFetched < max) return
   throw new ApiError({
     method: 'GET',
     path,
     code: 'too_many_pages',
-    serverMessage: `stopped after ${max} pages: the service kept answering full pages; narrow the list with filters or --limit`,
+    serverMessage: `stopped after ${max} pages: the service kept answering full pages${narrow === null ? '' : `; narrow the list with ${narrow}`}`,
   })
 }
 

@@ -327,9 +327,34 @@ describe('paging without a page count', () => {
         ))
           seen.push(item)
       }
-      await expect(walk()).rejects.toThrow(/stopped after 3 pages/)
+      await expect(walk()).rejects.toThrow(/stopped after 3 pages.*narrow the list with filters or --limit/)
       expect(seen).toHaveLength(30)
       expect(endless.requests).toHaveLength(3)
+      // A caller without --limit says what narrows its list, or nothing.
+      const capped = (narrow: string | null) =>
+        paginateV1(
+          client,
+          '/api/public/v1/demand/b/all',
+          {},
+          {
+            pageSize: 10,
+            maxPages: 1,
+            narrow,
+            parsePage: (body) => parseResponse(DemandPageRead, body, 'GET', '/api/public/v1/demand/b/all'),
+          },
+        )[Symbol.asyncIterator]()
+      const drain = async (it: AsyncIterator<unknown>) => {
+        while (!(await it.next()).done);
+      }
+      await expect(drain(capped('its query fields'))).rejects.toThrow(
+        /full pages; narrow the list with its query fields/,
+      )
+      const bare = await drain(capped(null)).then(
+        () => '',
+        (error: Error) => error.message,
+      )
+      expect(bare).toMatch(/stopped after 1 pages: the service kept answering full pages/)
+      expect(bare).not.toMatch(/narrow|--limit/)
     } finally {
       await endless.close()
     }

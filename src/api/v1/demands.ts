@@ -128,7 +128,7 @@ export function iterateDemands(
   businessId: string,
   type: ListType,
   q: ListDemandsQuery = {},
-  opts: {limit?: number; signal?: AbortSignal; beforePage?: () => Promise<void>} = {},
+  opts: {limit?: number; signal?: AbortSignal; beforePage?: () => Promise<void>; narrow?: string | null} = {},
 ): AsyncIterable<DemandRecord> {
   const path = listPath(businessId, type)
   const {pageSize, ...query} = listQuery(q, path)
@@ -137,6 +137,7 @@ export function iterateDemands(
     ...(opts.limit === undefined ? {} : {limit: opts.limit}),
     ...(opts.signal ? {signal: opts.signal} : {}),
     ...(opts.beforePage ? {beforePage: opts.beforePage} : {}),
+    ...(opts.narrow === undefined ? {} : {narrow: opts.narrow}),
     parsePage: (body) => parseResponse(DemandPageRead, body, 'GET', path, undefined, client),
   })
 }

@@ -100,7 +100,11 @@ export async function rawRequest(client: ApiClient, input: RawRequestInput): Pro
   try {
     if (input.paginate) {
       const items: unknown[] = []
-      for await (const item of paginateV1<unknown>(client, path, query, {pageSize: 100})) items.push(item)
+      for await (const item of paginateV1<unknown>(client, path, query, {
+        pageSize: 100,
+        narrow: 'its query fields (-f status=...)',
+      }))
+        items.push(item)
       return {status: 200, ok: true, headers: {}, body: items}
     }
     const res = await client.request({

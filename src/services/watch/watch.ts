@@ -103,7 +103,13 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     }
   }
   const poll = async (): Promise<void> => {
-    const pages = iterateDemands(ctx.client, ctx.businessId, 'all', {pageSize: V1_PAGE_SIZE_MAX}, {signal: stop})
+    const pages = iterateDemands(
+      ctx.client,
+      ctx.businessId,
+      'all',
+      {pageSize: V1_PAGE_SIZE_MAX},
+      {signal: stop, narrow: null},
+    )
     const listed = new Set<string>()
     // The list comes newest first; the changes a poll finds are told oldest first, as they
     // happened. Each is remembered only as it is told, so a watch stopped part-way (Ctrl-C,
