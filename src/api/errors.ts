@@ -22,6 +22,8 @@ export interface ApiErrorInit {
   operation?: string
   /** The answer's body as it came (parsed JSON or text), for `mfg api` and `--debug`. */
   body?: unknown
+  /** The answer's headers, for `mfg api --include`. */
+  headers?: Record<string, string | string[] | undefined>
 }
 
 /**
@@ -40,6 +42,8 @@ export class ApiError extends Error {
   readonly operation?: string
   /** The answer's body as it came (parsed JSON or text; secrets are masked where it is shown). */
   readonly body?: unknown
+  /** The answer's headers, when there was an answer. */
+  readonly headers?: Record<string, string | string[] | undefined>
 
   constructor(init: ApiErrorInit, defaultCode = 'api_error') {
     const secrets = init.secrets ?? []
@@ -61,6 +65,7 @@ export class ApiError extends Error {
     this.retryAfterSeconds = init.retryAfterSeconds
     if (operation) this.operation = operation
     if (init.body !== undefined) this.body = init.body
+    if (init.headers !== undefined) this.headers = init.headers
   }
 
   /** The same error with a line added below its message: what to do next, in the command's words. */

@@ -181,6 +181,7 @@ class Pipeline {
       ...(gaveUp ? {gaveUp} : {}),
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
       ...(prepared.writes ? {writes: true} : {}),
+      headers: {...res.headers},
     })
   }
 

@@ -58,6 +58,7 @@ export function errorFromResponse(init: {
   gaveUp?: GaveUp
   /** The request was a write: a 5xx does not show it was not carried out. */
   writes?: boolean
+  headers?: Record<string, string | string[] | undefined>
 }): ApiError {
   const reading =
     init.unreadable === undefined
@@ -74,6 +75,7 @@ export function errorFromResponse(init: {
     ...(init.secrets === undefined ? {} : {secrets: init.secrets}),
     ...(init.operation === undefined ? {} : {operation: init.operation}),
     ...(init.body === undefined ? {} : {body: init.body}),
+    ...(init.headers === undefined ? {} : {headers: init.headers}),
   }
   const s = init.status
   if (s === 401) return new AuthenticationError(base)

@@ -311,6 +311,10 @@ describe('mfg api', () => {
     expect(r.exitCode).toBe(1)
     expect(json(r)).toMatchObject({statusCode: 404})
     expect(r.stderr).toMatch(/404/)
+    // --include shows an error answer's headers as a success's.
+    const included = await run(['api', 'GET', '/api/public/v1/demand/000000000000000000000000', '-i'])
+    expect(included.exitCode).toBe(1)
+    expect(included.stderr).toMatch(/^HTTP 404 Not Found\ncontent-type: application\/json/m)
     const other = sb.businesses[1]!
     const bad = await run(['api', 'GET', '/api/v2/integrations_ms/webhooks/{businessId}'], {
       env: {MFG_AUTH_TOKEN: 'wrong-token-value'},

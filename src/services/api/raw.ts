@@ -123,7 +123,7 @@ export async function rawRequest(client: ApiClient, input: RawRequestInput): Pro
         message: error.serverMessage ?? error.message,
         ...(error.details?.length ? {details: error.details} : {}),
       }
-      return {status: error.status, ok: false, headers: {}, body, error}
+      return {status: error.status, ok: false, headers: error.headers ?? {}, body, error}
     }
     throw error
   }
