@@ -328,6 +328,43 @@ describe('mfg api', () => {
     expect(json(forbidden)).toMatchObject({statusCode: 403})
   })
 
+  it('takes PATH alone as gh api does: GET, POST with a body, or -X; a METHOD that is none is refused', async () => {
+    const list = await run(['api', '/api/public/v1/demand/{businessId}/all', '--jq', '.data | length'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    expect(Number(list.stdout)).toBeGreaterThan(0)
+    // A body makes it a POST; -X says otherwise.
+    const estimate = await run([
+      'api',
+      '/api/public/v1/price-estimation/{businessId}',
+      '--input',
+      'examples/part.json',
+      '--jq',
+      '.data.price',
+    ])
+    expect(estimate.exitCode, estimate.stderr).toBe(0)
+    expect(Number(estimate.stdout)).toBeGreaterThan(0)
+    const query = await run([
+      'api',
+      '/api/public/v1/demand/{businessId}/all',
+      '-X',
+      'GET',
+      '-F',
+      'pageSize=2',
+      '--jq',
+      '.data | length',
+    ])
+    expect(query.stdout.trim()).toBe('2')
+    const wrong = await run(['api', 'FETCH', '/api/public/v1/demand/x'])
+    expect(wrong.exitCode).toBe(2)
+    expect(wrong.stderr).toContain('METHOD must be one of GET, POST, PUT, DELETE, PATCH; got "FETCH"')
+    const clash = await run(['api', 'GET', '/api/public/v1/demand/x', '-X', 'DELETE'])
+    expect(clash.exitCode).toBe(2)
+    expect(clash.stderr).toContain('-X/--method DELETE and METHOD GET disagree')
+    const noPath = await run(['api', 'get'])
+    expect(noPath.exitCode).toBe(2)
+    expect(noPath.stderr).toContain('Missing PATH: mfg api GET /api/...')
+  })
+
   it('rejects malformed fields and headers with exit 2', async () => {
     let r = await run(['api', 'GET', '/api/public/v1/demand/x', '-f', 'novalue'])
     expect(r.exitCode).toBe(2)

@@ -1,11 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {methodAndPath} from '../../cli/api-args.js'
 import {fieldPairs, METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
 
 export default class Api extends BaseCommand {
   static override summary = "Send a raw request to either API generation with the profile's credentials."
-  static override description = `Sends METHOD PATH to the active profile's service. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. PATH may also be a full URL under the profile's base URL (it is sent as its path); a URL anywhere else is refused (exit 2), so the profile's credentials never leave its service. {businessId} in PATH and in -F/--field values is replaced by the profile's business id (not in -f/--raw-field values, sent as written).
+  static override description = `Sends METHOD PATH to the active profile's service. As with gh api, METHOD may be left out (mfg api PATH): the method is then -X/--method's, or GET, or POST when fields or --input give a body. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. PATH may also be a full URL under the profile's base URL (it is sent as its path); a URL anywhere else is refused (exit 2), so the profile's credentials never leave its service. {businessId} in PATH and in -F/--field values is replaced by the profile's business id (not in -f/--raw-field values, sent as written).
 
 key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE, as with gh api: -F/--field values are typed (numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written: a 21-digit tracking number keeps its digits), -f/--raw-field values are strings as written (a zip code 75001, a phone number). As with gh api, dots or brackets nest objects (-f shippingAddress.city=Lyon, -f 'shippingAddress[city]=Lyon'), key[]=value adds an item to a list (repeat it for more: -f 'tags[]=a' -f 'tags[]=b'), key[] alone is an empty list, and 'items[][name]=x' starts an object in a list (the following items[][...] fields fill it until a key repeats). In a query (GET, DELETE) a list is sent as its key repeated (tags[]=a&tags[]=b) and an object's fields as key[field]=value. A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
@@ -17,6 +18,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
   static override examples = [
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/quotes -f pageSize=5',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate',
+    '<%= config.bin %> <%= command.id %> /api/public/v1/demand/{businessId}/quotes --jq ".data[].orderNumber"',
     '<%= config.bin %> <%= command.id %> GET /api/public/v1/demand/{businessId}/all --paginate --jq ".[].orderNumber"',
     '<%= config.bin %> <%= command.id %> POST /api/public/v1/price-estimation/{businessId} --input examples/part.json',
     '<%= config.bin %> <%= command.id %> PUT /api/public/v1/demand/65f000060000000000000002 -f demandStatusInfo.status=special_verified -F quantity=3',
@@ -24,19 +26,24 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     "<%= config.bin %> <%= command.id %> POST /api/v2/integrations_ms/webhooks -F businessId={businessId} -f url=https://example.com/hook -f secret=change-me -f 'events[]=order_placed' -f 'events[]=order_updated'",
   ]
   static override enableJsonFlag = false
+  static override usage = ['<%= command.id %> [METHOD] PATH [FLAGS]']
   static override args = {
     method: Args.string({
-      description: 'HTTP method.',
+      description: `HTTP method: ${METHODS.join(', ')} (any case). Left out, as with gh api: -X/--method, or GET, or POST with a body.`,
       required: true,
-      options: [...METHODS, ...METHODS.map((m) => m.toLowerCase())],
     }),
     path: Args.string({
       description:
         "Path starting with /api/ (or a full URL under the profile's base URL), optionally with a query string.",
-      required: true,
     }),
   }
   static override flags = {
+    method: Flags.string({
+      char: 'X',
+      description: 'HTTP method, for mfg api PATH (as gh api -X).',
+      options: [...METHODS, ...METHODS.map((m) => m.toLowerCase())],
+      helpValue: 'METHOD',
+    }),
     field: Flags.string({
       char: 'F',
       description:
@@ -74,11 +81,12 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
       const {readTextInput} = await import('../../cli/input.js')
       input = (await readTextInput(flags.input, '--input')).text
     }
+    const {method, path} = methodAndPath(args, flags.method, raw)
     const ctx = this.context(flags)
     const {client, profile} = await ctx.session()
     const res = await rawRequest(client, {
-      method: args.method.toUpperCase() as (typeof METHODS)[number],
-      path: args.path,
+      method,
+      path,
       fields: parseFields(fieldPairs(raw), {businessId: profile.businessId}),
       ...(input === undefined ? {} : {input}),
       headers: parseHeaders(flags.header ?? []),
