@@ -1,3 +1,5 @@
+import {stripVTControlCharacters} from 'node:util'
+
 import {Errors} from '@oclif/core'
 
 import {notAllowed} from '../schemas/issue-reason.js'
@@ -9,19 +11,21 @@ export interface FlagNames {
   aliases?: string[]
   allowNo?: boolean
   options?: readonly string[]
+  description?: string
 }
 
 /**
  * oclif's refusal of a flag the command does not have, with the flag each one
  * probably is (`--limt` → `--limit`), taken from the command's own flags and
  * the global ones; and of a value a flag does not allow, with the value
- * probably meant. Any other error, or a refusal with no close flag, is
+ * probably meant; of a required flag left out or two that exclude each other,
+ * with the flags named as typed. Any other error, or a refusal with no close flag, is
  * returned as it is. oclif's parser refuses unknown flags with its
  * NonExistentFlagsError, which carries the flags as typed (`flags`).
  */
 export function withFlagHints(error: unknown, flags: Readonly<Record<string, FlagNames>>): unknown {
   if (!(error instanceof Errors.CLIError)) return error
-  const value = valueHint(error, flags)
+  const value = valueHint(error, flags) ?? validationHint(error, flags)
   if (value) return value
   const given = (error as {flags?: unknown}).flags
   if (!Array.isArray(given) || !given.every((f): f is string => typeof f === 'string')) return error
@@ -51,4 +55,30 @@ function valueHint(error: Errors.CLIError, flags: Readonly<Record<string, FlagNa
   const options = m ? flags[m[1]!]?.options : undefined
   if (!m || !options) return undefined
   return new UsageError(`--${m[1]}: ${notAllowed(m[2]!, options)}`)
+}
+
+/**
+ * oclif's refusal of a required flag left out or of two flags that exclude each other
+ * (its FailedFlagValidationError: `The following error occurred:` then
+ * `Missing required flag events` or `--all=true cannot also be provided when using
+ * --page`), with each flag named as it is typed and what a required one takes.
+ */
+function validationHint(error: Errors.CLIError, flags: Readonly<Record<string, FlagNames>>): UsageError | undefined {
+  const m = /^The following errors? occurred:\n([\s\S]*?)(?:\nSee more help with --help)?$/.exec(
+    stripVTControlCharacters(error.message),
+  )
+  if (!m) return undefined
+  const reasons = m[1]!.split('\n').map((line) => reworded(line.trim(), flags))
+  return new UsageError(`${reasons.join('\n')}\nSee more help with --help`)
+}
+
+function reworded(reason: string, flags: Readonly<Record<string, FlagNames>>): string {
+  const missing = /^Missing required flag ([\w-]+)$/.exec(reason)
+  if (missing) {
+    const about = flags[missing[1]!]?.description
+    return `Missing required flag --${missing[1]}${about ? `: ${about}` : ''}`
+  }
+  const excluded = /^--([\w-]+)(?:=.*)? cannot also be provided when using --([\w-]+)$/s.exec(reason)
+  if (excluded) return `--${excluded[2]} cannot be used with --${excluded[1]}: pass one of them`
+  return reason
 }

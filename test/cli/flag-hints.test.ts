@@ -47,6 +47,20 @@ describe('misspelt flags', () => {
     expect(far).not.toContain('did you mean')
   })
 
+  it('a required flag left out is named as typed, with what it takes', async () => {
+    const stderr = await refused(['webhook', 'create', '--url', 'http://127.0.0.1:9'])
+    expect(stderr).toContain('Missing required flag --events: Comma-separated events: order_placed, ')
+    expect(stderr).not.toContain('The following error')
+  })
+
+  it('two flags that exclude each other are named as typed', async () => {
+    const stderr = await refused(['demand', 'list', '--all', '--page', '2'])
+    expect(stderr).toContain('--page cannot be used with --all: pass one of them\nSee more help with --help')
+    expect(stderr).not.toContain('=true')
+    const {error} = JSON.parse(await refused(['demand', 'list', '--json', '--csv'])) as {error: {message: string}}
+    expect(error.message).toMatch(/^--(csv|json) cannot be used with --(json|csv): pass one of them\n/)
+  })
+
   it('under --json, the refusal is the JSON error with the hint', async () => {
     const stderr = await refused(['profile', 'list', '--json', '--colums', 'name'])
     const {error} = JSON.parse(stderr) as {error: {code: string; message: string}}
