@@ -293,6 +293,19 @@ describe('mfg demand watch', () => {
     for (const l of lines) expect(l).toBe('created')
   })
 
+  it('--since on a run that has a saved state says it is for a first run only, and shows no demand again', async () => {
+    await createQuote()
+    const env = {...sb.env(), MFG_HOME: join(sb.home, 'since-again')}
+    const first = await runCli(['demand', 'watch', '--once', '--no-webhook'], {env})
+    expect(first.exitCode, first.stderr).toBe(0)
+    const again = await runCli(['demand', 'watch', '--once', '--no-webhook', '--since', '1d'], {env})
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(again.stdout).toBe('')
+    expect(again.stderr).toMatch(
+      /--since applies to a first run only: this run catches up from the saved state \S+since-again\/watch\/\S+\.json, showing what changed since the last run/,
+    )
+  })
+
   it('subscribes the --public-url address (a tunnel) and receives through it', async () => {
     const port = await freePort()
     const publicUrl = `http://localhost:${port}/hook`

@@ -49,6 +49,12 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   const saved = loadState(opts.stateFile)
   const state = saved ?? {...emptyState(), startedAt: new Date().toISOString()}
   const tracker = new DemandTracker(state, {firstRun: saved === undefined, ...pick(opts.since)})
+  // --since picks what a first run shows; a saved state already says what was seen.
+  if (saved && opts.since !== undefined) {
+    opts.onNote(
+      `--since applies to a first run only: this run catches up from the saved state ${opts.stateFile}, showing what changed since the last run (delete that file to start afresh).`,
+    )
+  }
   const done = new AbortController()
   const stop = AbortSignal.any([opts.signal, done.signal])
   let count = 0
