@@ -435,7 +435,8 @@ export function unknownCommand(argv: string[], data: Names): string[] | undefine
 
 /**
  * The visible commands, topics and help topics closest to the words typed (at most
- * `max`, closest first), of those close enough to be what was meant.
+ * `max`, closest first), of those close enough to be what was meant; a help topic as
+ * `help:NAME`, the command that shows it.
  */
 export function suggestions(words: string[], data: Names, max = 3): string[] {
   const typed = words.join(':')
@@ -447,9 +448,10 @@ export function suggestions(words: string[], data: Names, max = 3): string[] {
     for (let n = 1; n < parts.length; n++) names.add(parts.slice(0, n).join(':'))
   }
   for (const name of Object.keys(data.guides)) names.add(name)
+  // A help topic that is no command opens only as `mfg help NAME`.
   return closest(
     typed,
     [...names].filter((name) => name.split(':').length === words.length),
     max,
-  )
+  ).map((name) => (Object.hasOwn(data.guides, name) ? `help:${name}` : name))
 }

@@ -78,6 +78,12 @@ describe('start-up: what the built CLI loads', () => {
     expect(r.loaded).toContain('node_modules/@oclif/plugin-not-found/lib/utils.js')
   })
 
+  it('an unknown command close to a help topic names the command that shows it (mfg help environment)', () => {
+    const r = traced(['enviroment'])
+    expect(r.code).toBe(127)
+    expect(r.stderr.replace(/\s*\n\s*›\s+/g, ' ')).toContain('Did you mean mfg help environment? Run mfg help')
+  })
+
   it('help for an unknown command or topic names the closest ones, exit 2', () => {
     for (const args of [
       ['help', 'demand', 'lst'],
@@ -100,7 +106,7 @@ describe('start-up: what the built CLI loads', () => {
     expect(flag.stderr + flag.stdout).not.toContain('USAGE')
     const guide = traced(['help', 'enviroment'])
     expect(guide.code).toBe(2)
-    expect(guide.stderr).toMatch(/Did you mean:\n.*mfg environment\n/)
+    expect(guide.stderr).toMatch(/Did you mean:\n.*mfg help environment\n/)
   })
 
   it('a command loads its heavy modules only when it runs: profile list loads no HTTP client, sandbox or mesh', () => {
