@@ -18,6 +18,7 @@ import {InputError} from '../services/errors.js'
 import {measureAnyFile, measurePart, unpricedReason, type PartMeasurement} from '../services/price/measure.js'
 import {SlicerNotFoundError, findPrusaSlicer, sliceWithPrusa} from '../services/price/slicer.js'
 import type {ReadLimits} from '../mesh/types.js'
+import {closest} from '../util/closest.js'
 import {defined, given} from '../util/fields.js'
 import {UsageError} from './errors.js'
 import {expandHome} from './input.js'
@@ -362,7 +363,7 @@ export async function estimateResolving(ctx: ServiceContext, input: EstimateInpu
       const reason = error.serverMessage ?? detail?.message ?? 'invalid value'
       if (!canPrompt() || choices.length === 0 || attempt >= 4)
         throw new UsageError(
-          `${reason.replace(/\.$/, '')}: pass ${fix.flag}${choices.length > 0 ? `, one of ${choices.join(', ')}` : ''}.`,
+          `${reason.replace(/\.$/, '')}: pass ${fix.flag}${choices.length > 0 ? `, one of ${choices.join(', ')}` : ''}${meantOf(input, fix.field, choices) ?? '.'}`,
         )
       const picked = await askChoice({flag: fix.flag, message: `${fix.flag.slice(2)}:`, choices})
       if (fix.field === 'option') {
@@ -373,6 +374,13 @@ export async function estimateResolving(ctx: ServiceContext, input: EstimateInpu
       } else input[fix.field] = picked
     }
   }
+}
+
+/** `; did you mean PLA?` when the value a flag gave is close to one of the service's choices. */
+function meantOf(input: EstimateInput, field: 'service' | Field, choices: string[]): string | undefined {
+  const typed = field === 'option' ? undefined : input[field]
+  const meant = typeof typed === 'string' ? closest(typed, choices, 1)[0] : undefined
+  return meant === undefined ? undefined : `; did you mean ${meant}?`
 }
 
 /** Missing or unusable measures: say which flags give them. */

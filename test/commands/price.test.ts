@@ -286,11 +286,17 @@ describe('mfg price estimate', () => {
     expect(json<Estimate>(fixed).service).toBe('CNC_MACHINING')
   })
 
-  it('names --material and the choices for an unknown material, without a terminal', async () => {
+  it('names --material and the choices for an unknown material, and the one probably meant, without a terminal', async () => {
     const r = await run(['price', 'estimate', '--volume', '1000', '--material', 'Unobtainium'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('--material')
     expect(r.stderr).toContain('PLA')
+    expect(r.stderr).not.toContain('did you mean')
+    const typo = await run(['price', 'estimate', '--volume', '1000', '--material', 'PLAA'])
+    expect(typo.exitCode).toBe(2)
+    expect(typo.stderr).toMatch(
+      /^Error: Unknown material "PLAA": pass --material, one of PLA, .*; did you mean PLA\?\n$/,
+    )
     const none = await run(['price', 'estimate', '--volume', '1000'])
     expect(none.exitCode).toBe(2)
     expect(none.stderr).toContain('--material')
