@@ -139,7 +139,7 @@ describe('unknown commands', () => {
       ['demand:list', 'demand:get'],
     ],
     [['demnd', 'list'], ['demnd'], ['demand']],
-    [['enviroment'], ['enviroment'], ['environment']],
+    [['enviroment'], ['enviroment'], ['help:environment']],
     [['xyzzy'], ['xyzzy'], []],
   ])('%j: unknown %j, closest first %j', (argv, words, near) => {
     expect(unknownCommand(argv, data)).toEqual(words)
