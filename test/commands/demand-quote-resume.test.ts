@@ -32,21 +32,29 @@ const reset = () => (seen = {lists: 0, estimates: 0, reads: new Map(), writes: n
 reset()
 /** Set by a test: the proxy answers it itself (a failing service) or holds it (a slow one). */
 let failWrite: ((id: string) => boolean) | undefined
-/** The status a failed write gets: 500 is retried by the client, 501 is not. */
+/**
+ * The status a failed write gets: 500 is retried by the client, 501 is not. The
+ * failure asks for its retries at once (Retry-After: 0), so they are made without
+ * the back-off's seconds of waiting.
+ */
 let failStatus = 500
 let slowEstimateMs = 0
+/** Set by a test: estimates are held until it settles (a run kept at its first estimate). */
+let holdEstimates: Promise<void> | undefined
 
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1)
-function watch(req: http.IncomingMessage): number | {status: number} | void {
+function watch(
+  req: http.IncomingMessage,
+): number | Promise<void> | {status: number; headers: Record<string, string>} | void {
   const path = (req.url ?? '').replace(/\?.*$/, '')
   const demand = /^\/api\/public\/v1\/demand\/([0-9a-f]{24})$/.exec(path)
   if (req.method === 'GET' && /^\/api\/public\/v1\/demand\/[^/]+\/(quotes|orders|all)$/.test(path)) seen.lists++
   else if (path.startsWith('/api/public/v1/price-estimation/')) {
     seen.estimates++
-    return slowEstimateMs
+    return holdEstimates ?? slowEstimateMs
   } else if (demand && req.method === 'GET') bump(seen.reads, demand[1]!)
   else if (demand && req.method === 'PUT') {
-    if (failWrite?.(demand[1]!)) return {status: failStatus}
+    if (failWrite?.(demand[1]!)) return {status: failStatus, headers: {'retry-after': '0'}}
     bump(seen.writes, demand[1]!)
   }
 }
@@ -263,16 +271,20 @@ describe.skipIf(!built)('demand quote --all --apply stopped by a signal (the bui
 
   it('a second run of the same selection is refused, naming the pid of the first', async () => {
     const ids = await fourDemands('busy')
-    // The first run is held at its first estimate (the proxy delays it), its lock taken.
-    slowEstimateMs = 2000
+    // The first run is held at its first estimate (the proxy keeps it until the second
+    // run has been refused), its lock taken.
+    let release = () => {}
+    holdEstimates = new Promise((ok) => (release = ok))
     reset()
     const first = child(ALL)
     while (seen.estimates === 0 && first.process.exitCode === null) await new Promise((ok) => setTimeout(ok, 20))
     expect(first.process.exitCode, 'the first run ended before its first estimate').toBeNull()
     expect(readdirSync(join(sb.home, 'journals')).filter((f) => f.endsWith('.lock'))).toHaveLength(1)
     reset()
-    const second = await quote()
-    slowEstimateMs = 0
+    const second = await quote().finally(() => {
+      holdEstimates = undefined
+      release()
+    })
     expect(second.exitCode).toBe(1)
     expect(second.stderr).toContain(
       `another run of this command (same filters and pricing options) is in progress (pid ${first.process.pid}`,

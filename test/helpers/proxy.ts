@@ -13,7 +13,8 @@ export interface Proxy {
 /**
  * Starts a proxy on a loopback port that forwards every request to `target` as it is.
  * `before` sees each request first and may return a delay in ms before it is forwarded,
- * or `{status}` to answer it with that status itself (a failing service) instead.
+ * a promise that holds it until it settles, or `{status}` to answer it with that status itself (a failing service) instead, with
+ * `headers` added to the answer when given (a Retry-After, say).
  * `bytesPerSecond` reads request bodies no faster than that (a slow line for uploads).
  * `after` may replace the service's answer, once it has done the work, by an HTML page
  * with that status (a gateway that fails after the service committed), or by a
@@ -21,7 +22,9 @@ export interface Proxy {
  */
 export async function startProxy(
   target: string,
-  before?: (req: http.IncomingMessage) => number | {status: number} | void,
+  before?: (
+    req: http.IncomingMessage,
+  ) => number | Promise<unknown> | {status: number; headers?: Record<string, string>} | void,
   opts: {bytesPerSecond?: number; after?: (req: http.IncomingMessage) => {status: number} | 'drop' | void} = {},
 ): Promise<Proxy> {
   const to = new URL(target)
@@ -59,9 +62,10 @@ export async function startProxy(
       req.on('end', () => up.end())
     }
     const wait = before?.(req)
-    if (typeof wait === 'object') {
+    if (wait instanceof Promise) void wait.then(forward, forward)
+    else if (typeof wait === 'object') {
       req.resume()
-      res.writeHead(wait.status, {'content-type': 'application/json'})
+      res.writeHead(wait.status, {'content-type': 'application/json', ...wait.headers})
       res.end(JSON.stringify({statusCode: wait.status, message: 'failed by the test proxy'}))
     } else if (typeof wait === 'number' && wait > 0) setTimeout(forward, wait)
     else forward()
