@@ -20,6 +20,7 @@ import {
 import {isMultipart, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
 import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure, type RetryDecision} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
+import {proxyEnv, proxyNote} from './proxy.js'
 import {nodeTransport} from './transport-node.js'
 import type {ApiClient, ApiResponse, ClientOptions, RequestOptions, StreamOptions, StreamResponse} from './types.js'
 
@@ -82,7 +83,9 @@ class Pipeline {
   private readonly policy: RetryPolicy
   /** The command's time budget, shared by every request of this client (one client per command). */
   private readonly budget: CommandBudget
-  private readonly agents = new Agents()
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY as read when the client was made (proxy.ts). */
+  private readonly proxy = proxyEnv()
+  private readonly agents = new Agents(32, this.proxy)
   private readonly viaGot: Transport
   private readonly viaNode: Transport
   /** When the last wait note was given: one every SLOW_NOTE_MS at most, however many requests run. */
@@ -330,6 +333,8 @@ class Pipeline {
       }
       budget.addFailing(performance.now() - started)
       const network = describeNetworkFailure(thrown, attempt.timeoutMs, cutBy ? undefined : this.opts.timeoutHint)
+      const via = proxyNote(this.proxy, req.url)
+      if (via !== undefined) network.message += ` (${via})`
       maybeSent ||= !network.neverSent
       const decision = this.policy.decide({
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},

@@ -5,6 +5,7 @@ import type {Readable} from 'node:stream'
 import type {Got} from 'got'
 
 import {isMultipart, type PreparedRequest} from './request.js'
+import type {ProxyEnv} from './proxy.js'
 
 export interface SendOptions {
   /** The whole exchange, from connecting to the body's last byte; with `upload`, see there. */
@@ -60,14 +61,20 @@ export interface Transport {
 export class Agents {
   readonly http: http.Agent
   private secure: https.Agent | undefined
+  /** Node's own proxying, when HTTPS_PROXY or HTTP_PROXY is set (proxy.ts); the agents are plain otherwise. */
+  private readonly options: http.AgentOptions & {proxyEnv?: ProxyEnv}
 
-  constructor(private readonly maxSockets = 32) {
+  constructor(
+    private readonly maxSockets = 32,
+    proxy: ProxyEnv | undefined = undefined,
+  ) {
+    this.options = {keepAlive: true, maxSockets, ...(proxy === undefined ? {} : {proxyEnv: proxy})}
     const lib = process.getBuiltinModule('node:http')
-    this.http = new lib.Agent({keepAlive: true, maxSockets})
+    this.http = new lib.Agent(this.options)
   }
 
   get https(): https.Agent {
-    this.secure ??= new (process.getBuiltinModule('node:https').Agent)({keepAlive: true, maxSockets: this.maxSockets})
+    this.secure ??= new (process.getBuiltinModule('node:https').Agent)(this.options)
     return this.secure
   }
 

@@ -26,6 +26,11 @@ export const GUIDES: Record<string, Guide> = {
             'Seconds for the whole command, retries included (as --total-timeout); unset, a command stops after 30 s spent failing.',
           ],
           ['MFG_WEBHOOK_SECRET', 'The webhook secret, when --secret is not given.'],
+          [
+            'HTTPS_PROXY, HTTP_PROXY',
+            'A proxy URL (http://user:password@host:port) for https:// and http:// services, upper or lower case, as curl and gh read them; https goes through a CONNECT tunnel, so TLS still ends at the service. This machine (localhost, 127.0.0.1, ::1) is always reached directly.',
+          ],
+          ['NO_PROXY', 'Hosts reached directly: names, domains (example.com or .example.com covers its hosts) or *.'],
         ],
       },
       {

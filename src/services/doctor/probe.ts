@@ -1,8 +1,14 @@
 import http from 'node:http'
 import https from 'node:https'
 
-export type ProbeResult =
+import {proxyEnv, proxyNote, type ProxyEnv} from '../../api/proxy.js'
+
+export type ProbeResult = (
   {reached: true; status: number; date?: string; sentAt: number; receivedAt: number} | {reached: false; reason: string}
+) & {
+  /** Through which proxy, in words, when one is set for the base URL (api/proxy.ts). */
+  via?: string
+}
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -46,10 +52,20 @@ export function probe(baseUrl: string, opts: {timeoutMs: number; now?: () => num
       return
     }
     const transport = url.protocol === 'https:' ? https : http
+    // Through the proxy the API client would take, on a connection of its own.
+    let proxy: ProxyEnv | undefined
+    try {
+      proxy = proxyEnv()
+    } catch (error) {
+      resolve({reached: false, reason: (error as Error).message})
+      return
+    }
+    const via = proxyNote(proxy, url)
+    const shown = via === undefined ? {} : {via}
     const sentAt = now()
     const req = transport.request(url, {
       method: 'GET',
-      agent: false,
+      agent: proxy === undefined ? false : new transport.Agent({proxyEnv: proxy} as http.AgentOptions),
       headers: {accept: '*/*', 'user-agent': `mfg-doctor node/${process.versions.node}`},
     })
     const timer = setTimeout(() => {
@@ -62,7 +78,7 @@ export function probe(baseUrl: string, opts: {timeoutMs: number; now?: () => num
       res.on('error', () => undefined)
       res.destroy()
       const date = res.headers.date
-      resolve({reached: true, status: res.statusCode ?? 0, ...(date ? {date} : {}), sentAt, receivedAt})
+      resolve({reached: true, status: res.statusCode ?? 0, ...(date ? {date} : {}), sentAt, receivedAt, ...shown})
     })
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
@@ -71,7 +87,7 @@ export function probe(baseUrl: string, opts: {timeoutMs: number; now?: () => num
         code === 'ETIMEDOUT'
           ? `no answer within ${Math.round(opts.timeoutMs / 100) / 10} s`
           : (REASONS[code] ?? error.message)
-      resolve({reached: false, reason: code && code !== 'ETIMEDOUT' ? `${reason} (${code})` : reason})
+      resolve({reached: false, reason: code && code !== 'ETIMEDOUT' ? `${reason} (${code})` : reason, ...shown})
     })
     req.end()
   })

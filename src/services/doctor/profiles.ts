@@ -66,7 +66,7 @@ export async function checkProfile(p: DoctorProfile, opts: ProfileCheckOptions):
         check: 'reachability',
         target,
         status: 'fail',
-        message: `cannot reach ${host}: ${reached.reason}; credentials not checked`,
+        message: `cannot reach ${host}${reached.via ? ` ${reached.via}` : ''}: ${reached.reason}; credentials not checked`,
         fix:
           p.source === 'env'
             ? `check the network and MFG_BASE_URL (${p.baseUrl})`
@@ -76,7 +76,12 @@ export async function checkProfile(p: DoctorProfile, opts: ProfileCheckOptions):
   }
   const results: CheckResult[] = [
     ...(transport ? [transport] : []),
-    {check: 'reachability', target, status: 'ok', message: `${host} answered (HTTP ${reached.status})`},
+    {
+      check: 'reachability',
+      target,
+      status: 'ok',
+      message: `${host} answered (HTTP ${reached.status})${reached.via ? `, ${reached.via}` : ''}`,
+    },
     assessClock(target, reached.date, reached.sentAt, reached.receivedAt),
   ]
   if (transport?.status === 'fail') return results
