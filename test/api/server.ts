@@ -91,7 +91,7 @@ export async function closedPort(): Promise<number> {
   return port
 }
 
-/** A self-signed certificate for 127.0.0.1, made with the openssl command line in `dir`. */
+/** A self-signed certificate for 127.0.0.1 and mfg-service.test, made with the openssl command line in `dir`. */
 export function selfSignedCertificate(dir: string): {key: string; cert: string; certFile: string} {
   const keyFile = join(dir, 'key.pem')
   const certFile = join(dir, 'cert.pem')
@@ -101,7 +101,8 @@ export function selfSignedCertificate(dir: string): {key: string; cert: string; 
       '-subj',
       '/CN=127.0.0.1',
       '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      // The name too, for a service reached through a proxy (https.test.ts).
+      'subjectAltName=IP:127.0.0.1,DNS:mfg-service.test',
       '-keyout',
       keyFile,
       '-out',
