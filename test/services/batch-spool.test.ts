@@ -320,6 +320,37 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       rmSync(dir, {recursive: true, force: true})
     }
   })
+  it("a row handed back by a run that ended with it maybe sent is no longer claimed by that run: looked up, it may be sent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-standing-test-'))
+    const holder = spawn('sleep', ['60'])
+    try {
+      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
+      const a = BatchJournal.open(dir, key('a'))
+      writeFileSync(`${a.journal.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+      const b = BatchJournal.open(dir, key('b'))
+      // A marks d1 after B began, then ends (killed) without an outcome for it.
+      await a.journal.markSent(0, [{row: 1, draftId: 'd1'}], 100)
+      const mine = [{row: 11, draftId: 'd1'}]
+      expect([...(await b.journal.markSent(0, mine, 200)).keys()]).toEqual([11])
+      holder.kill()
+      await new Promise((resolve) => holder.once('exit', resolve))
+      const journal = basename(a.journal.path)
+      expect(b.journal.standing([{...mine[0]!, journal}]).verdicts.get(11)).toEqual({state: 'maybe', sentAt: 100})
+      // B looked it up and found nothing: its mark now claims it, and nothing holds it back.
+      expect(await b.journal.markSent(1, mine, 300)).toEqual(new Map())
+      // A run of A's input taking its journal up again and marking d1 claims it anew.
+      await a.journal.close()
+      const again = BatchJournal.open(dir, key('a')).journal
+      writeFileSync(`${again.path}.lock`, JSON.stringify({pid: process.ppid, at: 'now'}))
+      again.append({t: 'sent', c: 1, rows: [1], draftIds: ['d1'], at: 400})
+      expect([...(await b.journal.markSent(2, mine, 500)).keys()]).toEqual([11])
+      await again.close()
+      await b.journal.close()
+    } finally {
+      holder.kill()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
 })
 
 describe("the target's list of journals", () => {

@@ -652,6 +652,8 @@ class TargetClaims {
             ended.set(r.journal, final)
           }
           verdicts.set(r.row, final.get(r.draftId) ?? 'free')
+          // Handed to this run: that run's old mark no longer holds the row back from this run's claim.
+          this.journals.get(r.journal)?.replay?.states.delete(r.draftId)
         }
       }
       return {verdicts, grew}
