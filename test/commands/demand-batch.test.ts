@@ -243,6 +243,56 @@ describe('demand create under faults, against a server without replay', () => {
     }
   })
 
+  it("a run waiting for another file's run sends its own rows meanwhile, and sends once a row that run ended without", async () => {
+    h = await harness({replay: false})
+    const shared = {technique: '3D_PRINTING', material: 'PLA', email: 'waited-for@example.com'}
+    const own = {technique: '3D_PRINTING', material: 'PETG', email: 'own-meanwhile@example.com'}
+    const warm = await h.run(['demand', 'create', '--file', h.file('warm.ndjson', ndjson([{...own, quantity: 2}]))])
+    expect(warm.exitCode, warm.stderr).toBe(0)
+    // Another input's run to the same target, going on now, has marked `shared` as sent.
+    const dir = join(h.home, 'journals')
+    const first = readdirSync(dir).find((f) => f.endsWith('.ndjson'))!
+    const {key} = JSON.parse(readFileSync(join(dir, first), 'utf8').split('\n')[0]!) as {key: JournalKey}
+    const other = BatchJournal.open(dir, {...key, input: 'another-file'}).journal
+    const draftId = new ContentDraftIds().next(shared)
+    await other.appendDurable({t: 'sent', c: 0, rows: [3], draftIds: [draftId], at: Date.now()})
+    await other.close()
+    const holder = spawn('sleep', ['60'])
+    writeFileSync(`${other.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+    try {
+      let over = false
+      const running = h
+        .run(['demand', 'create', '--file', h.file('both.ndjson', ndjson([own, shared])), '--json', '--wait-others', '20'])
+        .finally(() => (over = true))
+      // While it waits, its own row is created.
+      const ownId = new ContentDraftIds().next(own)
+      while (!over && (await demandsWith(h.sandbox, new Set([ownId]))).length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(over).toBe(false)
+      // That run sends `shared` again, then ends (killed) without its outcome.
+      appendFileSync(
+        other.path,
+        [
+          {t: 'notsent', c: 0, rows: [3]},
+          {t: 'sent', c: 1, rows: [3], draftIds: [draftId], at: Date.now()},
+        ]
+          .map((e) => `${JSON.stringify(e)}\n`)
+          .join(''),
+      )
+      holder.kill()
+      const r = await running
+      expect(r.exitCode, r.stderr).toBe(0)
+      const out = json<any>(r)
+      expect(out).toMatchObject({created: 2, failed: 0, pending: 0})
+      expect(out.results.map((o: Outcome) => o.draftId)).toEqual([ownId, draftId])
+      const stored = await demandsWith(h.sandbox, new Set([ownId, draftId]))
+      expect(stored.map((d) => d.draftId).sort()).toEqual([ownId, draftId].sort())
+      expect(new Set(stored.map((d) => d._id))).toEqual(new Set(out.results.map((o: Outcome) => o.id)))
+    } finally {
+      holder.kill()
+    }
+  }, 60_000)
+
   it('two files sharing rows, sent at the same moment: each shared row is created once, by one run or the other', async () => {
     h = await harness({replay: false})
     const shared = quotes(1500, 'shared')

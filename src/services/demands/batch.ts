@@ -286,8 +286,8 @@ class BatchRun {
   private readonly settled = new Set<number>()
   /** Rows a run of another input has claimed and not settled yet: waited for once the others are sent. */
   private readonly waiting = new Map<number, PendingRow & {pid?: number; journal: string}>()
-  /** `sent` marks begun and not over (each may leave rows to another run). */
-  private marking = 0
+  /** Chunks handed to workers and not processed yet (each may leave rows to another run). */
+  private inHand = 0
 
   constructor(
     private readonly source: RowSource,
@@ -411,20 +411,32 @@ class BatchRun {
   private async sendAll(): Promise<void> {
     // Counted from the first request: reading a big input is not the service's time.
     this.health = new ServiceHealth({failures: FAILURES_BEFORE_STOP, deadMs: DEAD_SERVICE_MS})
-    const chunks = this.chunks()
-    const take = async (): Promise<Chunk | undefined> => {
+    const planned = this.plan()
+    const others = this.afterOthers()
+    const take = async (from: AsyncGenerator<PendingRow[]>): Promise<Chunk | undefined> => {
       if (this.stopped()) return undefined
-      const next = await chunks.next()
-      return next.done ? undefined : this.chunk(next.value)
+      const next = await from.next()
+      if (next.done) return undefined
+      this.inHand++
+      return this.chunk(next.value)
+    }
+    const process = async (chunk: Chunk): Promise<void> => {
+      try {
+        await this.process(chunk)
+      } finally {
+        this.inHand--
+      }
     }
     const worker = async (): Promise<void> => {
       try {
         // Each worker holds its next chunk, marked, while its current one is processed.
-        for (let next = await take(); next !== undefined;) {
+        for (let next = await take(planned); next !== undefined;) {
           const current = next
-          next = await take()
-          await this.process(current)
+          next = await take(planned)
+          await process(current)
         }
+        // Then the rows left to other runs, holding no chunk while it waits: the others' go on meanwhile.
+        for (let next = await take(others); next !== undefined; next = await take(others)) await process(next)
       } catch (error) {
         // A journal that cannot be written (disk full...): the other workers stop
         // before their next request, and the journal closes once they all have.
@@ -435,23 +447,19 @@ class BatchRun {
       this.progress()
       await Promise.all(Array.from({length: Math.max(1, this.opts.concurrency ?? 4)}, worker))
     } finally {
-      await chunks.return(undefined)
+      await planned.return(undefined)
+      await others.return(undefined)
     }
-    // Rows left to another run by a chunk sent again after the wait was over (rare); a stopped run reports them not sent.
+    // A stopped run reports the rows still left to other runs as not sent.
     if (!this.stopped()) this.stopWaiting(`is still going`)
-  }
-
-  /** The chunks to send: the input's, then those of rows other runs have let go of. */
-  private async *chunks(): AsyncGenerator<PendingRow[]> {
-    yield* this.plan()
-    yield* this.afterOthers()
   }
 
   /**
    * Waits for the rows runs of other inputs going on had claimed: one created there is
    * answered with its demand; one such a run ended without creating is this run's
    * again (looked up first if it may have been sent there). A run that records nothing
-   * for `othersQuietMs`, the time budget spent, or Ctrl-C end the wait.
+   * for `othersQuietMs`, the time budget spent, or Ctrl-C end the wait. It ends once no
+   * row waits and no chunk is in hand (a chunk's mark, or its send again, may leave rows here).
    */
   private async *afterOthers(): AsyncGenerator<PendingRow[]> {
     let quietSince = Date.now()
@@ -461,7 +469,8 @@ class BatchRun {
       await sleep(1)
       if (this.stopped()) return
       if (this.waiting.size === 0) {
-        if (this.marking === 0) break
+        if (this.inHand === 0) break
+        quietSince = Date.now()
         await sleep(OTHERS_POLL_MS, this.opts.signal)
         continue
       }
@@ -631,14 +640,7 @@ class BatchRun {
    */
   private async mark(rows: PendingRow[]): Promise<Mark> {
     const at = Date.now()
-    this.marking++
-    let sent: Awaited<ReturnType<ChunkLog['sent']>>
-    try {
-      sent = await this.log.sent(rows, at)
-    } finally {
-      this.marking--
-    }
-    const {c, taken} = sent
+    const {c, taken} = await this.log.sent(rows, at)
     if (taken.size === 0) return {c, at, rows}
     for (const r of rows) {
       const state = taken.get(r.row)
