@@ -2,7 +2,16 @@
 // a temporary file) and marks each chunk `sent` on the disk before its request
 // leaves, several chunks sharing one sync.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 
@@ -13,6 +22,7 @@ import {memoryRowSource} from '../../src/cli/rows.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {
   BatchJournal,
+  journalFileName,
   OTHER_INPUTS_DAYS,
   TARGET_LIST_PRUNE_LINES,
   type JournalKey,
@@ -320,7 +330,7 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       rmSync(dir, {recursive: true, force: true})
     }
   })
-  it("a row handed back by a run that ended with it maybe sent is no longer claimed by that run: looked up, it may be sent", async () => {
+  it('a row handed back by a run that ended with it maybe sent is no longer claimed by that run: looked up, it may be sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mfg-standing-test-'))
     const holder = spawn('sleep', ['60'])
     try {
@@ -354,6 +364,50 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
 })
 
 describe("the target's list of journals", () => {
+  it('a run started while this one waited for the lock is read from its first line: what it claimed meanwhile holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-target-list-test-'))
+    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
+    try {
+      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
+      await BatchJournal.open(dir, key('first')).journal.close()
+      const list = join(
+        dir,
+        readdirSync(dir).find((n) => n.endsWith('.target'))!,
+      )
+      // The claims' lock held by another process: B reads the list, takes its journal, and waits.
+      writeFileSync(`${list}.lock`, JSON.stringify({pid: holders[0]!.pid, token: 'held'}))
+      // Meanwhile C (another process) is listed and marks d1 sent, then lets the lock go.
+      const c = join(dir, journalFileName(key('c')))
+      const lines = [
+        {t: 'start', v: 1, key: key('c'), at: new Date().toISOString()},
+        {t: 'sent', c: 0, rows: [1], draftIds: ['d1'], at: 100},
+      ]
+      const script = `
+        const fs = require('node:fs')
+        const [bLock, c, list, text, pid] = process.argv.slice(1)
+        while (!fs.existsSync(bLock)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
+        fs.writeFileSync(c, text)
+        fs.writeFileSync(c + '.lock', JSON.stringify({pid: Number(pid), at: 'now'}))
+        fs.appendFileSync(list, require('node:path').basename(c) + '\\n')
+        fs.rmSync(list + '.lock')
+      `
+      const bLock = join(dir, `${journalFileName(key('b'))}.lock`)
+      const text = lines.map((l) => `${JSON.stringify(l)}\n`).join('')
+      const child = spawn(process.execPath, ['-e', script, bLock, c, list, text, String(holders[1]!.pid)])
+      const b = BatchJournal.open(dir, key('b'))
+      await new Promise((resolve) => child.once('exit', resolve))
+      expect(readdirSync(dir)).not.toContain(`${basename(list)}.lock`)
+      // B leaves d1 to C (its plan waits for it), and marks it only once C has given it up.
+      expect(b.byDraftId.get('d1')).toMatchObject({state: 'maybe', pid: holders[1]!.pid, journal: basename(c)})
+      appendFileSync(c, `${JSON.stringify({t: 'notsent', c: 0, rows: [1]})}\n`)
+      expect(await b.journal.markSent(0, [{row: 5, draftId: 'd1'}], 200)).toEqual(new Map())
+      await b.journal.close()
+    } finally {
+      for (const h of holders) h.kill()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
   it('stays short however many runs add to it, and a run going on still learns of a run started after a rewrite', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mfg-target-list-test-'))
     const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]

@@ -363,9 +363,6 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       listed.filter((n) => n !== name),
     )
     const targetList = join(dir, targetListName(key))
-    const ofTarget = existsSync(targetList)
-      ? [...new Set(readFileSync(targetList, 'utf8').split('\n').filter(Boolean))]
-      : []
     const {path, fd, lock, before: text} = JournalFile.hold(dir, name, opts)
     let claims: TargetClaims | undefined
     try {
@@ -380,14 +377,10 @@ export class BatchJournal extends JournalFile<JournalEvent> {
       lock.release()
       throw error
     }
-    const byDraftId = opts.fresh
-      ? new Map<string, DraftIdState>()
-      : otherInputs(
-          dir,
-          key,
-          ofTarget.filter((n) => n !== name),
-          opts.otherInputsBytes ?? OTHER_INPUTS_BYTES,
-        )
+    // The journals listed when the claims took their sizes: a run listed since this one read the list is read too.
+    const byDraftId = claims
+      ? otherInputs(dir, key, claims.others, opts.otherInputsBytes ?? OTHER_INPUTS_BYTES)
+      : new Map<string, DraftIdState>()
     const rows = new Map<number, JournalRowState>()
     let firstChunk = 0
     let resumed = false
@@ -593,16 +586,19 @@ class TargetClaims {
   /** The journals whose run was going on when last looked at: read at each claim. */
   private readonly polled = new Set<string>()
 
+  /** The other journals listed when this run began (under the lock): read whole by the start of the run (otherInputs). */
+  readonly others: readonly string[]
+
   constructor(
     private readonly dir: string,
     private readonly key: JournalKey,
     private readonly own: string,
   ) {
     this.listPath = join(dir, targetListName(key))
-    const names = this.listed()
+    this.others = this.listed()
     this.listStamp = stampOf(this.listPath)
-    for (const name of names) this.journals.set(name, {offset: fileTimes(join(dir, name)).size ?? 0, tail: ''})
-    this.findLive(names)
+    for (const name of this.others) this.journals.set(name, {offset: fileTimes(join(dir, name)).size ?? 0, tail: ''})
+    this.findLive(this.others)
   }
 
   /**
