@@ -262,7 +262,15 @@ describe('demand create under faults, against a server without replay', () => {
     try {
       let over = false
       const running = h
-        .run(['demand', 'create', '--file', h.file('both.ndjson', ndjson([own, shared])), '--json', '--wait-others', '20'])
+        .run([
+          'demand',
+          'create',
+          '--file',
+          h.file('both.ndjson', ndjson([own, shared])),
+          '--json',
+          '--wait-others',
+          '20',
+        ])
         .finally(() => (over = true))
       // While it waits, its own row is created.
       const ownId = new ContentDraftIds().next(own)
