@@ -319,9 +319,9 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       holder.kill()
       await new Promise((resolve) => holder.once('exit', resolve))
       expect(look()).toEqual({
-        11: expect.objectContaining({state: 'done'}),
+        11: expect.objectContaining({state: 'done', from: {at: expect.any(String)}}),
         12: 'free',
-        13: {state: 'maybe', sentAt: 100},
+        13: {state: 'maybe', sentAt: 100, from: {at: expect.any(String)}},
       })
       await a.journal.close()
       await b.journal.close()
@@ -345,7 +345,11 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       holder.kill()
       await new Promise((resolve) => holder.once('exit', resolve))
       const journal = basename(a.journal.path)
-      expect(b.journal.standing([{...mine[0]!, journal}]).verdicts.get(11)).toEqual({state: 'maybe', sentAt: 100})
+      expect(b.journal.standing([{...mine[0]!, journal}]).verdicts.get(11)).toEqual({
+        state: 'maybe',
+        sentAt: 100,
+        from: {at: expect.any(String)},
+      })
       // B looked it up and found nothing: its mark now claims it, and nothing holds it back.
       expect(await b.journal.markSent(1, mine, 300)).toEqual(new Map())
       // A run of A's input taking its journal up again and marking d1 claims it anew.

@@ -482,7 +482,7 @@ function otherInputs(
     if (!other || other.input === key.input || other.target !== key.target || other.api !== key.api) continue
     const holder = readHolder(`${path}.lock`)
     const pid = holder && holder.pid !== process.pid && processAlive(holder.pid) ? holder.pid : undefined
-    const from: EarlierInput = {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
+    const from = earlierInputOf(start)
     const going = pid === undefined ? {} : {pid, journal: basename(path)}
     for (const [draftId, state] of replayDraftIds(readFileSync(path, 'utf8'))) {
       if (found.get(draftId)?.state === 'done' && state.state !== 'done') continue
@@ -635,19 +635,25 @@ class TargetClaims {
       const grew = offsets() !== before
       const verdicts = new Map<number, Standing>()
       const ended = new Map<string, Map<string, DraftIdState>>()
+      // Each state with the run that recorded it, named in the summary as earlier inputs are.
+      const named = (state: DraftIdState, from: EarlierInput | undefined) => (from ? {...state, from} : state)
       for (const r of rows) {
-        const seen = this.journals.get(r.journal)?.replay?.states.get(r.draftId)
-        if (seen?.state === 'done') verdicts.set(r.row, seen)
+        const watched = this.journals.get(r.journal)
+        const seen = watched?.replay?.states.get(r.draftId)
+        if (seen?.state === 'done') verdicts.set(r.row, named(seen, watched?.from))
         else if (this.livePid(r.journal) !== undefined) verdicts.set(r.row, 'going')
         else {
           // Its run is over: what its whole journal says of the row, read once for all its rows.
+          const path = join(this.dir, r.journal)
           let final = ended.get(r.journal)
           if (final === undefined) {
-            const path = join(this.dir, r.journal)
             final = existsSync(path) ? replayDraftIds(readFileSync(path, 'utf8')) : new Map<string, DraftIdState>()
             ended.set(r.journal, final)
           }
-          verdicts.set(r.row, final.get(r.draftId) ?? 'free')
+          const state = final.get(r.draftId)
+          const start = watched?.from ? undefined : startEvent(path)
+          const from = watched?.from ?? (start && earlierInputOf(start))
+          verdicts.set(r.row, state === undefined ? 'free' : named(state, from))
           // Handed to this run: that run's old mark no longer holds the row back from this run's claim.
           this.journals.get(r.journal)?.replay?.states.delete(r.draftId)
         }
@@ -720,7 +726,7 @@ class TargetClaims {
         return
       }
       j.replay = new DraftIdReplay()
-      j.from = {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
+      j.from = earlierInputOf(start)
     }
     const added = readFrom(path, j.offset)
     if (added.length === 0) return
@@ -794,10 +800,15 @@ function enlist(dir: string, listPath: string, name: string): void {
   appendFileSync(listPath, `${name}\n`, {mode: 0o600})
 }
 
-/** A file's size and modification time as one string ('' when it is gone). */
+/** A file's inode, size and modification time as one string ('' when it is gone). */
 function stampOf(path: string): string {
-  const {size, at} = fileTimes(path)
-  return size === undefined ? '' : `${size} ${at}`
+  try {
+    const stat = statSync(path)
+    // The inode too: a rewrite is a new file, whatever its size and the clock's resolution.
+    return `${stat.ino} ${stat.size} ${stat.mtimeMs}`
+  } catch {
+    return ''
+  }
 }
 
 /** The file listing the journals of one target and API (any input, any slice), a name a line. */
@@ -817,6 +828,11 @@ function sliceListName(key: JournalKey): string {
     .update(JSON.stringify([key.input, key.target, key.api]))
     .digest('hex')
   return `create-${digest.slice(0, 32)}.slices`
+}
+
+/** The run a journal's start line names: its input and when it began. */
+function earlierInputOf(start: Extract<JournalEvent, {t: 'start'}>): EarlierInput {
+  return {at: start.at, ...(start.source === undefined ? {} : {source: start.source})}
 }
 
 /** The event a journal file starts with (its first line), or undefined when it has none. */
