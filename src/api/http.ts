@@ -20,7 +20,7 @@ import {
 import {isMultipart, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
 import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure, type RetryDecision} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
-import {proxyEnv, proxyNote} from './proxy.js'
+import {PROXY_AUTH_HINT, proxyEnv, proxyNote, proxySecrets} from './proxy.js'
 import {nodeTransport} from './transport-node.js'
 import type {ApiClient, ApiResponse, ClientOptions, RequestOptions, StreamOptions, StreamResponse} from './types.js'
 
@@ -93,7 +93,7 @@ class Pipeline {
 
   constructor(private readonly opts: ClientOptions) {
     this.baseUrl = normaliseBaseUrl(opts.baseUrl)
-    this.secrets = [opts.apiKey, opts.authToken]
+    this.secrets = [opts.apiKey, opts.authToken, ...proxySecrets(this.proxy)]
     this.userAgent = opts.userAgent ?? `mfg node/${process.versions.node}`
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.policy = new RetryPolicy({
@@ -176,7 +176,7 @@ class Pipeline {
     gaveUp: GaveUp | undefined,
   ): Error {
     if (res.status >= 300 && res.status < 400) return redirectError(res.status, res.headers.location, site)
-    return errorFromResponse({
+    const error = errorFromResponse({
       ...site,
       status: res.status,
       body: body.value,
@@ -186,6 +186,10 @@ class Pipeline {
       ...(prepared.writes ? {writes: true} : {}),
       headers: {...res.headers},
     })
+    // A proxy on the way (HTTP_PROXY) that wants credentials answers for the service.
+    return res.status === 407 && proxyNote(this.proxy, prepared.url) !== undefined
+      ? error.withHint(PROXY_AUTH_HINT)
+      : error
   }
 
   /**
@@ -334,7 +338,8 @@ class Pipeline {
       budget.addFailing(performance.now() - started)
       const network = describeNetworkFailure(thrown, attempt.timeoutMs, cutBy ? undefined : this.opts.timeoutHint)
       const via = proxyNote(this.proxy, req.url)
-      if (via !== undefined) network.message += ` (${via})`
+      if (via !== undefined)
+        network.message += ` (${via}${/\b407\b/.test(network.message) ? `; ${PROXY_AUTH_HINT}` : ''})`
       maybeSent ||= !network.neverSent
       const decision = this.policy.decide({
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},

@@ -88,3 +88,18 @@ function setting(env: NodeJS.ProcessEnv, name: 'HTTPS_PROXY' | 'HTTP_PROXY' | 'N
     )
   return value
 }
+
+/** What a proxy's 407 asks for, said after the error. */
+export const PROXY_AUTH_HINT =
+  'the proxy asks for credentials: give them in the proxy variable, http://user:password@host:port'
+
+/** The proxies' passwords (and users), to mask wherever a message could carry them. */
+export function proxySecrets(settings: ProxyEnv | undefined): string[] {
+  const secrets: string[] = []
+  for (const value of [settings?.HTTPS_PROXY, settings?.HTTP_PROXY]) {
+    if (value === undefined) continue
+    const url = new URL(value)
+    for (const part of [url.password, decodeURIComponent(url.password)]) if (part !== '') secrets.push(part)
+  }
+  return secrets
+}

@@ -114,6 +114,7 @@ const WHAT: Record<string, string> = {
   EAI_AGAIN: 'host name lookup failed temporarily',
   ENETUNREACH: 'network unreachable',
   EHOSTUNREACH: 'host unreachable',
+  ERR_PROXY_TUNNEL: 'the proxy did not open a tunnel to the service',
 }
 
 /** What a time-out was waiting for, by got's name of the phase. */

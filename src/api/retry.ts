@@ -88,6 +88,8 @@ const NEVER_SENT_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'ERR_INVALID_URL',
+  // The proxy did not open the tunnel to an https service: nothing went through it.
+  'ERR_PROXY_TUNNEL',
 ])
 
 /** Time-outs in these phases come before the request is written. */

@@ -2,9 +2,10 @@
 // forward proxy in the test relays a service named by a host name that only it
 // knows (the CLI never resolves it), so a request reaches the sandbox only through it.
 import http from 'node:http'
-import {mkdtempSync} from 'node:fs'
+import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type {Duplex} from 'node:stream'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -124,6 +125,39 @@ describe('a service reached through a proxy (HTTP_PROXY, NO_PROXY)', () => {
     const bad = await runCli(['demand', 'list', '--json'], {env: {...env, https_proxy: 'proxy.internal:3128'}})
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr).toContain('https_proxy is not a proxy URL (http://host:port or https://host:port)')
+  })
+
+  it("says what a proxy's 407 asks for, and that a create behind a refused tunnel was not sent", async () => {
+    const gate = http.createServer((_req, res) =>
+      res.writeHead(407, {'proxy-authenticate': 'Basic realm="shop"'}).end(),
+    )
+    gate.on('connect', (_req: http.IncomingMessage, socket: Duplex) =>
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="shop"\r\n\r\n'),
+    )
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve))
+    const at = `127.0.0.1:${(gate.address() as {port: number}).port}`
+    try {
+      const plain = await runCli(['demand', 'list', '--json'], {env: {...env, HTTP_PROXY: `http://${at}`}})
+      expect(plain.exitCode).toBe(1)
+      expect(plain.stderr).toContain('407')
+      expect(plain.stderr).toContain('the proxy asks for credentials: give them in the proxy variable')
+      // https: the tunnel is refused before TLS, so a create is known not sent (no look-up, no unknown outcome).
+      const file = join(env.MFG_HOME!, 'one.ndjson')
+      writeFileSync(file, '{"technique":"3D_PRINTING","material":"PLA","email":"a@example.com"}\n')
+      const create = await runCli(['demand', 'create', '--file', file, '--json'], {
+        env: {...env, MFG_BASE_URL: `https://${SERVICE_HOST}`, HTTPS_PROXY: `http://mfg:tunnel-secret@${at}`},
+      })
+      expect(create.exitCode).toBe(1)
+      const out = json<{lookups: number; unknown: number; results: {error?: string}[]}>(create)
+      expect(out).toMatchObject({lookups: 0, unknown: 0})
+      expect(out.results[0]!.error).toContain('the proxy did not open a tunnel to the service')
+      expect(out.results[0]!.error).toContain('the proxy asks for credentials')
+      expect(out.results[0]!.error).toContain('not created')
+      expect(create.stdout + create.stderr).not.toContain('tunnel-secret')
+    } finally {
+      gate.closeAllConnections()
+      await new Promise<void>((resolve) => gate.close(() => resolve()))
+    }
   })
 
   it('doctor checks the service through the proxy and says so', async () => {
