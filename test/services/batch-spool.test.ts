@@ -37,6 +37,25 @@ const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
   return out
 }
 
+/**
+ * A journals directory and `n` live processes standing for mfg runs of other inputs
+ * (a journal's lock naming one of their pids, `live`, makes its run one going on).
+ */
+function otherRuns(n: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'mfg-runs-test-'))
+  const holders = Array.from({length: n}, () => spawn('sleep', ['60']))
+  return {
+    dir,
+    holders,
+    key: (input: string, target = 'http://x b'): JournalKey => ({input, shard: '1/1', target, api: 'v1'}),
+    live: (path: string, i: number) => writeFileSync(`${path}.lock`, JSON.stringify({pid: holders[i]!.pid, at: 'now'})),
+    dispose() {
+      for (const h of holders) h.kill()
+      rmSync(dir, {recursive: true, force: true})
+    },
+  }
+}
+
 describe('RowSpool', () => {
   it('gives the rows back in order from memory, then from its file, and removes the file', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'mfg-spool-test-'))
@@ -171,10 +190,13 @@ describe('BatchJournal.appendDurable', () => {
 
 describe("BatchJournal.open and the target's other inputs", () => {
   it('knows by draftId what runs of other inputs to the same target created or maybe sent, and which of them run now', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-journal-test-'))
-    const holder = spawn('sleep', ['60'])
+    const {
+      dir,
+      holders: [holder],
+      key,
+      dispose,
+    } = otherRuns(1)
     try {
-      const key = (input: string, target = 'http://x b'): JournalKey => ({input, shard: '1/1', target, api: 'v1'})
       // Input A: d1 created, d2 maybe sent (no answer), d3 refused, d4 known not sent.
       const a = BatchJournal.open(dir, key('a')).journal
       await a.appendDurable({t: 'sent', c: 0, rows: [1, 2, 3, 4], draftIds: ['d1', 'd2', 'd3', 'd4'], at: 500})
@@ -220,21 +242,16 @@ describe("BatchJournal.open and the target's other inputs", () => {
       expect([...roomy.byDraftId.keys()].sort()).toEqual(['d1', 'd2', 'd5'])
       await roomy.journal.close()
     } finally {
-      holder.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
 })
 
 describe('BatchJournal.markSent and the runs of other inputs going on at the same time', () => {
   it("leaves out the rows another input's run has marked or created since this run began, in either order of start", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-claims-test-'))
     // Each journal's lock names a live process other than this one, as two mfg processes would.
-    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
-    const live = (path: string, i: number) =>
-      writeFileSync(`${path}.lock`, JSON.stringify({pid: holders[i]!.pid, at: 'now'}))
+    const {dir, holders, live, key, dispose} = otherRuns(2)
     try {
-      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
       const a = BatchJournal.open(dir, key('a'))
       live(a.journal.path, 0)
       // B starts after A: A learns of it at its next mark, through the target's list.
@@ -282,20 +299,18 @@ describe('BatchJournal.markSent and the runs of other inputs going on at the sam
       await a.journal.close()
       await b.journal.close()
     } finally {
-      for (const h of holders) h.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
 })
 
 describe('BatchJournal.standing: rows left to a run of another input', () => {
   it('are going while that run goes on, unless created there; once it has ended, maybe sent there or free', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-standing-test-'))
-    const holder = spawn('sleep', ['60'])
+    const {dir, holders, live, key, dispose} = otherRuns(1)
+    const holder = holders[0]!
     try {
-      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
       const a = BatchJournal.open(dir, key('a'))
-      writeFileSync(`${a.journal.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+      live(a.journal.path, 0)
       const b = BatchJournal.open(dir, key('b'))
       await a.journal.markSent(
         0,
@@ -326,17 +341,15 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       await a.journal.close()
       await b.journal.close()
     } finally {
-      holder.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
   it('a row handed back by a run that ended with it maybe sent is no longer claimed by that run: looked up, it may be sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-standing-test-'))
-    const holder = spawn('sleep', ['60'])
+    const {dir, holders, live, key, dispose} = otherRuns(1)
+    const holder = holders[0]!
     try {
-      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
       const a = BatchJournal.open(dir, key('a'))
-      writeFileSync(`${a.journal.path}.lock`, JSON.stringify({pid: holder.pid, at: 'now'}))
+      live(a.journal.path, 0)
       const b = BatchJournal.open(dir, key('b'))
       // A marks d1 after B began, then ends (killed) without an outcome for it.
       await a.journal.markSent(0, [{row: 1, draftId: 'd1'}], 100)
@@ -361,18 +374,15 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       await again.close()
       await b.journal.close()
     } finally {
-      holder.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
 })
 
 describe("the target's list of journals", () => {
   it('a run started while this one waited for the lock is read from its first line: what it claimed meanwhile holds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-target-list-test-'))
-    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
+    const {dir, holders, key, dispose} = otherRuns(2)
     try {
-      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
       await BatchJournal.open(dir, key('first')).journal.close()
       const list = join(
         dir,
@@ -407,18 +417,13 @@ describe("the target's list of journals", () => {
       expect(await b.journal.markSent(0, [{row: 5, draftId: 'd1'}], 200)).toEqual(new Map())
       await b.journal.close()
     } finally {
-      for (const h of holders) h.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
 
   it('stays short however many runs add to it, and a run going on still learns of a run started after a rewrite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mfg-target-list-test-'))
-    const holders = [spawn('sleep', ['60']), spawn('sleep', ['60'])]
-    const live = (path: string, i: number) =>
-      writeFileSync(`${path}.lock`, JSON.stringify({pid: holders[i]!.pid, at: 'now'}))
+    const {dir, holders, live, key, dispose} = otherRuns(2)
     try {
-      const key = (input: string): JournalKey => ({input, shard: '1/1', target: 'http://x b', api: 'v1'})
       const list = () => {
         const name = readdirSync(dir).find((n) => n.endsWith('.target'))!
         return readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean)
@@ -457,8 +462,7 @@ describe("the target's list of journals", () => {
       await a.journal.close()
       await d.journal.close()
     } finally {
-      for (const h of holders) h.kill()
-      rmSync(dir, {recursive: true, force: true})
+      dispose()
     }
   })
 })
