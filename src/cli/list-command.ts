@@ -5,7 +5,7 @@
 import {BaseCommand} from './base-command.js'
 import type {ListOutputFlags} from './flags.js'
 import {fetchAllNotice, type SortPlan} from './list-sort.js'
-import {streamOrCollect} from './output.js'
+import {streamOrCollect, writeOut} from './output.js'
 import type {TableLayout} from './render.js'
 
 type Row = Record<string, unknown>
@@ -79,14 +79,12 @@ export abstract class ListCommand extends BaseCommand {
     } else {
       if (sort.client && !flags.all) this.notice(fetchAllNotice(sort.client, shape.sortable))
       // Stream: print each item as it arrives, unless a sort needs them all first.
-      const streaming = flags.all && !sort.client && (flags.ndjson || json)
+      const streaming = flags.all && !sort.client && (flags.ndjson || flags.csv || json)
       const jsonLines = streaming && json ? await this.jsonStream() : undefined
-      const line = !streaming
-        ? undefined
-        : jsonLines
-          ? (item: T) => jsonLines.line(display(item))
-          : (item: T) => render!.ndjsonLine(display(item), flags, shape.columns)
+      const text = streaming && !json ? this.textLine(render!, flags, shape, display, row) : undefined
+      const line = jsonLines ? (item: T) => jsonLines.line(display(item)) : text?.line
       records = (await streamOrCollect(source.stream(), line, signal, jsonLines?.transform)).map(display)
+      if (text && !signal.aborted) text.ended()
       if (streaming || signal.aborted) return undefined
     }
     if (sort.client && render) {
@@ -100,5 +98,31 @@ export abstract class ListCommand extends BaseCommand {
     }
     if (more) this.note(more)
     return records
+  }
+
+  /**
+   * How a streamed item is written: one NDJSON line, or one CSV line as printList
+   * writes it (CRLF-ended; the header, unless --no-header, with the first row, or
+   * alone by `ended` when there was none).
+   */
+  private textLine<T>(
+    render: typeof import('./render.js'),
+    flags: ListRunFlags,
+    shape: ListShape<T>,
+    display: (item: T) => T,
+    row: (item: T) => Row,
+  ): {line: (item: T) => string; ended: () => void} {
+    if (!flags.csv) return {line: (item) => render.ndjsonLine(display(item), flags, shape.columns), ended: () => {}}
+    const columns = render.listColumns(flags, shape.columns, shape.layout)
+    let header = flags['no-header'] ? undefined : `${render.csvHeader(columns)}\r`
+    const withHeader = (text: string) => (header === undefined ? text : `${header}\n${text}`)
+    return {
+      line: (item) => {
+        const text = withHeader(`${render.csvLine(row(item), columns)}\r`)
+        header = undefined
+        return text
+      },
+      ended: () => header !== undefined && writeOut(header),
+    }
   }
 }

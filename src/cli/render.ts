@@ -60,9 +60,19 @@ export function csvField(text: string): string {
 
 export function toCsv(rows: readonly Row[], columns: readonly string[], header = true): string {
   const lines: string[] = []
-  if (header) lines.push(columns.map(csvField).join(','))
-  for (const row of rows) lines.push(columns.map((c) => csvField(cellText(getPath(row, c)))).join(','))
+  if (header) lines.push(csvHeader(columns))
+  for (const row of rows) lines.push(csvLine(row, columns))
   return lines.join('\r\n')
+}
+
+/** The CSV header line of `columns` (no line end). */
+export function csvHeader(columns: readonly string[]): string {
+  return columns.map(csvField).join(',')
+}
+
+/** One row as a CSV line (no line end). */
+export function csvLine(row: Row, columns: readonly string[]): string {
+  return columns.map((c) => csvField(cellText(getPath(row, c)))).join(',')
 }
 
 export function project(row: unknown, columns: readonly string[]): Row {

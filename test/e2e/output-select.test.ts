@@ -208,6 +208,31 @@ describe('--all', () => {
     expect(lines.length).toBeGreaterThanOrEqual(DEMANDS)
     expect(JSON.parse(lines[0]!)).toEqual({orderNumber: expect.any(Number)})
   })
+
+  it('--csv --all prints the header once, then every record of every page, as one page of CSV does', async () => {
+    const columns = ['--columns', 'orderNumber,shippingAddress.city']
+    const all = await mfg(['demand', 'list', '--all', '--csv', '--page-size', '100', ...columns])
+    expect(all.code, all.stderr).toBe(0)
+    const lines = all.stdout.split('\r\n')
+    expect(lines[0]).toBe('orderNumber,shippingAddress.city')
+    expect(lines.at(-1)).toBe('')
+    const nd = await mfg(['demand', 'list', '--all', '--ndjson', ...columns])
+    expect(lines.slice(1, -1)).toEqual(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) =>
+          Object.values(JSON.parse(l) as object)
+            .map((v) => String(v ?? ''))
+            .join(','),
+        ),
+    )
+    expect(lines.length).toBeGreaterThan(DEMANDS)
+    const page = await mfg(['demand', 'list', '--csv', '--limit', '100', ...columns])
+    expect(all.stdout.startsWith(page.stdout.trimEnd())).toBe(true)
+    const bare = await mfg(['demand', 'list', '--all', '--csv', '--no-header', '--limit', '2', ...columns])
+    expect(bare.stdout).toMatch(/^\d+,[^\r\n]*\r\n\d+,[^\r\n]*\r\n$/)
+  })
 })
 
 describe('honest --sort', () => {
@@ -262,6 +287,7 @@ describe('a reader that goes away', () => {
   it.each([
     ['--json', ['--json', '--page-size', '10'], 10],
     ['a table', ['--page-size', '100'], 13],
+    ['CSV', ['--csv', '--page-size', '10'], 10],
   ])('stops the listing (%s): at most one more page, exit 0, nothing on stderr', async (_mode, args, fewer) => {
     const child = spawn(process.execPath, [bin, 'demand', 'list', '--all', ...args], {
       cwd: root,

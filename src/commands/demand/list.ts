@@ -25,7 +25,7 @@ export default class DemandList extends ListCommand {
 
 --sort createdAt or -createdAt is done by the service. Any other field is sorted by the CLI over the whole list: every page is fetched first (said on stderr), and --limit then keeps the first demands of the sorted list. --page cannot be combined with such a sort.
 
-With --all --json (or --ndjson) each demand is printed as one JSON line as soon as its page arrives, so long lists stream; without --all, --json prints one array. --json FIELDS (or --columns with --json) keeps only those fields; --jq filters the output.
+With --all --json (or --ndjson) each demand is printed as one JSON line as soon as its page arrives, and --all --csv as one CSV line, so long lists stream; without --all, --json prints one array. --json FIELDS (or --columns with --json) keeps only those fields; --jq filters the output.
 
 --ids a,b,c or --ids-file FILE (ids separated by commas, spaces or lines; - reads stdin) reads stored demand ids through the legacy list call instead, 500 ids a request, in the order given and in the legacy record shape. Ids the service does not know are listed on stderr.`
   static override examples = [

@@ -24,7 +24,7 @@ export default class PostList extends ListCommand {
 
 --sort createdAt, -createdAt, -views and -likes are done by the service (its sortBy; --sort-by createdAtDec and the like still work). Any other field is sorted by the CLI over the whole list: every page is fetched first (said on stderr), and --limit then keeps the first products of the sorted list.
 
-The table shows the materials and models as counts; --json, --ndjson and --columns give the full records. With --all --json (or --ndjson) each product is one JSON line, printed as its page arrives.`
+The table shows the materials and models as counts; --json, --ndjson and --columns give the full records. With --all --json (or --ndjson) each product is one JSON line, and with --all --csv one CSV line, printed as its page arrives.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --service 3D_PRINTING --free --sort -views',
