@@ -86,6 +86,14 @@ try {
       runs[which].push(r)
     }
   }
+  // demand watch's first catch-up over the same demands, every one told (created since --since).
+  const watch = await measure([process.execPath, cli, 'demand', 'watch', '--once', '--since', '1d', '--json'], {
+    MFG_HOME: mkdtempSync(join(work, 'home-')),
+    MFG_BASE_URL: sb.url,
+    MFG_API_KEY: demo.apiKey,
+    MFG_BUSINESS_ID: demo.id,
+  })
+  if (watch.code !== 0) throw new Error(`demand watch failed (exit ${watch.code}): ${watch.stderr.slice(-2000)}`)
   const lines = runs.cli[0]!.stdoutLines
   for (const r of [...runs.cli, ...runs.base]) {
     if (r.stdoutLines !== lines) throw new Error(`a list printed ${r.stdoutLines} lines, the first CLI run ${lines}`)
@@ -105,6 +113,8 @@ Baseline: \`bench/baseline/list-pages.mjs\`, node's fetch reading the same pages
 |---|---:|---:|---:|---|
 ${row('`mfg demand list --all --ndjson`', runs.cli)}
 ${row('baseline', runs.base)}
+
+\`mfg demand watch --once --since 1d --json\` over the same demands, a first catch-up telling each of them (${watch.stdoutLines.toLocaleString('en')} lines; one run): ${(watch.ms / 1000).toFixed(1)} s, peak RSS ${(watch.maxRssKb / 1024).toFixed(1)} MB.
 
 Ratios CLI / baseline (of the medians): first line **${ratio(first)}**, total time **${ratio(total)}**, peak RSS **${ratio(rss)}**. Per round, median (range): first line ${pairedRatios(first(runs.cli), first(runs.base))}, total time ${pairedRatios(total(runs.cli), total(runs.base))}. ${machine()}; load average at the end ${loadavg()
     .map((x) => x.toFixed(1))

@@ -1,13 +1,13 @@
 // The watch's bookkeeping on its own: which record makes which event, what a
 // late or repeated copy does, and the saved state between runs.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
 import type {DemandRecord} from '../../src/schemas/read/types.js'
-import {emptyState, loadState, saveState} from '../../src/services/watch/state.js'
+import {emptyState, journalSeen, loadState, saveState} from '../../src/services/watch/state.js'
 import {DemandTracker} from '../../src/services/watch/tracker.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'mfg-watch-state-'))
@@ -76,5 +76,26 @@ describe('demand watch: the saved state', () => {
     expect(back.eventIds.at(-1)).toBe('evt_599')
     writeFileSync(file, '{not json')
     expect(() => loadState(file)).toThrow(/state\.json is not JSON; delete it/)
+  })
+
+  it('reads back the demands told since the last whole write from its journal, a line cut by a crash left out', () => {
+    const file = join(dir, 'j', 'state.json')
+    const state = emptyState()
+    state.demands.a = {stage: 'quote_sent', updatedAt: '2026-01-01T00:00:00.000Z'}
+    state.demands.gone = {stage: 'quote_sent', updatedAt: '2026-01-01T00:00:00.000Z'}
+    saveState(file, state)
+    journalSeen(file, 'a', {stage: 'in_production', updatedAt: '2026-01-02T00:00:00.000Z'})
+    journalSeen(file, 'b', {stage: 'quote_sent', updatedAt: '2026-01-03T00:00:00.000Z'})
+    journalSeen(file, 'gone', undefined)
+    appendFileSync(`${file}.journal`, '{"id":"c","seen":{"sta')
+    const back = loadState(file)!
+    expect(back.demands).toEqual({
+      a: {stage: 'in_production', updatedAt: '2026-01-02T00:00:00.000Z'},
+      b: {stage: 'quote_sent', updatedAt: '2026-01-03T00:00:00.000Z'},
+    })
+    // Written whole, the state holds it all and the journal is gone.
+    saveState(file, back)
+    expect(existsSync(`${file}.journal`)).toBe(false)
+    expect(loadState(file)!.demands).toEqual(back.demands)
   })
 })

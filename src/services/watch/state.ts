@@ -1,4 +1,4 @@
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname} from 'node:path'
 
 /**
@@ -56,18 +56,56 @@ export function loadState(file: string): WatchState | undefined {
   }
   return {
     version: 1,
-    demands: s.demands,
+    demands: replayJournal(file, s.demands),
     eventIds: Array.isArray(s.eventIds) ? s.eventIds.filter((x) => typeof x === 'string') : [],
     ...(typeof s.subscriptionId === 'string' ? {subscriptionId: s.subscriptionId} : {}),
     ...(typeof s.startedAt === 'string' ? {startedAt: s.startedAt} : {}),
   }
 }
 
-/** Writes the state whole (a temporary file renamed over the old one, so a crash leaves one or the other). */
+/**
+ * Writes the state whole (a temporary file renamed over the old one, so a crash
+ * leaves one or the other), which holds what its journal held: the journal goes.
+ */
 export function saveState(file: string, state: WatchState): void {
   mkdirSync(dirname(file), {recursive: true, mode: 0o700})
   const kept = {...state, eventIds: state.eventIds.slice(-EVENT_IDS_KEPT)}
   const tmp = `${file}.${process.pid}.tmp`
   writeFileSync(tmp, `${JSON.stringify(kept)}\n`, {mode: 0o600})
   renameSync(tmp, file)
+  rmSync(journalOf(file), {force: true})
+}
+
+/**
+ * The journal beside a state file: one JSON line per demand told since the state
+ * was last written whole, `{"id", "seen"}`, so that telling an event costs one
+ * short append, not a rewrite of every demand known (quadratic over a long catch-up).
+ */
+const journalOf = (file: string) => `${file}.journal`
+
+/** Adds what is now known of a demand to the state's journal (read back by loadState). */
+export function journalSeen(file: string, id: string, seen: SeenDemand | undefined): void {
+  appendFileSync(journalOf(file), `${JSON.stringify({id, seen: seen ?? null})}\n`, {mode: 0o600})
+}
+
+/** `demands` with the journal's lines applied in order; a line cut short by a crash is left out. */
+function replayJournal(file: string, demands: Record<string, SeenDemand>): Record<string, SeenDemand> {
+  let text: string
+  try {
+    text = readFileSync(journalOf(file), 'utf8')
+  } catch {
+    return demands
+  }
+  for (const line of text.split('\n')) {
+    let entry: {id?: unknown; seen?: SeenDemand | null}
+    try {
+      entry = JSON.parse(line) as typeof entry
+    } catch {
+      continue
+    }
+    if (typeof entry.id !== 'string') continue
+    if (entry.seen) demands[entry.id] = entry.seen
+    else delete demands[entry.id]
+  }
+  return demands
 }

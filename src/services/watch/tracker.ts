@@ -1,4 +1,5 @@
 import type {DemandRecord} from '../../schemas/read/types.js'
+import {defined} from '../../util/fields.js'
 import type {SeenDemand, WatchState} from './state.js'
 
 /** created: a demand not seen before; stage: it moved to another stage; changed: anything else about it changed. */
@@ -35,6 +36,23 @@ export interface TrackerOptions {
 
 export function stageOf(r: DemandRecord): string | null {
   return r.demandStatusInfo?.status ?? r.status ?? null
+}
+
+/** The fields of a record `observe` reads: what a poll keeps of each change until it is told. */
+export function trackedFields(r: DemandRecord): DemandRecord {
+  const status = r.demandStatusInfo?.status
+  return {
+    _id: r._id,
+    ...defined({
+      status: r.status,
+      updatedAt: r.updatedAt,
+      createdAt: r.createdAt,
+      archive: r.archive,
+      orderNumber: r.orderNumber,
+    }),
+    ...(status === undefined ? {} : {demandStatusInfo: {status}}),
+    ...(r.jobDetails?.takenAs === undefined ? {} : {jobDetails: {takenAs: r.jobDetails.takenAs}}),
+  } as DemandRecord
 }
 
 /**

@@ -5,8 +5,8 @@ import type {DemandRecord} from '../../schemas/read/types.js'
 import {formatDuration} from '../../util/duration.js'
 import type {ServiceContext} from '../context.js'
 import {startReceiver, type Receiver} from './receiver.js'
-import {emptyState, loadState, saveState} from './state.js'
-import {DemandTracker, type WatchEvent} from './tracker.js'
+import {emptyState, journalSeen, loadState, saveState, type WatchState} from './state.js'
+import {DemandTracker, trackedFields, type WatchEvent} from './tracker.js'
 
 export type {WatchEvent, WatchEventKind} from './tracker.js'
 
@@ -46,15 +46,8 @@ export interface WatchResult {
  * what arrived meanwhile and nothing twice.
  */
 export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Promise<WatchResult> {
-  const saved = loadState(opts.stateFile)
-  const state = saved ?? {...emptyState(), startedAt: new Date().toISOString()}
-  const tracker = new DemandTracker(state, {firstRun: saved === undefined, ...pick(opts.since)})
-  // --since picks what a first run shows; a saved state already says what was seen.
-  if (saved && opts.since !== undefined) {
-    opts.onNote(
-      `--since applies to a first run only: this run catches up from the saved state ${opts.stateFile}, showing what changed since the last run (delete that file to start afresh).`,
-    )
-  }
+  const {state, firstRun, store} = openState(opts)
+  const tracker = new DemandTracker(state, {firstRun, ...pick(opts.since)})
   const done = new AbortController()
   const stop = AbortSignal.any([opts.signal, done.signal])
   let count = 0
@@ -72,7 +65,7 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
       tracker.undoLast()
       throw error
     }
-    saveState(opts.stateFile, state)
+    store.told(event.id)
     count++
     if (opts.exitAfter !== undefined && count >= opts.exitAfter) done.abort()
   }
@@ -125,7 +118,12 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
       if (stop.aborted) break
       listed.add(record._id)
       const event = tracker.preview(record, 'poll')
-      if (event) changed.push({record, at: event.at === null ? 0 : Date.parse(event.at) || 0, n: changed.length})
+      if (event)
+        changed.push({
+          record: trackedFields(record),
+          at: event.at === null ? 0 : Date.parse(event.at) || 0,
+          n: changed.length,
+        })
       else tracker.observe(record, 'poll')
     }
     changed.sort((a, b) => a.at - b.at || b.n - a.n)
@@ -135,7 +133,7 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     }
     if (!stop.aborted) await lookUpLeft(listed)
     if (!stop.aborted) tracker.caughtUp()
-    saveState(opts.stateFile, state)
+    store.save()
   }
 
   let receiver: Receiver | undefined
@@ -151,7 +149,7 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     )
     if (receiver) {
       state.subscriptionId = receiver.subscriptionId
-      saveState(opts.stateFile, state)
+      store.save()
     }
   }
   try {
@@ -171,10 +169,48 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
     await queue
   } finally {
     await receiver?.close()
-    saveState(opts.stateFile, state)
+    store.save()
   }
   const stopped = opts.signal.aborted ? 'signal' : done.signal.aborted ? 'exit-after' : 'once'
   return {events: count, stopped, ...(receiver ? {subscriptionId: receiver.subscriptionId} : {})}
+}
+
+/** The saved state, or a fresh one on a first run, and its store. */
+function openState(opts: WatchOptions) {
+  const saved = loadState(opts.stateFile)
+  // --since picks what a first run shows; a saved state already says what was seen.
+  if (saved && opts.since !== undefined) {
+    opts.onNote(
+      `--since applies to a first run only: this run catches up from the saved state ${opts.stateFile}, showing what changed since the last run (delete that file to start afresh).`,
+    )
+  }
+  const state = saved ?? {...emptyState(), startedAt: new Date().toISOString()}
+  return {state, firstRun: saved === undefined, store: stateStore(opts.stateFile, state)}
+}
+
+/**
+ * Keeps the state on disk: written whole by `save`; a demand told is added to its
+ * journal, and the state written whole again once the journal holds as many lines
+ * as the state had demands (at least 1,000), so a catch-up telling every demand of
+ * a long list costs linear time. The first demand told in a run writes it whole,
+ * so that a first run's journal has a state to go with.
+ */
+function stateStore(file: string, state: WatchState) {
+  let journaled = 0
+  let room = 0
+  const save = () => {
+    saveState(file, state)
+    journaled = 0
+    room = Math.max(1000, Object.keys(state.demands).length)
+  }
+  return {
+    save,
+    told(id: string) {
+      if (journaled >= room) return save()
+      journalSeen(file, id, state.demands[id])
+      journaled++
+    },
+  }
 }
 
 async function openReceiver(
