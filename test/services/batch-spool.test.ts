@@ -190,12 +190,8 @@ describe('BatchJournal.appendDurable', () => {
 
 describe("BatchJournal.open and the target's other inputs", () => {
   it('knows by draftId what runs of other inputs to the same target created or maybe sent, and which of them run now', async () => {
-    const {
-      dir,
-      holders: [holder],
-      key,
-      dispose,
-    } = otherRuns(1)
+    const {dir, holders, key, dispose} = otherRuns(1)
+    const holder = holders[0]!
     try {
       // Input A: d1 created, d2 maybe sent (no answer), d3 refused, d4 known not sent.
       const a = BatchJournal.open(dir, key('a')).journal
