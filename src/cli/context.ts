@@ -218,8 +218,15 @@ export class CommandContext {
     if (this.opts.verbose && log) {
       // Each leniency of the tolerant reader, under the request it was read from.
       const {onLenientRead} = await import('../api/parse.js')
+      // A listing's pages repeat the same leniencies: each kind is told once per endpoint.
+      const told = new Set<string>()
       onLenientRead(this.client, (r) => {
-        for (const line of r.lines) log(redact(`↳ read ${r.method} ${r.path}: ${line}`, secrets()))
+        for (const line of r.lines) {
+          const kind = `${r.method} ${r.path} ${line.replace(/ \(×\d+: .*\)$/, '').replace(/\[\d+\]/g, '[*]')}`
+          if (told.has(kind)) continue
+          told.add(kind)
+          log(redact(`↳ read ${r.method} ${r.path}: ${line}`, secrets()))
+        }
       })
     }
     return {profile, client: this.client, target}

@@ -329,6 +329,17 @@ describe('mfg demand list', () => {
     expect(r.stderr).toMatch(/Page 1 of \d+/)
   })
 
+  it('--verbose tells each leniency of a listing once, not once per page', async () => {
+    const r = await run(['demand', 'list', '--all', '--page-size', '2', '--verbose', '--ndjson'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout.trim().split('\n').length).toBeGreaterThan(4)
+    // The sandbox, as the service, sends fabricatedDate: null on every demand of every page.
+    const nulls = r.stderr
+      .split('\n')
+      .filter((l) => /^↳ read GET .*\/all: data\[(\d+|\*)\]\.fabricatedDate: null read as absent/.test(l))
+    expect(nulls).toHaveLength(1)
+  })
+
   it('selects and sorts columns, and prints CSV without header', async () => {
     const r = await run([
       'demand',
