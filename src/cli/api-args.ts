@@ -4,7 +4,8 @@ import {UsageError} from './errors.js'
 
 /**
  * The method and path from `mfg api METHOD PATH` or, as gh api takes them, `mfg api PATH`
- * with -X/--method, else GET, or POST when fields or --input give a body.
+ * with -X/--method, else GET, or POST when fields or --input give a body (not with
+ * --paginate, which follows GET lists).
  */
 export function methodAndPath(
   args: {method: string; path?: string | undefined},
@@ -15,7 +16,10 @@ export function methodAndPath(
   if (args.path === undefined) {
     if (named(args.method))
       throw new UsageError(`Missing PATH: mfg api ${args.method.toUpperCase()} /api/... (see mfg api --help).`)
-    const body = raw.some((t) => t.type === 'flag' && ['field', 'raw-field', 'input'].includes(t.flag ?? ''))
+    // --paginate follows GET lists: its fields are the query.
+    const body =
+      !raw.some((t) => t.type === 'flag' && t.flag === 'paginate') &&
+      raw.some((t) => t.type === 'flag' && ['field', 'raw-field', 'input'].includes(t.flag ?? ''))
     return {method: (flag?.toUpperCase() ?? (body ? 'POST' : 'GET')) as (typeof METHODS)[number], path: args.method}
   }
   if (!named(args.method))

@@ -328,6 +328,22 @@ describe('mfg api', () => {
     expect(json(forbidden)).toMatchObject({statusCode: 403})
   })
 
+  it('--paginate writes the merged array as the pages come: one item a line when piped, the same items as a whole read', async () => {
+    const path = '/api/public/v1/demand/{businessId}/all'
+    const streamed = await run(['api', path, '--paginate', '-F', 'pageSize=2'])
+    expect(streamed.exitCode, streamed.stderr).toBe(0)
+    const items = JSON.parse(streamed.stdout) as {_id: string}[]
+    expect(items.length).toBeGreaterThan(4)
+    expect(streamed.stdout.trimEnd().split('\n')).toHaveLength(items.length + 2)
+    // --jq reads the whole array: the same items, in the same order.
+    const whole = await run(['api', path, '--paginate', '-F', 'pageSize=2', '--jq', '[.[]._id]'])
+    expect(JSON.parse(whole.stdout)).toEqual(items.map((i) => i._id))
+    // A refused first page prints the service's answer, as without --paginate.
+    const refused = await run(['api', '/api/public/v1/demand/000000000000000000000000/all', '--paginate'])
+    expect(refused.exitCode).toBe(1)
+    expect(json(refused)).toMatchObject({statusCode: 403})
+  })
+
   it('takes PATH alone as gh api does: GET, POST with a body, or -X; a METHOD that is none is refused', async () => {
     const list = await run(['api', '/api/public/v1/demand/{businessId}/all', '--jq', '.data | length'])
     expect(list.exitCode, list.stderr).toBe(0)

@@ -284,12 +284,14 @@ describe('honest --sort', () => {
 
 describe('a reader that goes away', () => {
   // A table of --all writes its first rows once 1,000 have set the widths (pages of 100 here: 13 in all).
+  const list = ['demand', 'list', '--all']
   it.each([
-    ['--json', ['--json', '--page-size', '10'], 10],
-    ['a table', ['--page-size', '100'], 13],
-    ['CSV', ['--csv', '--page-size', '10'], 10],
+    ['--json', [...list, '--json', '--page-size', '10'], 10],
+    ['a table', [...list, '--page-size', '100'], 13],
+    ['CSV', [...list, '--csv', '--page-size', '10'], 10],
+    ['mfg api --paginate', ['api', '/api/public/v1/demand/{businessId}/all', '--paginate', '-F', 'pageSize=10'], 10],
   ])('stops the listing (%s): at most one more page, exit 0, nothing on stderr', async (_mode, args, fewer) => {
-    const child = spawn(process.execPath, [bin, 'demand', 'list', '--all', ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       cwd: root,
       env: env(),
       stdio: ['ignore', 'pipe', 'pipe'],

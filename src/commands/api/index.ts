@@ -2,15 +2,15 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {methodAndPath} from '../../cli/api-args.js'
-import {fieldPairs, METHODS, parseFields, parseHeaders, rawRequest, type RawResponse} from '../../services/api/raw.js'
+import {fieldPairs, METHODS, parseFields, parseHeaders, type RawResponse} from '../../services/api/raw.js'
 
 export default class Api extends BaseCommand {
   static override summary = "Send a raw request to either API generation with the profile's credentials."
-  static override description = `Sends METHOD PATH to the active profile's service. As with gh api, METHOD may be left out (mfg api PATH): the method is then -X/--method's, or GET, or POST when fields or --input give a body. v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. PATH may also be a full URL under the profile's base URL (it is sent as its path); a URL anywhere else is refused (exit 2), so the profile's credentials never leave its service. {businessId} in PATH and in -F/--field values is replaced by the profile's business id (not in -f/--raw-field values, sent as written).
+  static override description = `Sends METHOD PATH to the active profile's service. As with gh api, METHOD may be left out (mfg api PATH): the method is then -X/--method's, or GET, or POST when fields or --input give a body (GET with --paginate). v1 paths get the Bearer key; /api/v2/ paths also get X-Auth-Token. PATH may also be a full URL under the profile's base URL (it is sent as its path); a URL anywhere else is refused (exit 2), so the profile's credentials never leave its service. {businessId} in PATH and in -F/--field values is replaced by the profile's business id (not in -f/--raw-field values, sent as written).
 
 key=value fields become the JSON body for POST, PUT and PATCH, and the query for GET and DELETE, as with gh api: -F/--field values are typed (numbers, true, false and null become JSON values, anything else a string, and so does a number JSON cannot carry as written: a 21-digit tracking number keeps its digits), -f/--raw-field values are strings as written (a zip code 75001, a phone number). As with gh api, dots or brackets nest objects (-f shippingAddress.city=Lyon, -f 'shippingAddress[city]=Lyon'), key[]=value adds an item to a list (repeat it for more: -f 'tags[]=a' -f 'tags[]=b'), key[] alone is an empty list, and 'items[][name]=x' starts an object in a list (the following items[][...] fields fill it until a key repeats). In a query (GET, DELETE) a list is sent as its key repeated (tags[]=a&tags[]=b) and an object's fields as key[field]=value. A field given twice, or given a value and nested fields, is refused (exit 2). --input sends a file (or stdin with -) as the body as is.
 
-Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line (HTTP 201 Created) and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list (GET /api/public/v1/...) and prints one merged array of the items; it is refused (exit 2) for other methods and for v2 paths, whose answers are not v1 pages. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
+Output: the response body on stdout (JSON pretty on a terminal, compact when piped; other bodies as text). --include writes the status line (HTTP 201 Created) and headers to stderr, keeping stdout parseable. --paginate follows the pages of a v1 list (GET /api/public/v1/...) and prints one merged array of the items, written as the pages come (memory stays flat; one item a line when piped; a page size among the fields is kept, 100 otherwise; a page that fails after the first leaves the array unclosed and exits non-zero); it is refused (exit 2) for other methods and for v2 paths, whose answers are not v1 pages. --jq EXPR prints a JSON answer through jq (strings raw, like gh api --jq); with --paginate it runs once, on the merged array. An answer that is not JSON cannot be filtered: with --jq that is an error (exit 5).
 
 Like gh api, a non-2xx answer still prints the service's error body on stdout, and the command exits non-zero: 3 for 401, 1 for any other error status.
 
@@ -84,7 +84,7 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
     const {method, path} = methodAndPath(args, flags.method, raw)
     const ctx = this.context(flags)
     const {client, profile} = await ctx.session()
-    const res = await rawRequest(client, {
+    const request = {
       method,
       path,
       fields: parseFields(fieldPairs(raw), {businessId: profile.businessId}),
@@ -92,13 +92,17 @@ Secrets in the answer are masked: webhook secrets (every "secret" field), paymen
       headers: parseHeaders(flags.header ?? []),
       paginate: flags.paginate,
       ...(profile.businessId ? {businessId: profile.businessId} : {}),
-    })
-    const {printRawResponse} = await import('../../cli/api-output.js')
-    const secrets = this.secrets()
+    }
+    const {sendAndPrint} = await import('../../cli/api-output.js')
     const jq = await this.jqFilter()
-    const shown = {include: flags.include, showSecrets: flags['show-secrets'], secrets, ...(jq ? {jq} : {})}
-    const failed = printRawResponse(res, shown)
-    if (failed !== undefined) process.exitCode = failed
+    const shown = {
+      include: flags.include,
+      showSecrets: flags['show-secrets'],
+      secrets: this.secrets(),
+      ...(jq ? {jq} : {}),
+    }
+    const {res, exitCode} = await sendAndPrint(client, request, shown)
+    if (exitCode !== undefined) process.exitCode = exitCode
     return res
   }
 

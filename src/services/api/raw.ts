@@ -18,6 +18,11 @@ export interface RawRequestInput {
   headers?: Record<string, string>
   /** Follow v1 list pages and merge their `data` into one array. */
   paginate?: boolean
+  /**
+   * With `paginate`: hand the items out as they come (RawResponse.items) rather than
+   * gathered; `signal` stops the listing, `beforePage` is awaited before each page after the first.
+   */
+  stream?: {signal?: AbortSignal; beforePage?: () => Promise<void>}
   /** Replaces `{businessId}` in the path (the command fills -F values itself, with parseFields). */
   businessId?: string
 }
@@ -29,6 +34,8 @@ export interface RawResponse {
   body: unknown
   /** The mapped error of a non-2xx answer (for the exit code). */
   error?: ApiError
+  /** With `stream`: the list's items, fetched page by page as they are read; a failed page is thrown there. */
+  items?: AsyncIterable<unknown>
 }
 
 /** `-H 'Name: value'` → {name: value}. */
@@ -99,12 +106,16 @@ export async function rawRequest(client: ApiClient, input: RawRequestInput): Pro
   if (typeof body === 'string') headers['content-type'] ??= 'application/json'
   try {
     if (input.paginate) {
-      const items: unknown[] = []
-      for await (const item of paginateV1<unknown>(client, path, query, {
-        pageSize: 100,
+      const pages = paginateV1<unknown>(client, path, query, {
+        // A page size among the fields is the user's; pages of 100 (the most v1 gives) otherwise.
+        ...(query.pageSize === undefined ? {pageSize: 100} : {}),
         narrow: 'its query fields (-f status=...)',
-      }))
-        items.push(item)
+        ...(input.stream?.signal ? {signal: input.stream.signal} : {}),
+        ...(input.stream?.beforePage ? {beforePage: input.stream.beforePage} : {}),
+      })
+      if (input.stream) return {status: 200, ok: true, headers: {}, body: undefined, items: pages}
+      const items: unknown[] = []
+      for await (const item of pages) items.push(item)
       return {status: 200, ok: true, headers: {}, body: items}
     }
     const res = await client.request({
@@ -116,15 +127,26 @@ export async function rawRequest(client: ApiClient, input: RawRequestInput): Pro
     })
     return {status: res.status, ok: true, headers: res.headers, body: res.body}
   } catch (error) {
-    if (error instanceof ApiError && error.status !== undefined) {
-      const carried = (error as ApiError & {body?: unknown}).body
-      const body = carried ?? {
-        statusCode: error.status,
-        message: error.serverMessage ?? error.message,
-        ...(error.details?.length ? {details: error.details} : {}),
-      }
-      return {status: error.status, ok: false, headers: error.headers ?? {}, body, error}
-    }
+    const failed = failedResponse(error)
+    if (failed) return failed
     throw error
   }
+}
+
+/** A service's refusal (an ApiError with a status) as the answer it was, to print like any other; undefined for other errors. */
+export function failedResponse(error: unknown): RawResponse | undefined {
+  if (!(error instanceof ApiError) || error.status === undefined) return undefined
+  const body = error.body ?? {
+    statusCode: error.status,
+    message: error.serverMessage ?? error.message,
+    ...(error.details?.length ? {details: error.details} : {}),
+  }
+  return {status: error.status, ok: false, headers: error.headers ?? {}, body, error}
+}
+
+/** The items of `--paginate` as they come (`input.stream` given): rawRequest's list, read lazily. */
+export async function* paginated(client: ApiClient, input: RawRequestInput): AsyncGenerator<unknown> {
+  const listed = await rawRequest(client, input)
+  if (listed.items === undefined) throw listed.error ?? new Error('the listing gave no items')
+  yield* listed.items
 }
