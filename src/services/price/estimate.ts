@@ -270,7 +270,7 @@ async function estimateLegacy(ctx: ServiceContext, input: EstimateInput): Promis
     technology ??= probe.data.technology
     if (!service || !technology)
       throw new InputError(
-        '--legacy needs --service and --technology (the service did not say which machine the material is on).',
+        "--legacy needs the part's service and technology, and the v1 estimate did not say which machine the material is on: give the technology (--technology), and with price estimate the service (--service).",
       )
   }
   const legacyTechnology = (LEGACY_TECHNOLOGIES as readonly string[]).includes(technology.toUpperCase())
