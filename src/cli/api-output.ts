@@ -24,7 +24,11 @@ export async function sendAndPrint(
   let res: RawResponse
   if (request.paginate && !shown.jq) {
     const listed = await printPaginated((stream) => paginated(client, {...request, stream}), shown)
-    if (listed.failed === undefined) return {res: {status: 200, ok: true, headers: {}, body: undefined}}
+    if (listed.failed === undefined) {
+      // Every page answered 200: --include says so, as it did when the pages were gathered.
+      if (shown.include) writeErr('HTTP 200 OK\n')
+      return {res: {status: 200, ok: true, headers: {}, body: undefined}}
+    }
     // A refusal of the first page is printed as any answer; one later, after the items, is an error.
     const refused = listed.started ? undefined : failedResponse(listed.failed)
     if (!refused) throw listed.failed

@@ -335,6 +335,9 @@ describe('mfg api', () => {
     const items = JSON.parse(streamed.stdout) as {_id: string}[]
     expect(items.length).toBeGreaterThan(4)
     expect(streamed.stdout.trimEnd().split('\n')).toHaveLength(items.length + 2)
+    const included = await run(['api', path, '--paginate', '-F', 'pageSize=2', '-i'])
+    expect(included.stderr).toMatch(/^HTTP 200 OK$/m)
+    expect(JSON.parse(included.stdout)).toEqual(items)
     // --jq reads the whole array: the same items, in the same order.
     const whole = await run(['api', path, '--paginate', '-F', 'pageSize=2', '--jq', '[.[]._id]'])
     expect(JSON.parse(whole.stdout)).toEqual(items.map((i) => i._id))
