@@ -652,16 +652,8 @@ class BatchRun {
 
   /** A row another input's run claimed while this run went: created there, or sent there and not settled yet (waited for). */
   private settleClaimed(r: PendingRow, state: DraftIdState): void {
-    if (this.settledBefore(r.row, r.draftId, undefined, state)) return
-    if (state.journal !== undefined) return this.wait(r, state)
-    this.settle(
-      {
-        row: r.row,
-        draftId: r.draftId,
-        error: `not sent: another run (of another input to the same service) sent a row with the same content while this one went, and ended without learning whether it was created; run the command again: it looks that row up first`,
-      },
-      'created',
-    )
+    // A claim always names the journal it was read from (TargetClaims.takenOf): waited for there.
+    if (!this.settledBefore(r.row, r.draftId, undefined, state)) this.wait(r, state)
   }
 
   /** One chunk from its first step to its last, each next step decided by decideChunk. */
