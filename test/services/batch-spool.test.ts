@@ -340,6 +340,29 @@ describe('BatchJournal.standing: rows left to a run of another input', () => {
       dispose()
     }
   })
+  it("counts as growth only what the runs waited for record, not another run's work (--wait-others' clock)", async () => {
+    const {dir, live, key, dispose} = otherRuns(2)
+    try {
+      const a = BatchJournal.open(dir, key('a'))
+      live(a.journal.path, 0)
+      const c = BatchJournal.open(dir, key('c'))
+      live(c.journal.path, 1)
+      const b = BatchJournal.open(dir, key('b'))
+      await a.journal.markSent(0, [{row: 1, draftId: 'd1'}], 100)
+      const rows = [{row: 11, draftId: 'd1', journal: basename(a.journal.path)}]
+      expect(b.journal.standing(rows).grew).toBe(true)
+      // C, a run that holds none of the rows waited for, goes on recording its own chunks.
+      await c.journal.markSent(0, [{row: 5, draftId: 'd5'}], 200)
+      c.journal.append({t: 'done', c: 0, results: [{row: 5, id: 'id-5', draftId: 'd5'}]})
+      expect(b.journal.standing(rows)).toEqual({verdicts: new Map([[11, 'going']]), grew: false})
+      // A records something: the wait's clock starts again.
+      a.journal.append({t: 'notsent', c: 0, rows: []})
+      expect(b.journal.standing(rows).grew).toBe(true)
+      for (const j of [a, b, c]) await j.journal.close()
+    } finally {
+      dispose()
+    }
+  })
   it('a row handed back by a run that ended with it maybe sent is no longer claimed by that run: looked up, it may be sent', async () => {
     const {dir, holders, live, key, dispose} = otherRuns(1)
     const holder = holders[0]!

@@ -622,14 +622,16 @@ class TargetClaims {
    * now, under the target's lock: created there (`done`), still that run's while it goes
    * on (`going`), or, that run over without creating them, `maybe` sent by it (to be
    * looked up) or `free` (never sent there, or given up: this run's to send). `grew`:
-   * whether a journal of a run going on has recorded anything since the last look.
+   * whether a journal these rows wait for has recorded anything since the last look
+   * (another run's work says nothing of whether the runs waited for are stuck).
    */
   standing(rows: readonly {row: number; draftId: string; journal: string}[]): {
     verdicts: Map<number, Standing>
     grew: boolean
   } {
     return underTargetLock(this.listPath, 'the rows of this batch cannot be claimed', () => {
-      const offsets = () => [...this.journals.values()].reduce((sum, j) => sum + j.offset, 0)
+      const waitedFor = new Set(rows.map((r) => r.journal))
+      const offsets = () => [...waitedFor].reduce((sum, name) => sum + (this.journals.get(name)?.offset ?? 0), 0)
       const before = offsets()
       this.refresh()
       const grew = offsets() !== before
