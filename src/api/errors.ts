@@ -24,6 +24,12 @@ export interface ApiErrorInit {
   body?: unknown
   /** The answer's headers, for `mfg api --include`. */
   headers?: Record<string, string | string[] | undefined>
+  /**
+   * How an earlier attempt of the same request ended when it may have been carried
+   * out (`502`, `ECONNRESET`): this answer is then to a retry, and may be the earlier
+   * attempt's doing (a 404 to a DELETE that was done, a 409 to a move already made).
+   */
+  lostAnswer?: string
 }
 
 /**
@@ -44,6 +50,8 @@ export class ApiError extends Error {
   readonly body?: unknown
   /** The answer's headers, when there was an answer. */
   readonly headers?: Record<string, string | string[] | undefined>
+  /** ApiErrorInit.lostAnswer: an earlier attempt, ended so, may have done what this answer refuses. */
+  readonly lostAnswer?: string
 
   constructor(init: ApiErrorInit, defaultCode = 'api_error') {
     const secrets = init.secrets ?? []
@@ -66,6 +74,7 @@ export class ApiError extends Error {
     if (operation) this.operation = operation
     if (init.body !== undefined) this.body = init.body
     if (init.headers !== undefined) this.headers = init.headers
+    if (init.lostAnswer !== undefined) this.lostAnswer = init.lostAnswer
   }
 
   /** The same error with a line added below its message: what to do next, in the command's words. */
@@ -88,6 +97,7 @@ function composeMessage(e: {
   serverMessage?: string
   details?: ErrorDetail[]
   operation?: string
+  lostAnswer?: string
 }): string {
   const {status, statusText, details} = e
   const said = status !== undefined && e.serverMessage?.includes(`HTTP ${status}`) === true
@@ -96,6 +106,9 @@ function composeMessage(e: {
   const where =
     status === undefined || said ? request : `${request} → ${status}${statusText ? ` ${statusText}` : ''}`.trim()
   let text = `${e.operation ? `${e.operation}: ` : ''}${e.serverMessage ?? 'request failed'}${where ? ` (${where})` : ''}`
+  if (e.lostAnswer !== undefined && status !== undefined && status < 500) {
+    text += `\nThis answered a retry: an earlier attempt (${e.lostAnswer}) may have been carried out before its answer was lost.`
+  }
   if (details && details.length > 0) {
     const shown = details.slice(0, 20).map((d) => `  - ${d.path || '(body)'}: ${d.message}`)
     if (details.length > shown.length) shown.push(`  … and ${details.length - shown.length} more`)

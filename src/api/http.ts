@@ -18,7 +18,15 @@ import {
   type GaveUp,
 } from './response-error.js'
 import {isMultipart, normaliseBaseUrl, prepareDownload, prepareRequest, type PreparedRequest} from './request.js'
-import {parseRetryAfter, RetryPolicy, sleep, transientStatus, type AttemptFailure, type RetryDecision} from './retry.js'
+import {
+  notProcessedStatus,
+  parseRetryAfter,
+  RetryPolicy,
+  sleep,
+  transientStatus,
+  type AttemptFailure,
+  type RetryDecision,
+} from './retry.js'
 import {Agents, gotTransport, type SendOptions, type Transport, type TransportResponse} from './transport.js'
 import {PROXY_AUTH_HINT, proxyEnv, proxyNote, proxySecrets} from './proxy.js'
 import {nodeTransport} from './transport-node.js'
@@ -73,6 +81,12 @@ interface Exchanged {
   durationMs: number
   /** Set when the answer is a failure the policy would not try again after more than one attempt. */
   gaveUp?: GaveUp
+  /**
+   * How an earlier attempt that may have been carried out ended (`502`, `ECONNRESET`):
+   * set on an answer to a retry, whose refusal (a 404 to a DELETE, a 409 to a stage
+   * move) may then be the earlier attempt's own doing.
+   */
+  lostAnswer?: string
 }
 
 class Pipeline {
@@ -141,7 +155,7 @@ class Pipeline {
   async request<T>(req: RequestOptions): Promise<ApiResponse<T>> {
     const {prepared, site} = this.prepare(req)
     const bulk = req.bulk === true && !isMultipart(prepared.body) && req.onUploadProgress === undefined
-    const {res, bytes, durationMs, gaveUp} = await this.exchange(
+    const {res, bytes, durationMs, gaveUp, lostAnswer} = await this.exchange(
       prepared,
       site,
       bulk ? this.viaNode : this.viaGot,
@@ -164,7 +178,8 @@ class Pipeline {
     }
     // An error answer is read for its message whatever the caller asked the body as.
     const raw = req.responseType !== undefined && req.responseType !== 'json'
-    throw this.refusal(res, raw ? decode(bytes!, res.status, res.headers) : decoded, prepared, site, gaveUp)
+    const body = raw ? decode(bytes!, res.status, res.headers) : decoded
+    throw this.refusal(res, body, prepared, site, gaveUp, lostAnswer)
   }
 
   /** The error of an answer that is not 2xx: a redirect (never followed), or the service's refusal. */
@@ -174,6 +189,7 @@ class Pipeline {
     prepared: PreparedRequest,
     site: FailureSite,
     gaveUp: GaveUp | undefined,
+    lostAnswer?: string,
   ): Error {
     if (res.status >= 300 && res.status < 400) return redirectError(res.status, res.headers.location, site)
     const error = errorFromResponse({
@@ -182,6 +198,7 @@ class Pipeline {
       body: body.value,
       ...(body.unreadable === undefined ? {} : {unreadable: body.unreadable}),
       ...(gaveUp ? {gaveUp} : {}),
+      ...(lostAnswer === undefined ? {} : {lostAnswer}),
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
       ...(prepared.writes ? {writes: true} : {}),
       headers: {...res.headers},
@@ -265,6 +282,8 @@ class Pipeline {
     const budget = this.budget
     /** Whether an attempt so far may have been processed (for the error when the budget stops a retry). */
     let maybeSent = false
+    /** How the first attempt that may have been processed ended, for the final answer's error. */
+    let lostAnswer: string | undefined
     for (let retries = 0; ; retries++) {
       if (options.signal?.aborted) throw abortError(site, retries > 0)
       const spent = budget.spent()
@@ -313,9 +332,18 @@ class Pipeline {
           this.emit(`→ ${req.method} ${req.shownPath} ${res.status} ${durationMs}ms`)
           const why = decision && !decision.retry ? this.budgetOut(decision) : undefined
           const gaveUp = decision && (retries > 0 || why) ? this.gaveUp(retries, first, why) : undefined
-          return {res, durationMs, ...(bytes === undefined ? {} : {bytes}), ...(gaveUp ? {gaveUp} : {})}
+          return {
+            res,
+            durationMs,
+            ...(bytes === undefined ? {} : {bytes}),
+            ...(gaveUp ? {gaveUp} : {}),
+            ...(lostAnswer === undefined ? {} : {lostAnswer}),
+          }
         }
-        maybeSent ||= !(res.status === 408 || res.status === 429)
+        if (!notProcessedStatus(res.status)) {
+          maybeSent = true
+          lostAnswer ??= String(res.status)
+        }
         res.body.resume()
         budget.addFailing(decision.waitMs)
         this.emitRetry(req, site, String(res.status), started, retries, decision.waitMs)
@@ -340,7 +368,10 @@ class Pipeline {
       const via = proxyNote(this.proxy, req.url)
       if (via !== undefined)
         network.message += ` (${via}${/\b407\b/.test(network.message) ? `; ${PROXY_AUTH_HINT}` : ''})`
-      maybeSent ||= !network.neverSent
+      if (!network.neverSent) {
+        maybeSent = true
+        lostAnswer ??= network.code
+      }
       const decision = this.policy.decide({
         failure: {kind: 'network', code: network.code, neverSent: network.neverSent},
         idempotent: req.idempotent,

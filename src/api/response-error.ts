@@ -56,6 +56,8 @@ export function errorFromResponse(init: {
   /** Why the body could not be read at all (decode.ts), in place of its message. */
   unreadable?: string
   gaveUp?: GaveUp
+  /** How an earlier attempt that may have been carried out ended (ApiErrorInit.lostAnswer). */
+  lostAnswer?: string
   /** The request was a write: a 5xx does not show it was not carried out. */
   writes?: boolean
   headers?: Record<string, string | string[] | undefined>
@@ -76,6 +78,7 @@ export function errorFromResponse(init: {
     ...(init.operation === undefined ? {} : {operation: init.operation}),
     ...(init.body === undefined ? {} : {body: init.body}),
     ...(init.headers === undefined ? {} : {headers: init.headers}),
+    ...(init.lostAnswer === undefined ? {} : {lostAnswer: init.lostAnswer}),
   }
   const s = init.status
   if (s === 401) return new AuthenticationError(base)

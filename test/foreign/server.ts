@@ -640,9 +640,10 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
   const applyUpdate = (d: Demand, body: Record<string, unknown>): string[] => {
     const changed: string[] = []
     const info = body.demandStatusInfo as Record<string, unknown> | undefined
-    if (info && typeof info.status === 'string' && info.status !== d.stage) {
+    if (info && typeof info.status === 'string') {
       const target = info.status
       if (!STAGES[target]) throw new HttpFailure(400, `Unknown stage ${target}`)
+      // The contract allows the listed moves only: a move to the stage the demand is in is refused too.
       if (!STAGES[d.stage]!.next.includes(target)) {
         throw new HttpFailure(409, `A demand cannot move from ${d.stage} to ${target}`)
       }
@@ -811,6 +812,14 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
       stats.createdIds.posts.push(post._id)
       const answer = createAnswer([postView(post)])
       return {status: answer.status, body: Array.isArray(answer.body) ? answer.body[0] : answer.body}
+    }
+    if (method === 'DELETE' && path === '/api/v2/ms-post/post/upload') {
+      const id = q.get('postId') ?? q.get('productId')
+      if (!id) throw new HttpFailure(400, 'postId is required')
+      const at = posts.findIndex((x) => x._id === id)
+      if (at < 0) throw new HttpFailure(404, `Product ${id} not found`)
+      const [gone] = posts.splice(at, 1)
+      return {status: 200, body: postView(gone!)}
     }
     if (method === 'GET' && (p = m(/^\/api\/v2\/integrations_ms\/webhooks\/([^/]+)$/))) {
       ownBusiness(decodeURIComponent(p[1]!))

@@ -11,7 +11,7 @@ export default class DemandStage extends BaseCommand {
 
 The stage shown is the one the service confirms, from its answer or by reading the demand back when the answer does not say it.
 
-Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. When the service answers (or reads back) the demand in another of these stages than the one asked for, that stage is shown and the exit code is 1 too: the move did not happen; a stage the interface does not list is shown with a warning. Each move adds a tracking entry (see mfg demand track).`
+Allowed moves: quote_sent → special_verified or cancelled; special_verified → special_accepted, quote_sent or cancelled; special_accepted → done → in_shipping → delivered. The service refuses any other move with a conflict naming both stages; its message is shown and the exit code is 1. A move resent after its answer was lost (a gateway's 502, a dropped connection) and then refused is read back: a demand already in the stage asked for is the move done. When the service answers (or reads back) the demand in another of these stages than the one asked for, that stage is shown and the exit code is 1 too: the move did not happen; a stage the interface does not list is shown with a warning. Each move adds a tracking entry (see mfg demand track).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> 65f000060000000000000002 special_verified',
     '<%= config.bin %> <%= command.id %> 65f000060000000000000005 "In Production"',

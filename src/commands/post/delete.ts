@@ -7,7 +7,7 @@ import type {PostRecord} from '../../schemas/read/types.js'
 
 export default class PostDelete extends BaseCommand {
   static override summary = 'Delete a product.'
-  static override description = `Sends DELETE /api/v2/ms-post/post/upload?postId=ID and prints the product as it was. The product disappears from lists and can no longer be ordered.
+  static override description = `Sends DELETE /api/v2/ms-post/post/upload?postId=ID and prints the product as it was. The product disappears from lists and can no longer be ordered. When the answer to the delete is lost (a gateway's 502, a dropped connection) and the resend finds no such product (404), the product is reported deleted (exit 0) with a warning, without its record.
 
 Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is required: without it nothing is sent and the exit code is 2.`
   static override examples = [
@@ -26,11 +26,14 @@ Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is r
     }
     const {client} = await this.context(flags).session()
     const {deletePost} = await import('../../services/posts/write.js')
-    const post = await deletePost({client}, args.id)
-    if (!this.jsonEnabled()) {
-      writeOut(post._id)
-      this.note(`Deleted product ${post._id}${post.title ? ` (${post.title})` : ''}.`)
-    }
+    const {post, lostAnswer} = await deletePost({client}, args.id)
+    if (!this.jsonEnabled()) writeOut(post._id)
+    if (lostAnswer !== undefined) {
+      this.warnNote(
+        `Deleted product ${post._id}: the answer to the attempt that deleted it was lost (${lostAnswer}); the retry found it gone (404), so the product as it was is not shown`,
+        true,
+      )
+    } else if (!this.jsonEnabled()) this.note(`Deleted product ${post._id}${post.title ? ` (${post.title})` : ''}.`)
     return post
   }
 }

@@ -1,3 +1,4 @@
+import {ConflictError} from '../../api/errors.js'
 import {getDemand, updateDemand} from '../../api/v1/demands.js'
 import {STAGES, STAGE_INFO, STAGE_MOVES, type Stage} from '../../schemas/demand.js'
 import {closest} from '../../util/closest.js'
@@ -49,9 +50,38 @@ export interface StageMove extends ChangedDemand {
  * from its answer or, when that does not say it, from reading the demand back.
  */
 export async function moveStage(ctx: Pick<ServiceContext, 'client'>, id: string, stage: Stage): Promise<StageMove> {
-  const changed = await settleChange(ctx, id, await updateDemand(ctx.client, id, {demandStatusInfo: {status: stage}}))
+  let changed: ChangedDemand
+  try {
+    changed = await settleChange(ctx, id, await updateDemand(ctx.client, id, {demandStatusInfo: {status: stage}}))
+  } catch (error) {
+    changed = await madeBeforeRefusal(ctx, id, stage, error)
+  }
   const confirmed = changed.record.demandStatusInfo?.status
   return {...changed, requested: stage, ...(confirmed === undefined ? {} : {confirmed})}
+}
+
+/**
+ * A move refused (409) in answer to a retry, after an attempt that may have been
+ * carried out lost its answer (a proxy's 502, a reset): the service refuses a move to
+ * the stage the demand is in, which is what the lost attempt left if it moved it. The
+ * demand is read back; in the stage asked for, the move is done. Otherwise, and for
+ * any other failure, the error stands.
+ */
+async function madeBeforeRefusal(
+  ctx: Pick<ServiceContext, 'client'>,
+  id: string,
+  stage: Stage,
+  error: unknown,
+): Promise<ChangedDemand> {
+  if (!(error instanceof ConflictError) || error.lostAnswer === undefined) throw error
+  const record = await getDemand(ctx.client, id).catch(() => undefined)
+  if (record?.demandStatusInfo?.status !== stage) throw error
+  return {
+    record,
+    source: 'read-back',
+    status: error.status ?? 409,
+    note: `an earlier attempt (${error.lostAnswer}) moved the demand but its answer was lost; the retry was refused (409) and the demand, read back, is in ${stage}`,
+  }
 }
 
 /** The service answered the demand in another stage than the one asked for: the move did not happen (exit 1). */

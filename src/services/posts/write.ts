@@ -2,6 +2,7 @@ import {closeSync, openSync, statSync, type Stats} from 'node:fs'
 import {open, stat} from 'node:fs/promises'
 import {basename} from 'node:path'
 
+import {NotFoundError} from '../../api/errors.js'
 import {MultipartBody} from '../../api/multipart.js'
 import {
   addModels as sendModels,
@@ -123,8 +124,30 @@ export function updatePost(ctx: Ctx, id: string, body: Record<string, unknown>):
   return sendUpdate(ctx.client, id, body)
 }
 
-export function deletePost(ctx: Ctx, id: string): Promise<PostRecord> {
-  return sendDelete(ctx.client, id)
+/** What a delete left: the product as it was, or, when the answer to it was lost, how. */
+export interface DeletedPost {
+  /** The product as it was (the service's answer); only `_id` when `lostAnswer` is set. */
+  post: PostRecord
+  /**
+   * How the attempt that deleted the product ended (`502`, `ECONNRESET`): its answer
+   * was lost, and the retry found the product gone (404).
+   */
+  lostAnswer?: string
+}
+
+/**
+ * Deletes a product. A DELETE is resent after a failure that may come after the work
+ * (a proxy's 502, a reset); the resend then finds no such product (404). That 404,
+ * in answer to a retry, means the product is gone as asked: it is reported deleted,
+ * without the record the lost answer carried.
+ */
+export async function deletePost(ctx: Ctx, id: string): Promise<DeletedPost> {
+  try {
+    return {post: await sendDelete(ctx.client, id)}
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || error.lostAnswer === undefined) throw error
+    return {post: {_id: id} as PostRecord, lostAnswer: error.lostAnswer}
+  }
 }
 
 export interface ModelFields {
