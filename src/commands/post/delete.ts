@@ -30,7 +30,7 @@ Asks for confirmation in a terminal. Without a terminal (scripts, CI) --yes is r
     if (!this.jsonEnabled()) writeOut(post._id)
     if (lostAnswer !== undefined) {
       this.warnNote(
-        `Deleted product ${post._id}: the answer to the attempt that deleted it was lost (${lostAnswer}); the retry found it gone (404), so the product as it was is not shown`,
+        `Deleted product ${post._id}: the answer to the attempt that deleted it was lost (${lostAnswer}); the retry found no such product (404), which that attempt's delete explains; a mistyped id would give the same 404, so check the id if in doubt (the product as it was is not shown)`,
         true,
       )
     } else if (!this.jsonEnabled()) this.note(`Deleted product ${post._id}${post.title ? ` (${post.title})` : ''}.`)
