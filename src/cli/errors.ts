@@ -93,9 +93,13 @@ export function describeError(err: unknown): DescribedError {
 }
 
 /** The message's first line followed by the wait the service asked for, longer than the client waits (a rate limit's can be hours). */
+const WEEK_SECONDS = 7 * 24 * 3600
+
 function withWait(message: string, seconds: number): string {
   const [first, ...rest] = message.split('\n')
-  const said = `${first}; the service asks to wait ${formatDuration(seconds * 1000)} before trying again (Retry-After)`
+  // A daily allowance asks for hours; a wait of years is a service's mistake, said as such.
+  const wait = seconds > WEEK_SECONDS ? 'more than a week' : formatDuration(seconds * 1000)
+  const said = `${first}; the service asks to wait ${wait} before trying again (Retry-After)`
   return [said, ...rest].join('\n')
 }
 

@@ -230,6 +230,18 @@ describe('errors and time limits', () => {
     })
   })
 
+  it('a Retry-After of years (a number too big, or a date far ahead) is said as more than a week, not counted out in days', async () => {
+    const values = ['99999999999999999999', 'Thu, 01 Jan 2099 00:00:00 GMT']
+    const {run} = await serve((_req, res) => json(res, 429, {message: 'slow down'}, {'retry-after': values.shift()!}))
+    for (let i = 0; i < 2; i++) {
+      const r = await run(['demand', 'get', ID])
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toBe(
+        `Error: getting the demand: slow down (GET /api/public/v1/demand/${ID} → 429 Too Many Requests); the service asks to wait more than a week before trying again (Retry-After)\n`,
+      )
+    }
+  })
+
   it('--timeout bounds each attempt and MFG_TOTAL_TIMEOUT the whole command with its retries, said when it gives up', async () => {
     const {server, run} = await serve(() => undefined)
     const r = await run(['demand', 'get', ID, '--timeout', '0.4'], {env: {MFG_TOTAL_TIMEOUT: '2'}})
