@@ -29,6 +29,8 @@ export interface PaginateOptions<T> {
    * another page is asked for.
    */
   beforePage?: () => Promise<void>
+  /** Told each page's answer (status and headers) before its items are handed out: `mfg api --paginate --include`. */
+  onPage?: (res: {status: number; headers: Record<string, string | string[] | undefined>}) => void
 }
 
 /**
@@ -62,6 +64,7 @@ export async function* paginateV1<T>(
     })
     const body = parse(res.body, path)
     if (repeatsPage(body, previous)) return
+    opts.onPage?.(res)
     for (const item of body.data) {
       yield item
       if (++yielded >= limit) return

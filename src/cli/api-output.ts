@@ -22,19 +22,20 @@ export async function sendAndPrint(
   shown: Shown,
 ): Promise<{res: RawResponse; exitCode?: number}> {
   let res: RawResponse
+  // --include with --paginate: each page's status and headers on stderr as the page comes, as gh prints them.
+  const paged = request.paginate && shown.include
+  if (paged) request = {...request, onPage: (page) => printHead(page, shown.secrets)}
+  const head = paged ? {...shown, include: false} : shown
   if (request.paginate && !shown.jq) {
     const listed = await printPaginated((stream) => paginated(client, {...request, stream}), shown)
-    if (listed.failed === undefined) {
-      // Every page answered 200: --include says so, as it did when the pages were gathered.
-      if (shown.include) writeErr('HTTP 200 OK\n')
-      return {res: {status: 200, ok: true, headers: {}, body: undefined}}
-    }
+    if (listed.failed === undefined) return {res: {status: 200, ok: true, headers: {}, body: undefined}}
     // A refusal of the first page is printed as any answer; one later, after the items, is an error.
     const refused = listed.started ? undefined : failedResponse(listed.failed)
     if (!refused) throw listed.failed
     res = refused
   } else res = await rawRequest(client, request)
-  const exitCode = printRawResponse(res, shown)
+  // A refused page's answer is printed whole, its head with it; the pages before it have shown theirs.
+  const exitCode = printRawResponse(res, res.ok ? head : shown)
   return exitCode === undefined ? {res} : {res, exitCode}
 }
 
@@ -44,14 +45,7 @@ export async function sendAndPrint(
  * request succeeded (when it failed, the error says what came).
  */
 export function printRawResponse(res: RawResponse, opts: Shown): number | undefined {
-  if (opts.include) {
-    writeErr(`HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd())
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined)
-        writeErr(redact(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`, opts.secrets))
-    }
-    writeErr('')
-  }
+  if (opts.include) printHead(res, opts.secrets)
   if (res.body !== undefined && res.body !== '') {
     if (typeof res.body !== 'string') {
       const body = opts.showSecrets ? res.body : redactJson(res.body, opts.secrets)
@@ -66,6 +60,17 @@ export function printRawResponse(res: RawResponse, opts: Shown): number | undefi
     return d.exitCode
   }
   return undefined
+}
+
+type Head = Pick<RawResponse, 'status' | 'headers'>
+
+/** `--include`: the status line and the headers (masked), then a blank line, on stderr. */
+function printHead(res: Head, secrets: readonly string[]): void {
+  writeErr(`HTTP ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd())
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) writeErr(redact(`${name}: ${Array.isArray(value) ? value.join(', ') : value}`, secrets))
+  }
+  writeErr('')
 }
 
 /** Why --jq cannot run on an answer of text. */

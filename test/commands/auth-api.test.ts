@@ -335,9 +335,14 @@ describe('mfg api', () => {
     const items = JSON.parse(streamed.stdout) as {_id: string}[]
     expect(items.length).toBeGreaterThan(4)
     expect(streamed.stdout.trimEnd().split('\n')).toHaveLength(items.length + 2)
+    // --include: each page's status line and headers, as each page comes; the items as without it.
     const included = await run(['api', path, '--paginate', '-F', 'pageSize=2', '-i'])
-    expect(included.stderr).toMatch(/^HTTP 200 OK$/m)
+    const pages = Math.ceil(items.length / 2)
+    expect(included.stderr.match(/^HTTP 200 OK\ncontent-type: application\/json/gm)).toHaveLength(pages)
     expect(JSON.parse(included.stdout)).toEqual(items)
+    const gathered = await run(['api', path, '--paginate', '-F', 'pageSize=2', '-i', '--jq', 'length'])
+    expect(gathered.stdout).toBe(`${items.length}\n`)
+    expect(gathered.stderr.match(/^HTTP 200 OK\ncontent-type: application\/json/gm)).toHaveLength(pages)
     // --jq reads the whole array: the same items, in the same order.
     const whole = await run(['api', path, '--paginate', '-F', 'pageSize=2', '--jq', '[.[]._id]'])
     expect(JSON.parse(whole.stdout)).toEqual(items.map((i) => i._id))

@@ -1,6 +1,6 @@
 import {ApiError} from '../../api/errors.js'
 import {generationOf, type ApiClient, type HttpMethod} from '../../api/http.js'
-import {paginateV1} from '../../api/paginate.js'
+import {paginateV1, type PaginateOptions} from '../../api/paginate.js'
 import {InputError} from '../errors.js'
 import {fieldsQuery, fillBusinessId} from './fields.js'
 
@@ -22,7 +22,9 @@ export interface RawRequestInput {
    * With `paginate`: hand the items out as they come (RawResponse.items) rather than
    * gathered; `signal` stops the listing, `beforePage` is awaited before each page after the first.
    */
-  stream?: {signal?: AbortSignal; beforePage?: () => Promise<void>}
+  stream?: Pick<PaginateOptions<unknown>, 'signal' | 'beforePage'>
+  /** With `paginate`: told each page's status and headers as it comes (`--include`). */
+  onPage?: PaginateOptions<unknown>['onPage']
   /** Replaces `{businessId}` in the path (the command fills -F values itself, with parseFields). */
   businessId?: string
 }
@@ -112,6 +114,7 @@ export async function rawRequest(client: ApiClient, input: RawRequestInput): Pro
         narrow: 'its query fields (-f status=...)',
         ...(input.stream?.signal ? {signal: input.stream.signal} : {}),
         ...(input.stream?.beforePage ? {beforePage: input.stream.beforePage} : {}),
+        ...(input.onPage ? {onPage: input.onPage} : {}),
       })
       if (input.stream) return {status: 200, ok: true, headers: {}, body: undefined, items: pages}
       const items: unknown[] = []
