@@ -60,7 +60,7 @@ if (unsupported) {
   }
   builtin('node:module').enableCompileCache?.(compileCache)
   const {execute} = await import('../dist/main.js')
-  await execute({loadOptions: {root, pjson}})
+  await execute({loadOptions: {root, pjson, userPlugins: false}})
 }
 
 /** oclif's cache directory for mfg (Config's cacheDir), without loading oclif to ask it. */
