@@ -1,7 +1,7 @@
 // Where mfg keeps its files, when it cannot keep them there: a home it may not write, a
 // data directory under a file, MFG_HOME naming a file. What an installed mfg says then is
 // one line naming the directory and what chooses it, never Node's own error or warning.
-import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -29,5 +29,49 @@ describe('mfg with nowhere to keep its files', () => {
     expect(r.exitCode, r.stderr).toBe(0)
     expect(r.stdout).toContain('TOPICS')
     expect(r.stderr).toBe('')
+  })
+
+  it('a home it may not write: the embedded sandbox names its directory and MFG_HOME, exit 1', async () => {
+    const home = tempDir()
+    chmodSync(home, 0o555)
+    const dataDir = join(home, '.local', 'share', 'mfg', 'sandbox')
+    for (const args of [
+      ['demand', 'list'],
+      ['sandbox', 'reset', '--yes'],
+    ]) {
+      const r = await runBuiltCli(args, {env: homeEnv(home), unprivileged: true})
+      expect(r.exitCode, r.stderr).toBe(1)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toBe(
+        `Error: cannot keep the sandbox data in ${dataDir}: permission denied (MFG_HOME chooses where mfg keeps its files; sandbox serve also takes --data-dir or --memory).\n`,
+      )
+    }
+    const doctor = await runBuiltCli(['doctor', '--json'], {env: homeEnv(home), unprivileged: true})
+    expect(doctor.exitCode, doctor.stderr).toBe(1)
+    const checks = (JSON.parse(doctor.stdout) as {checks: {check: string; status: string; message: string}[]}).checks
+    expect(checks.find((c) => c.check === 'sandbox-db')).toMatchObject({
+      status: 'fail',
+      message: `not created yet, and the embedded sandbox cannot create it: ${home}: permission denied`,
+    })
+    chmodSync(home, 0o755)
+  })
+
+  it('sandbox serve --data-dir under a file: the same line, under --json as a JSON error', async () => {
+    const home = tempDir()
+    writeFileSync(join(home, 'file'), '')
+    const r = await runBuiltCli(
+      ['sandbox', 'serve', '--port', '0', '--data-dir', join(home, 'file', 'data'), '--json'],
+      {
+        env: homeEnv(home),
+      },
+    )
+    expect(r.exitCode, r.stderr).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        code: 'sandbox_data_unwritable',
+        message: `cannot keep the sandbox data in ${join(home, 'file', 'data')}: a part of the path is not a directory (MFG_HOME chooses where mfg keeps its files; sandbox serve also takes --data-dir or --memory).`,
+      },
+    })
   })
 })

@@ -2,6 +2,8 @@ import {closeSync, mkdirSync, mkdtempSync, openSync, chmodSync, rmSync} from 'no
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import {fileReason} from '../../util/file-reason.js'
+
 import {AllowanceStore} from './allowance.js'
 import {BusinessStore} from './businesses.js'
 import {CatalogStore} from './catalog.js'
@@ -104,17 +106,21 @@ export function openStore(location: StoreLocation, driver: SqlDriver = nodeSqlit
       throw error
     }
   } else {
-    mkdirSync(location.dataDir, {recursive: true, mode: 0o700})
     const file = join(location.dataDir, DB_FILE_NAME)
-    try {
-      closeSync(openSync(file, 'wx', 0o600))
-    } catch (error) {
-      // Already there (perhaps created a moment ago by another process opening it too).
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    }
-    chmodSync(file, 0o600)
     fileDir = {path: join(location.dataDir, FILES_DIR_NAME), temporary: false}
-    mkdirSync(fileDir.path, {recursive: true, mode: 0o700})
+    try {
+      mkdirSync(location.dataDir, {recursive: true, mode: 0o700})
+      try {
+        closeSync(openSync(file, 'wx', 0o600))
+      } catch (error) {
+        // Already there (perhaps created a moment ago by another process opening it too).
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+      chmodSync(file, 0o600)
+      mkdirSync(fileDir.path, {recursive: true, mode: 0o700})
+    } catch (error) {
+      throw new SandboxDataError(location.dataDir, error)
+    }
     db = driver.open(file)
   }
   try {
@@ -132,6 +138,24 @@ export function openStore(location: StoreLocation, driver: SqlDriver = nodeSqlit
     db.close()
     if (fileDir.temporary) rmSync(fileDir.path, {recursive: true, force: true})
     throw error
+  }
+}
+
+/**
+ * The sandbox's data directory cannot be made or written (a home that is read-only or
+ * another user's, a path under a file): said with the directory and what chooses it.
+ */
+export class SandboxDataError extends Error {
+  readonly exitCode = 1
+  readonly code = 'sandbox_data_unwritable'
+  constructor(
+    readonly dataDir: string,
+    cause: unknown,
+  ) {
+    super(
+      `cannot keep the sandbox data in ${dataDir}: ${fileReason(cause, true)} (MFG_HOME chooses where mfg keeps its files; sandbox serve also takes --data-dir or --memory).`,
+    )
+    this.name = 'SandboxDataError'
   }
 }
 

@@ -1,4 +1,7 @@
-import {existsSync} from 'node:fs'
+import {accessSync, constants, existsSync, statSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+import {fileReason} from '../../util/file-reason.js'
 
 import type {CheckResult} from './types.js'
 
@@ -18,11 +21,22 @@ const RESET_FIX = 'mfg sandbox reset --yes (wipes the sandbox data and seeds it 
 /**
  * The embedded sandbox's database: SQLite's quick and full integrity checks,
  * and its schema version against the migrations this mfg knows. A file that is
- * not there yet is fine: the sandbox creates it on first use.
+ * not there yet is fine when the sandbox can create it on first use.
  */
 export async function checkSandboxDatabase(file: string, inspect: InspectDatabase): Promise<CheckResult[]> {
   const base = {check: 'sandbox-db', target: file}
   if (!existsSync(file)) {
+    const blocked = unwritableAncestor(dirname(file))
+    if (blocked) {
+      return [
+        {
+          ...base,
+          status: 'fail',
+          message: `not created yet, and the embedded sandbox cannot create it: ${blocked.dir}: ${blocked.reason}`,
+          fix: `set MFG_HOME to a directory you can write to, or make ${blocked.dir} writable`,
+        },
+      ]
+    }
     return [{...base, status: 'ok', message: 'not created yet; the embedded sandbox creates it on first use'}]
   }
   let report: DatabaseInspection
@@ -73,4 +87,23 @@ export async function checkSandboxDatabase(file: string, inspect: InspectDatabas
       ? `schema version ${have} (current)`
       : `schema version ${have} of ${want}; it is brought up to date the next time the sandbox starts`
   return [{...base, status: 'ok', message: `integrity ok; ${version}`}]
+}
+
+/**
+ * The nearest existing directory on the way to `dir` when it keeps `dir` from being made
+ * (not writable, or not a directory), with why; undefined when `dir` can be made or is there.
+ */
+function unwritableAncestor(dir: string): {dir: string; reason: string} | undefined {
+  for (let at = dir; ;) {
+    try {
+      if (!statSync(at).isDirectory()) return {dir: at, reason: 'not a directory'}
+      accessSync(at, constants.W_OK | constants.X_OK)
+      return undefined
+    } catch (error) {
+      const parent = dirname(at)
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return {dir: at, reason: fileReason(error)}
+      if (parent === at) return undefined
+      at = parent
+    }
+  }
 }
