@@ -60,18 +60,41 @@ if (unsupported) {
   }
   builtin('node:module').enableCompileCache?.(compileCache)
   const {execute} = await import('../dist/main.js')
-  await execute({loadOptions: {root, pjson, userPlugins: false}})
+  // oclif reads the plugins a user linked from package.json in its data directory, and
+  // warns (a Node.js warning, on every command) when that cannot be read for any reason but
+  // its absence: a data directory under a file, or another user's. No plugins then, quietly:
+  // what mfg itself keeps there is said where it is written.
+  let userPlugins = true
+  try {
+    builtin('node:fs').accessSync(join(dataDir(), 'package.json'))
+  } catch (error) {
+    userPlugins = error.code === 'ENOENT'
+  }
+  await execute({loadOptions: {root, pjson, ...(userPlugins ? {} : {userPlugins})}})
+}
+
+/** The user's home directory as oclif's Config finds it. */
+function home() {
+  const windows = process.platform === 'win32'
+  return (
+    process.env.HOME ||
+    (windows && process.env.HOMEDRIVE && process.env.HOMEPATH && join(process.env.HOMEDRIVE, process.env.HOMEPATH)) ||
+    (windows && process.env.USERPROFILE) ||
+    builtin('node:os').homedir()
+  )
 }
 
 /** oclif's cache directory for mfg (Config's cacheDir), without loading oclif to ask it. */
 function cacheDir() {
   if (process.env.MFG_CACHE_DIR) return process.env.MFG_CACHE_DIR
-  const windows = process.platform === 'win32'
-  const home =
-    process.env.HOME ||
-    (windows && process.env.HOMEDRIVE && process.env.HOMEPATH && join(process.env.HOMEDRIVE, process.env.HOMEPATH)) ||
-    (windows && process.env.USERPROFILE) ||
-    builtin('node:os').homedir()
-  if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'mfg')
-  return join(process.env.XDG_CACHE_HOME || (windows && process.env.LOCALAPPDATA) || join(home, '.cache'), 'mfg')
+  if (process.platform === 'darwin') return join(home(), 'Library', 'Caches', 'mfg')
+  const local = process.platform === 'win32' && process.env.LOCALAPPDATA
+  return join(process.env.XDG_CACHE_HOME || local || join(home(), '.cache'), 'mfg')
+}
+
+/** oclif's data directory for mfg (Config's dataDir), as cacheDir. */
+function dataDir() {
+  if (process.env.MFG_DATA_DIR) return process.env.MFG_DATA_DIR
+  const local = process.platform === 'win32' && process.env.LOCALAPPDATA
+  return join(process.env.XDG_DATA_HOME || local || join(home(), '.local', 'share'), 'mfg')
 }
