@@ -24,6 +24,19 @@ settings.enableAutoTranspile = false
  */
 export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
   const argv = process.argv.slice(2)
+  // Every command but help writes under MFG_HOME: one that names a file is said once, here,
+  // before oclif and its plugins meet it (ENOTDIR from each, or a doctor of warnings).
+  const asksHelp = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')
+  const homeProblem =
+    process.env.MFG_HOME && !asksHelp ? (await import('./profiles/paths.js')).mfgHomeProblem() : undefined
+  if (homeProblem) {
+    const asJson = argv.some((a) => /^--(json|jq)(=|$)/.test(a))
+    process.stderr.write(
+      asJson ? `${JSON.stringify({error: {code: 'usage', message: homeProblem}})}\n` : `Error: ${homeProblem}\n`,
+    )
+    process.exitCode = 2
+    return undefined
+  }
   try {
     // An unknown command typed at a terminal whose output is piped (src/cli/not-found.ts,
     // which decides); loaded only when stdin is a terminal, so scripts never load it.

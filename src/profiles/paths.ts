@@ -1,3 +1,4 @@
+import {statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -42,4 +43,23 @@ export function mfgPaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.
   }
   const join = platform === 'win32' ? path.win32.join : path.join
   return {configDir, dataDir, sandboxDir: join(dataDir, 'sandbox'), journalDir: join(dataDir, 'journals')}
+}
+
+/**
+ * Why MFG_HOME cannot be mfg's directory: it names a file, or a path under one. Undefined
+ * when it is unset, a directory, or missing (made when first needed); a directory mfg may
+ * not write is said where it is written, naming the file.
+ */
+export function mfgHomeProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const home = env.MFG_HOME
+  if (!home || home.trim() === '') return undefined
+  let problem: string | undefined
+  try {
+    if (!statSync(home).isDirectory()) problem = 'a file'
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') problem = 'a path under a file'
+  }
+  return problem
+    ? `MFG_HOME is ${home}, ${problem}; it must name a directory (mfg makes it when missing) where mfg keeps its profiles, journals and sandbox data, or be unset.`
+    : undefined
 }

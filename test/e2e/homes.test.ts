@@ -74,4 +74,24 @@ describe('mfg with nowhere to keep its files', () => {
       },
     })
   })
+
+  it('MFG_HOME naming a file: every command but help says so in one line, exit 2', async () => {
+    const file = join(tempDir(), 'home')
+    writeFileSync(file, '')
+    const message = `MFG_HOME is ${file}, a file; it must name a directory (mfg makes it when missing) where mfg keeps its profiles, journals and sandbox data, or be unset.`
+    for (const args of [['doctor'], ['autocomplete', 'bash'], ['demand', 'list']]) {
+      const r = await runBuiltCli(args, {env: {MFG_HOME: file}})
+      expect([r.exitCode, r.stdout, r.stderr]).toEqual([2, '', `Error: ${message}\n`])
+    }
+    const asJson = await runBuiltCli(['profile', 'list', '--json'], {env: {MFG_HOME: join(file, 'below')}})
+    expect(asJson.exitCode).toBe(2)
+    expect(JSON.parse(asJson.stderr)).toEqual({
+      error: {
+        code: 'usage',
+        message: message.replace(`${file}, a file`, `${join(file, 'below')}, a path under a file`),
+      },
+    })
+    const help = await runBuiltCli(['help', 'environment'], {env: {MFG_HOME: file}})
+    expect([help.exitCode, help.stderr]).toEqual([0, ''])
+  })
 })
