@@ -75,3 +75,22 @@ describe('oclif.manifest.json is current', () => {
     expect(cached.examples, 'examples').toEqual(Cmd.examples)
   })
 })
+
+describe('the help an installed mfg prints', () => {
+  // The package ships bin/, dist/ and the manifest (package.json "files"): a page of the
+  // repository named in help is one an installed user does not have, so it is named by URL.
+  it('names no repository file (docs/*.md, src/, scripts/) except by its URL', () => {
+    const named: string[] = []
+    for (const [id, cmd] of Object.entries(manifest.commands)) {
+      const flagTexts = Object.entries(cmd.flags).map(([name, f]) => [
+        `--${name}`,
+        (f as {description?: string}).description,
+      ])
+      for (const [where, text] of [['summary', cmd.summary], ['description', cmd.description], ...flagTexts]) {
+        for (const m of (text ?? '').matchAll(/(?<![\w/.-])(docs\/[\w.-]+\.md|src\/\S+|scripts\/\S+)/g))
+          named.push(`${id} ${where}: ${m[1]}`)
+      }
+    }
+    expect(named).toEqual([])
+  })
+})

@@ -21,7 +21,7 @@ Buyers' files are untrusted: a part file over a reader limit (triangles, 3MF inf
 
 --slicer prusa slices the part with the PrusaSlicer command line (prusa-slicer on PATH, or MFG_PRUSA_SLICER) at 0.3 mm layers (0.35 mm first), 1.75 mm filament and 1.24 g/cm³, and sends its print time, filament length, weight and layer count instead of the built-in heuristic. Without PrusaSlicer it exits with code 2 saying how to install it.
 
---legacy needs --currency (one of the 22 codes); it spends one of the business's daily estimations per quantity priced, and shows how many are left. Prices are pricing estimates, not quotes (docs/pricing.md).`
+--legacy needs --currency (one of the 22 codes); it spends one of the business's daily estimations per quantity priced, and shows how many are left. Prices are pricing estimates, not quotes (https://github.com/mfg-cli/mfg/blob/main/docs/pricing.md).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PLA',
     '<%= config.bin %> <%= command.id %> --part examples/bracket.stl --material PETG --color Black --quantity 20 --option lead_time="Express (3 working days)"',
