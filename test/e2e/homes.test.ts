@@ -94,4 +94,20 @@ describe('mfg with nowhere to keep its files', () => {
     const help = await runBuiltCli(['help', 'environment'], {env: {MFG_HOME: file}})
     expect([help.exitCode, help.stderr]).toEqual([0, ''])
   })
+
+  it("another user's data directory: doctor says it cannot reach the database, not that it is yet to be made", async () => {
+    const home = tempDir()
+    const env = homeEnv(home)
+    expect((await runBuiltCli(['demand', 'list', '--limit', '1'], {env})).exitCode).toBe(0)
+    const data = join(home, '.local', 'share', 'mfg')
+    chmodSync(data, 0o000)
+    const r = await runBuiltCli(['doctor', '--json'], {env, unprivileged: true})
+    chmodSync(data, 0o700)
+    expect(r.exitCode, r.stderr).toBe(1)
+    const checks = (JSON.parse(r.stdout) as {checks: {check: string; status: string; message: string}[]}).checks
+    expect(checks.find((c) => c.check === 'sandbox-db')).toMatchObject({
+      status: 'fail',
+      message: 'cannot reach the database: permission denied',
+    })
+  })
 })

@@ -1,4 +1,4 @@
-import {accessSync, constants, existsSync, statSync} from 'node:fs'
+import {accessSync, constants, statSync} from 'node:fs'
 import {dirname} from 'node:path'
 
 import {fileReason} from '../../util/file-reason.js'
@@ -25,7 +25,25 @@ const RESET_FIX = 'mfg sandbox reset --yes (wipes the sandbox data and seeds it 
  */
 export async function checkSandboxDatabase(file: string, inspect: InspectDatabase): Promise<CheckResult[]> {
   const base = {check: 'sandbox-db', target: file}
-  if (!existsSync(file)) {
+  let missing = false
+  try {
+    statSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      // There or not, this user cannot reach it: another user's directory (an mfg run with sudo, say).
+      return [
+        {
+          ...base,
+          status: 'fail',
+          message: `cannot reach the database: ${fileReason(error)}`,
+          fix: `check that ${file} and the directories above it are yours (an mfg run with sudo makes them root's), or set MFG_HOME to a directory you can write to`,
+        },
+      ]
+    }
+    missing = true
+  }
+  if (missing) {
     const blocked = unwritableAncestor(dirname(file))
     if (blocked) {
       return [
