@@ -99,7 +99,10 @@ export abstract class BaseCommand extends Command {
   protected clearOnInterrupt: () => void = () => undefined
 
   private ctxInstance?: CommandContext
+  /** Set by Ctrl-C: what fails afterwards (a request cut by closing the embedded sandbox) is the interruption, not an error. */
+  private interrupted = false
   private readonly onInterrupt = (): void => {
+    this.interrupted = true
     this.clearOnInterrupt()
     writeErr('\nInterrupted.')
     const closing = this.ctxInstance?.close().catch(() => undefined) ?? Promise.resolve()
@@ -382,6 +385,9 @@ export abstract class BaseCommand extends Command {
    * ExitError is silent in its handler.
    */
   protected override async catch(err: Interfaces.CommandError): Promise<void> {
+    // After Ctrl-C, "Interrupted." is said already; a request that fails because the
+    // process is closing (the embedded sandbox shut) is no second error, and the exit is 130.
+    if (this.interrupted) throw new Errors.ExitError(EXIT_INTERRUPTED)
     if (err instanceof Errors.ExitError) throw err
     if (err.name === 'ExitPromptError') {
       // Ctrl-C at a prompt (the prompt library's raw mode reads it as a key, not a signal).
