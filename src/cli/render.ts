@@ -115,6 +115,8 @@ const LEGACY_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
 const PLAIN = /^[\x20-\x7e]*$/
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
+/** Bidirectional embeddings, overrides and isolates: a cell's U+202E would show the rest of its row reversed. */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
 
 /**
  * A table cell's text: cellText, a date-time (ISO 8601 with a zone) shown in
@@ -134,7 +136,11 @@ export function tableCell(value: unknown): string {
  * (names, addresses), so none may move the cursor, retitle the window or add a line.
  */
 export function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  return text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(CONTROL, escape)
+    .replace(BIDI, escape)
 }
 
 /**
@@ -153,7 +159,7 @@ export function tableDate(text: string): string {
   return Number.isNaN(ms) ? text : `${new Date(ms).toISOString().slice(0, 19)}Z`
 }
 
-/** Characters a terminal draws two columns wide (CJK, Hangul, full-width forms, emoji). */
+/** Characters a terminal draws two columns wide (CJK, Hangul, full-width forms, emoji shown as pictures). */
 function isWide(cp: number): boolean {
   return (
     (cp >= 0x1100 && cp <= 0x115f) ||
@@ -163,44 +169,79 @@ function isWide(cp: number): boolean {
     (cp >= 0xfe30 && cp <= 0xfe4f) ||
     (cp >= 0xff00 && cp <= 0xff60) ||
     (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
+    (cp >= 0x20000 && cp <= 0x3fffd) ||
+    (cp >= 0x1f000 && EMOJI.test(String.fromCodePoint(cp))) ||
+    (cp >= 0x231a && cp <= 0x2b55 && EMOJI.test(String.fromCodePoint(cp)))
   )
 }
+/** Emoji a terminal shows as a picture by default (🚀 ✅ ⌚), flags' halves aside. */
+const EMOJI = /^(?!\p{Regional_Indicator})\p{Emoji_Presentation}$/u
+/** What starts a cluster drawn as one emoji picture, two columns: a flag's pair, ZWJ sequences, skin tones. */
+const PICTURE = /^(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}.*(?:\u200d|\ufe0f|\p{Emoji_Modifier}))/u
 
-/** Combining marks, zero-width spaces and joiners, variation selectors: no column of their own. */
+/** Combining marks, zero-width spaces and joiners, variation selectors, the BOM: no column of their own. */
 function isZeroWidth(cp: number): boolean {
   return (
     (cp >= 0x300 && cp <= 0x36f) ||
     (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x2060 && cp <= 0x2064) ||
     (cp >= 0x20d0 && cp <= 0x20ff) ||
-    (cp >= 0xfe00 && cp <= 0xfe0f)
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff
   )
+}
+
+let graphemes: Intl.Segmenter | undefined
+/** What makes a cluster of several code points: marks, joiners, selectors, flags' halves, skin tones, Hangul jamo. */
+const JOINS = /\p{M}|\u200c|\u200d|\p{Regional_Indicator}|\p{Emoji_Modifier}|[\u1100-\u11ff]/u
+/**
+ * `text` in the units a terminal draws (grapheme clusters: a letter with its accents,
+ * a flag, a family emoji joined by ZWJ), each with the columns it takes.
+ */
+function* clusters(text: string): Generator<[string, number]> {
+  if (!JOINS.test(text)) {
+    // Nothing joins code points here (the common case: Malmö, 東京): each is a cluster, and segmenting costs 20 times more.
+    for (const ch of text) {
+      const cp = ch.codePointAt(0) ?? 0
+      yield [ch, isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1]
+    }
+    return
+  }
+  graphemes ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})
+  for (const {segment} of graphemes.segment(text)) {
+    if (segment.length > 1 && PICTURE.test(segment)) {
+      yield [segment, 2]
+      continue
+    }
+    let width = 0
+    for (const ch of segment) {
+      const cp = ch.codePointAt(0) ?? 0
+      if (!isZeroWidth(cp)) width += isWide(cp) ? 2 : 1
+    }
+    yield [segment, width]
+  }
 }
 
 /** The columns a terminal uses to show `text` (escape sequences take none). */
 export function displayWidth(text: string): number {
   if (PLAIN.test(text)) return text.length
   let width = 0
-  for (const ch of stripVTControlCharacters(text)) {
-    const cp = ch.codePointAt(0) ?? 0
-    if (!isZeroWidth(cp)) width += isWide(cp) ? 2 : 1
-  }
+  for (const [, w] of clusters(stripVTControlCharacters(text))) width += w
   return width
 }
 
-/** `text` cut to `width` display columns, its last one an ellipsis when anything was cut. */
+/**
+ * `text` cut to `width` display columns, its last one an ellipsis when anything was cut.
+ * A cut falls between clusters, never inside one (half a flag, an emoji without its joined part, a letter without its accent).
+ */
 export function cutText(text: string, width: number): string {
   if (displayWidth(text) <= width) return text
   if (PLAIN.test(text)) return `${text.slice(0, Math.max(0, width - 1))}…`
   let out = ''
   let used = 0
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0
-    const w = isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1
+  for (const [segment, w] of clusters(text)) {
     if (used + w > width - 1) break
-    out += ch
+    out += segment
     used += w
   }
   return `${out}…`

@@ -124,6 +124,16 @@ describe('render', () => {
     expect(displayWidth(cutText('日本語テキスト', 7))).toBeLessThanOrEqual(7)
   })
 
+  it('counts and cuts what a terminal draws: emoji pictures, flags, ZWJ sequences, accents, zero-width marks', () => {
+    expect(displayWidth('\u{1f680}\u2705')).toBe(4)
+    expect(displayWidth('\u{1f1e9}\u{1f1ea}')).toBe(2)
+    expect(displayWidth('\u{1f469}\u200d\u{1f469}\u200d\u{1f467}')).toBe(2)
+    expect(displayWidth('a\ufeffb\u2060c')).toBe(3)
+    expect(cutText('\u{1f1e9}\u{1f1ea}\u{1f1eb}\u{1f1f7}x', 4)).toBe('\u{1f1e9}\u{1f1ea}…')
+    expect(cutText('e\u0301e\u0301e\u0301x', 3)).toBe('e\u0301e\u0301…')
+    expect(tableCell('\u202eevil\u202c \u2067x\u2069')).toBe('\\u202eevil\\u202c \\u2067x\\u2069')
+  })
+
   it('aligns columns by display width', () => {
     const lines = toTable(
       [

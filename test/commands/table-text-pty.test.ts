@@ -1,0 +1,55 @@
+// Buyers' text in tables on a real pseudo-terminal (test/helpers/pty.ts) a set width:
+// a cell cut to fit ends between the characters the terminal draws (never inside a
+// family emoji's ZWJ sequence), and bidirectional overrides are shown escaped.
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, expect, it} from 'vitest'
+
+import {json, runBuiltCli} from '../helpers/cli.js'
+import {inTerminal} from '../helpers/pty.js'
+
+const FAMILY = '\u{1f469}\u200d\u{1f469}\u200d\u{1f467}\u200d\u{1f466}'
+let home: string
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mfg-text-'))
+})
+afterAll(() => rmSync(home, {recursive: true, force: true}))
+
+it('demand list at 20 columns cuts a row of family emoji between families; demand get escapes U+202E', async () => {
+  const created = await runBuiltCli(
+    [
+      'demand',
+      'create',
+      '--technique',
+      '3D_PRINTING',
+      '--material',
+      'PLA',
+      '--quantity',
+      '1',
+      '--email',
+      'fam@example.com',
+      '--first-name',
+      FAMILY.repeat(12),
+      '--last-name',
+      '\u202eevil',
+      '--json',
+    ],
+    {env: {MFG_HOME: home}},
+  )
+  expect(created.exitCode, created.stderr).toBe(0)
+  const {id} = json<{results: {id: string}[]}>(created).results[0]!
+
+  const list = inTerminal(['demand', 'list', '--limit', '1', '--columns', 'firstName'], {MFG_HOME: home}, 20)
+  const listed = await list.exited
+  expect(listed.code, listed.shown).toBe(0)
+  const cell = listed.shown.split('\n').find((line) => line.includes('\u{1f469}'))
+  // Each family is drawn as one picture two columns wide: nine of them and the ellipsis fill 19 columns.
+  expect(cell?.trimEnd()).toBe(`${FAMILY.repeat(9)}…`)
+
+  const got = await inTerminal(['demand', 'get', id], {MFG_HOME: home}).exited
+  expect(got.code, got.shown).toBe(0)
+  expect(got.shown).toContain('\\u202eevil')
+  expect(got.shown).not.toContain('\u202e')
+})
