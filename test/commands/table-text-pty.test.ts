@@ -53,3 +53,11 @@ it('demand list at 20 columns cuts a row of family emoji between families; deman
   expect(got.shown).toContain('\\u202eevil')
   expect(got.shown).not.toContain('\u202e')
 })
+
+it('demand track fits its tables to a 30-column terminal, the dates whole', async () => {
+  const {code, shown} = await inTerminal(['demand', 'track', '65f000060000000000000011'], {MFG_HOME: home}, 30).exited
+  expect(code, shown).toBe(0)
+  const dated = shown.split(/\r?\n/).filter((line) => /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/.test(line))
+  expect(dated.length, shown).toBeGreaterThan(3)
+  for (const line of dated) expect(line.trimEnd().length, line).toBeLessThanOrEqual(30)
+})

@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {orderItems, orderOutcomeHint} from '../../cli/demand-order.js'
 import {fileFlag, shippingFlags} from '../../cli/flags.js'
-import {writeOut} from '../../cli/output.js'
 import {LANGS, type Lang} from '../../schemas/legacy-demand.js'
 import type {LegacyDemandRecord} from '../../schemas/read/types.js'
 
@@ -42,8 +41,10 @@ Store the returned demand id: later reads go through mfg demand list --ids.`
       throw orderOutcomeHint(error, checked)
     })
     if (!this.jsonEnabled()) {
-      const {toTable} = await import('../../cli/render.js')
-      writeOut(toTable(records, ['orderNumber', '_id', 'status', 'productId', 'quantity', 'priceToClient', 'currency']))
+      const {printTable} = await import('../../cli/render.js')
+      printTable(records, ['orderNumber', '_id', 'status', 'productId', 'quantity', 'priceToClient', 'currency'], {
+        keep: ['orderNumber', '_id'],
+      })
       for (const r of records) if (typeof r.message === 'string') this.note(r.message)
       this.note(`Placed ${records.length} order(s); keep the _id to read them later with mfg demand list --ids.`)
     }

@@ -19,20 +19,19 @@ export default class DemandTrack extends BaseCommand {
     const {trackDemand} = await import('../../services/demands/stage.js')
     const timeline = await trackDemand({client}, args.id)
     if (!this.jsonEnabled()) {
-      const {isoLocal, toTable} = await import('../../cli/render.js')
+      const {isoLocal, printTable} = await import('../../cli/render.js')
       const rows = timeline.steps.map((s) => ({
         stage: s.stage ?? '',
         tracking: s.status,
         date: s.date === undefined ? '' : isoLocal(s.date),
       }))
-      if (rows.length > 0) writeOut(toTable(rows, ['stage', 'tracking', 'date']))
+      if (rows.length > 0) printTable(rows, ['stage', 'tracking', 'date'], {keep: ['date']})
       if (timeline.dates.length > 0) {
         writeOut('')
-        writeOut(
-          toTable(
-            timeline.dates.map((d) => ({field: d.field, date: isoLocal(d.date), epoch: d.date})),
-            ['field', 'date', 'epoch'],
-          ),
+        printTable(
+          timeline.dates.map((d) => ({field: d.field, date: isoLocal(d.date), epoch: d.date})),
+          ['field', 'date', 'epoch'],
+          {keep: ['date', 'epoch']},
         )
       }
       this.note(
