@@ -104,11 +104,18 @@ export abstract class BaseCommand extends Command {
   private readonly onInterrupt = (): void => {
     this.interrupted = true
     this.clearOnInterrupt()
-    writeErr('\nInterrupted.')
+    this.sayInterrupted()
     const closing = this.ctxInstance?.close().catch(() => undefined) ?? Promise.resolve()
     const timer = setTimeout(() => process.exit(EXIT_INTERRUPTED), 2000)
     timer.unref()
     void closing.finally(() => process.exit(EXIT_INTERRUPTED))
+  }
+
+  /** Ctrl-C, said on stderr: under --json/--jq as the JSON error every failure is, so a reader of stderr parses it too. */
+  private sayInterrupted(): void {
+    writeErr(
+      this.jsonEnabled() ? JSON.stringify({error: {code: 'interrupted', message: 'Interrupted.'}}) : '\nInterrupted.',
+    )
   }
 
   protected override async init(): Promise<void> {
@@ -391,9 +398,7 @@ export abstract class BaseCommand extends Command {
     if (err instanceof Errors.ExitError) throw err
     if (err.name === 'ExitPromptError') {
       // Ctrl-C at a prompt (the prompt library's raw mode reads it as a key, not a signal).
-      writeErr(
-        this.jsonEnabled() ? JSON.stringify({error: {code: 'interrupted', message: 'Interrupted.'}}) : '\nInterrupted.',
-      )
+      this.sayInterrupted()
       throw new Errors.ExitError(EXIT_INTERRUPTED)
     }
     const d = describeError(err)

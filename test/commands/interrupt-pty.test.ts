@@ -28,3 +28,16 @@ it('Ctrl-C during post upload exits 130 with "Interrupted." and no error about t
   expect(shown).not.toContain('Error')
   expect(code, shown).toBe(130)
 })
+
+it('under --json, Ctrl-C mid-command is said as the JSON error a prompt interrupted says', async () => {
+  const file = join(home, 'plate-json.stl')
+  const stl = Buffer.alloc(84 + 1_000_000 * 50)
+  stl.writeUInt32LE(1_000_000, 80)
+  writeFileSync(file, stl)
+  const t = inTerminal(['post', 'upload', file, '--json'], {MFG_HOME: home})
+  await t.waitFor('MiB')
+  t.type('\u0003')
+  const {code, shown} = await t.exited
+  expect(shown).toContain('{"error":{"code":"interrupted","message":"Interrupted."}}')
+  expect(code, shown).toBe(130)
+})
