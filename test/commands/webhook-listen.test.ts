@@ -169,6 +169,31 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(forwardErrors[1]).toMatch(/failed/)
   })
 
+  it('answers 503, unprinted, while the forward target is behind by the backlog limit, and takes it again after', async () => {
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    // The target takes the first forward and answers nothing until released.
+    receiver = await startReceiver(() => 200, {hold: () => released})
+    const {url} = await start({forwardTo: receiver.url, maxForwardBacklog: 3})
+    for (const id of ['evt_b1', 'evt_b2', 'evt_b3']) {
+      const body = event('order_placed', id)
+      expect(await post(url, body, signed(body))).toBe(200)
+    }
+    const late = event('order_placed', 'evt_b4')
+    expect(await post(url, late, signed(late))).toBe(503)
+    expect(events.map((e) => e.id)).toEqual(['evt_b1', 'evt_b2', 'evt_b3'])
+    expect(rejected.at(-1)).toMatchObject({status: 503, reason: expect.stringMatching(/evt_b4 not taken: 3 events/)})
+    release()
+    await waitFor(() => receiver!.received.length === 3, 'the three forwards')
+    // Caught up: the service's next attempt is taken, printed and forwarded.
+    await waitFor(async () => (await post(url, late, signed(late))) === 200, 'evt_b4 taken')
+    expect(events.map((e) => e.id)).toEqual(['evt_b1', 'evt_b2', 'evt_b3', 'evt_b4'])
+    await waitFor(() => receiver!.received.length === 4, 'the fourth forward')
+    expect(forwardErrors).toEqual([])
+  })
+
   it('checks nothing without a secret', async () => {
     const {url} = await start({secret: undefined})
     const body = event()

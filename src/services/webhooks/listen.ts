@@ -10,6 +10,12 @@ export const MAX_WEBHOOK_BODY = 1024 * 1024
 export const SIGNATURE_TOLERANCE_S = 300
 /** How long one forward may take before it counts as failed. */
 const FORWARD_TIMEOUT_MS = 10_000
+/**
+ * Most accepted events waiting to be forwarded (the one under way included). Past it a
+ * delivery is answered 503 unprinted, so a slow forward target holds the service back
+ * (it retries later) instead of piling events up in memory, to be lost at the stop.
+ */
+export const MAX_FORWARD_BACKLOG = 100
 
 export interface ReceivedEvent {
   id: string
@@ -37,6 +43,8 @@ export interface ListenOptions {
   events?: readonly string[]
   /** Where verified events are sent on, with their original headers and body. */
   forwardTo?: string
+  /** Most events waiting for the forward target before deliveries get 503 (default MAX_FORWARD_BACKLOG). */
+  maxForwardBacklog?: number
   maxBodyBytes?: number
   toleranceSeconds?: number
   /** Epoch ms; tests may pass a fixed clock. */
@@ -142,6 +150,8 @@ const HOP_BY_HOP = new Set([
 /** Forwards events to one address one at a time, in order of arrival. */
 class Forwarder {
   private queue: Promise<void> = Promise.resolve()
+  /** Events taken and not yet answered by the target (or given up). */
+  waiting = 0
   /** Aborted when the listener stops: cuts off the forward under way and skips those still queued. */
   private readonly stopping = new AbortController()
 
@@ -157,7 +167,12 @@ class Forwarder {
       sendHeaders[name] = Array.isArray(value) ? value.join(', ') : value
     }
     // In order of arrival: the next forward starts when this one has an answer.
-    this.queue = this.queue.then(() => this.post(event, sendHeaders, body))
+    this.waiting += 1
+    this.queue = this.queue
+      .then(() => this.post(event, sendHeaders, body))
+      .finally(() => {
+        this.waiting -= 1
+      })
   }
 
   /**
@@ -228,6 +243,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
   const now = opts.now ?? Date.now
   const wanted = opts.events?.length ? new Set(opts.events.map((e) => WEBHOOK_EVENT_ALIASES[e] ?? e)) : undefined
   const forwarder = opts.forwardTo ? new Forwarder(opts.forwardTo, opts) : undefined
+  const maxBacklog = opts.maxForwardBacklog ?? MAX_FORWARD_BACKLOG
 
   const reject = (res: ServerResponse, status: number, reason: string, close = false): void => {
     opts.onRejected?.({status, reason})
@@ -242,11 +258,14 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     res.setHeader('content-type', 'application/json')
     res.end('{"received":true}')
   }
-  const notPassedOn = (res: ServerResponse): void => {
+  const notPassedOn = (
+    res: ServerResponse,
+    message = 'the receiver could not pass the event on; send it again later',
+  ): void => {
     res.statusCode = 503
     res.setHeader('content-type', 'application/json')
     res.setHeader('connection', 'close')
-    res.end(JSON.stringify({statusCode: 503, message: 'the receiver could not pass the event on; send it again later'}))
+    res.end(JSON.stringify({statusCode: 503, message}))
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -271,6 +290,12 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       signature: opts.secret === undefined ? 'unchecked' : 'verified',
     }
     if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return acknowledge(res)
+    if (forwarder && forwarder.waiting >= maxBacklog) {
+      // Not printed nor taken: the service sends it again once the target has caught up.
+      const reason = `${received.id} not taken: ${forwarder.waiting} events are waiting for ${opts.forwardTo}; the service sends it again later`
+      opts.onRejected?.({status: 503, reason})
+      return notPassedOn(res, reason)
+    }
     // Acknowledged only once passed on: one that could not be is left for the sender to retry.
     void Promise.resolve()
       .then(() => opts.onEvent(received))
