@@ -1,4 +1,4 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -233,6 +233,60 @@ describe('mfg webhook create, list, update', () => {
 })
 
 describe('mfg webhook deliveries and trigger', () => {
+  it('pages through more deliveries than one request answers: --all and --limit past 500', async () => {
+    const receiver = await startReceiver(() => 200)
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-webhook-rows-'))
+    try {
+      const hook = json<Hook>(
+        await run([
+          'webhook',
+          'create',
+          '--url',
+          receiver.url,
+          '--events',
+          'quote_request_received',
+          '--secret',
+          SECRET,
+          '--json',
+        ]),
+      )
+      const rows = Array.from({length: 520}, (_, i) =>
+        JSON.stringify({
+          technique: '3D_PRINTING',
+          material: 'PLA',
+          quantity: 1,
+          lastName: `Paging ${i}`,
+          email: `p${i}@example.com`,
+        }),
+      )
+      writeFileSync(join(dir, 'rows.ndjson'), `${rows.join('\n')}\n`)
+      const created = await run([
+        'demand',
+        'create',
+        '--file',
+        join(dir, 'rows.ndjson'),
+        '--out',
+        join(dir, 'out.ndjson'),
+      ])
+      expect(created.exitCode, created.stderr).toBe(0)
+      const ids = (r: CliResult) =>
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as {eventId: string}).eventId)
+      const all = await run(['webhook', 'deliveries', hook._id, '--all', '--ndjson', '--columns', 'eventId'])
+      expect(all.exitCode, all.stderr).toBe(0)
+      expect(new Set(ids(all)).size).toBe(520)
+      const some = await run(['webhook', 'deliveries', hook._id, '--limit', '510', '--ndjson', '--columns', 'eventId'])
+      expect(some.exitCode, some.stderr).toBe(0)
+      // The newest 510, in the same order as the whole log.
+      expect(ids(some)).toEqual(ids(all).slice(0, 510))
+    } finally {
+      await receiver.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
   it('a receiver that fails for a while gets every event once it recovers, in order, ids deduplicable', async () => {
     let failing = true
     const receiver = await startReceiver(() => (failing ? 503 : 200))

@@ -227,6 +227,12 @@ describe('events and deliveries', () => {
     expect(first.attempts.at(-1)).toMatchObject({statusCode: 200, error: null})
     expect(Date.parse(first.attempts[0].at)).not.toBeNaN()
     expect((await second.get(`${HOOKS}/${second.business.id}/${hook._id}/deliveries`)).status).toBe(404)
+    // `before` pages on from a delivery, older ones only; one not of this webhook is a 400 naming it.
+    const older = await demo.get(`${HOOKS}/${demo.business.id}/${hook._id}/deliveries?limit=1&before=${third._id}`)
+    expect(older.body.data.map((d: {_id: string}) => d._id)).toEqual([log.body.data[1]._id])
+    const stray = await demo.get(`${HOOKS}/${demo.business.id}/${hook._id}/deliveries?before=dlv_nope`)
+    expect(stray.status).toBe(400)
+    expect(stray.body.details).toEqual([{path: 'before', message: 'not a delivery of this webhook'}])
     await demo.post(`${HOOKS}/${demo.business.id}/${hook._id}`, {events: ['order_updated']})
   })
 

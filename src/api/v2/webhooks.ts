@@ -46,16 +46,16 @@ export async function updateWebhook(
   return readWritten(WebhookAnswerRead, res, 'POST', path, client)
 }
 
-/** [ext] GET .../webhooks/{businessId}/{webhookId}/deliveries?limit=: the sandbox's delivery log, newest first. */
+/** [ext] GET .../webhooks/{businessId}/{webhookId}/deliveries?limit=&before=: the sandbox's delivery log, newest first. */
 export async function listDeliveries(
   client: ApiClient,
   businessId: string,
   webhookId: string,
-  opts: {limit?: number} = {},
+  opts: {limit?: number; before?: string} = {},
 ): Promise<z.infer<typeof DeliveriesAnswer>> {
   const template = `${BASE}/{businessId}/{webhookId}/deliveries`
   const path = `${BASE}/${segment(businessId, 'businessId', 'GET', template)}/${segment(webhookId, 'webhook id', 'GET', template)}/deliveries`
-  const res = await client.request({method: 'GET', path, query: {limit: opts.limit}})
+  const res = await client.request({method: 'GET', path, query: {limit: opts.limit, before: opts.before}})
   return parseResponse(DeliveriesAnswer, res.body, 'GET', path, res.status, client)
 }
 

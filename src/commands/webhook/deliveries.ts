@@ -13,11 +13,17 @@ The log is an extension of the mfg sandbox; against a service without it the com
   static override examples = [
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')"`,
     `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --limit 10 --json`,
+    `<%= config.bin %> <%= command.id %> "$(<%= config.bin %> webhook list --json | jq -r '.[0]._id')" --all --columns eventId,status`,
   ]
   static override outputFields = async () => (await import('../../schemas/webhooks.js')).ShownDelivery
   static override args = {id: Args.string({description: 'Webhook id (_id).', required: true})}
   static override flags = {
-    limit: Flags.integer({description: 'Most deliveries to show (1 to 500, default 100).', min: 1, max: 500}),
+    limit: Flags.integer({
+      description: 'Most deliveries to show, the newest (default 100; past 500 it reads several pages).',
+      min: 1,
+      exclusive: ['all'],
+    }),
+    all: Flags.boolean({description: 'Every delivery of the subscription, 500 a request.', exclusive: ['limit']}),
     ...listFlags(DELIVERY_COLUMNS, DELIVERY_LAYOUT.wide),
   }
 
@@ -26,12 +32,12 @@ The log is an extension of the mfg sandbox; against a service without it the com
     const ctx = await this.context(flags).service()
     const {listDeliveries} = await import('../../services/webhooks/subscriptions.js')
     const render = await import('../../cli/render.js')
-    const found = (await listDeliveries(ctx, args.id, flags.limit)).map(shownDelivery)
+    const limit = flags.all ? Number.POSITIVE_INFINITY : (flags.limit ?? 100)
+    const found = (await listDeliveries(ctx, args.id, limit)).map(shownDelivery)
     const deliveries = sortDeliveries(found, flags.sort, render.sortRows)
-    // The log keeps the newest deliveries up to --limit: a sort of a full answer covers only those.
-    const limit = flags.limit ?? 100
+    // Only the newest deliveries up to --limit are read: a sort of a full answer covers only those.
     if (flags.sort && found.length >= limit)
-      this.notice(`Sorted the ${limit} newest deliveries only; older ones may exist (raise --limit, at most 500).`)
+      this.notice(`Sorted the ${limit} newest deliveries only; older ones may exist (raise --limit, or --all).`)
     if (!this.jsonEnabled()) {
       const columns = render.listColumns(flags, DELIVERY_COLUMNS, DELIVERY_LAYOUT)
       const rows = flags.ndjson ? deliveries : deliveries.map((d) => deliveryRow(d, columns))

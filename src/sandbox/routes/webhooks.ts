@@ -104,8 +104,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: SandboxContext): 
     },
   )
 
-  // [ext] The delivery log of one subscription, newest first.
-  app.get<{Params: {businessId: string; webhookId: string}; Querystring: {limit?: string}}>(
+  // [ext] The delivery log of one subscription, newest first; `before` (a delivery id) pages on.
+  app.get<{Params: {businessId: string; webhookId: string}; Querystring: {limit?: string; before?: string}}>(
     '/integrations_ms/webhooks/:businessId/:webhookId/deliveries',
     async (request) => {
       const business = ownBusiness(request, request.params.businessId)
@@ -120,7 +120,14 @@ export async function webhookRoutes(app: FastifyInstance, ctx: SandboxContext): 
           {path: 'limit', message: 'must be a whole number from 1 to 500'},
         ])
       const limit = rawLimit === undefined ? 100 : Number(rawLimit)
-      const data = store.deliveries.byWebhook(webhook.id, limit).map((d) => {
+      const before = request.query.before
+      if (before !== undefined && typeof before !== 'string') throw badRequest('before must be one delivery id.')
+      const page = store.deliveries.byWebhook(webhook.id, limit, before)
+      if (!page)
+        throw badRequest(`before must be the _id of a delivery of webhook ${webhook.id}; ${before} is not.`, [
+          {path: 'before', message: 'not a delivery of this webhook'},
+        ])
+      const data = page.map((d) => {
         const event = store.deliveries.event(d.eventId)
         return {
           _id: d.id,

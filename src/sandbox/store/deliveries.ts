@@ -80,6 +80,8 @@ export class DeliveryStore {
   private readonly recordResult: SqlStatement
   private readonly insertAttempt: SqlStatement
   private readonly selectByWebhook: SqlStatement
+  private readonly selectByWebhookBefore: SqlStatement
+  private readonly selectSeq: SqlStatement
   private readonly selectAttempts: SqlStatement
   private readonly selectWaiting: SqlStatement
   private readonly reschedule: SqlStatement
@@ -105,6 +107,10 @@ export class DeliveryStore {
     this.insertAttempt = db.prepare(`INSERT OR IGNORE INTO delivery_attempts
       (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)`)
     this.selectByWebhook = db.prepare('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?')
+    this.selectByWebhookBefore = db.prepare(
+      'SELECT * FROM deliveries WHERE webhook_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    )
+    this.selectSeq = db.prepare('SELECT seq FROM deliveries WHERE webhook_id = ? AND id = ?')
     this.selectAttempts = db.prepare('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt')
     this.selectWaiting = db.prepare(
       "SELECT id, attempts, next_attempt_at FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL",
@@ -178,9 +184,16 @@ export class DeliveryStore {
     })
   }
 
-  /** The latest `limit` deliveries of a subscription, newest first. */
-  byWebhook(webhookId: string, limit: number): DeliveryRow[] {
-    return (this.selectByWebhook.all(webhookId, limit) as RawDelivery[]).map(deliveryOf)
+  /**
+   * The latest `limit` deliveries of a subscription, newest first; with `before` (a
+   * delivery id of that subscription) the ones queued before it. Undefined when `before`
+   * is not one of its deliveries.
+   */
+  byWebhook(webhookId: string, limit: number, before?: string): DeliveryRow[] | undefined {
+    if (before === undefined) return (this.selectByWebhook.all(webhookId, limit) as RawDelivery[]).map(deliveryOf)
+    const cursor = this.selectSeq.get(webhookId, before) as {seq: number} | undefined
+    if (!cursor) return undefined
+    return (this.selectByWebhookBefore.all(webhookId, cursor.seq, limit) as RawDelivery[]).map(deliveryOf)
   }
 
   attempts(deliveryId: string): AttemptRow[] {

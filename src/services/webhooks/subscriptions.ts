@@ -118,11 +118,32 @@ async function routeMissing(ctx: ServiceContext, error: unknown, webhookId: stri
   return list.data.some((w) => w._id === webhookId)
 }
 
-/** [ext] The sandbox's delivery log of one subscription, newest first. */
-export async function listDeliveries(ctx: ServiceContext, webhookId: string, limit?: number): Promise<Delivery[]> {
+/** Most deliveries the log answers a request. */
+export const DELIVERIES_PAGE = 500
+
+/**
+ * [ext] The sandbox's delivery log of one subscription, newest first: the newest `limit`
+ * (100 by default; Infinity for all), asked for 500 a request, each page after the last
+ * delivery of the one before.
+ */
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, limit = 100): Promise<Delivery[]> {
   try {
-    const answer = await fetchDeliveries(ctx.client, ctx.businessId, webhookId, limit === undefined ? {} : {limit})
-    return answer.data
+    const found: Delivery[] = []
+    const seen = new Set<string>()
+    let before: string | undefined
+    while (found.length < limit) {
+      const want = Math.min(DELIVERIES_PAGE, limit - found.length)
+      const page = (
+        await fetchDeliveries(ctx.client, ctx.businessId, webhookId, {limit: want, ...(before ? {before} : {})})
+      ).data
+      // A log that ignores `before` answers the same page again: nothing new, stop.
+      const fresh = page.filter((d) => !seen.has(d._id))
+      for (const d of fresh) seen.add(d._id)
+      found.push(...fresh)
+      if (page.length < want || fresh.length === 0) break
+      before = page.at(-1)!._id
+    }
+    return found
   } catch (error) {
     if (await routeMissing(ctx, error, webhookId)) {
       throw new UnsupportedError(
