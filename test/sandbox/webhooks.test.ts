@@ -195,6 +195,27 @@ describe('events and deliveries', () => {
     await demo.post(`${HOOKS}/${demo.business.id}/${hook._id}`, {events: ['order_updated']})
   })
 
+  it('gives the deliveries queued behind a failing one its next attempt time, not their own past creation time', async () => {
+    const slow = await startTestSandbox({webhooks: {retryBaseMs: 600_000, drainMs: 0}})
+    try {
+      const client = sandboxClient(slow, slow.businesses[0])
+      const r = await receiver(() => 500)
+      const hook = await subscribe(client, r.url, ['quote_request_received'])
+      for (let i = 0; i < 3; i++) await createQuote(client, {quantity: i + 1})
+      const log = async () => (await client.get(`${HOOKS}/${client.business.id}/${hook._id}/deliveries`)).body.data
+      await waitFor(async () => (await log()).at(-1).attempts.length === 1, 'the first failed attempt')
+      const [third, second, first] = await log()
+      expect(first.status).toBe('pending')
+      expect(Date.parse(first.nextAttemptAt)).toBeGreaterThan(Date.now())
+      for (const waiting of [second, third]) {
+        expect(waiting).toMatchObject({status: 'pending', attempts: []})
+        expect(waiting.nextAttemptAt).toBe(first.nextAttemptAt)
+      }
+    } finally {
+      await slow.close()
+    }
+  })
+
   it('retries after 500s with back-off until a 2xx, in order per subscription, and logs every attempt', async () => {
     let failing = true
     const r = await receiver(() => (failing ? 500 : 200))

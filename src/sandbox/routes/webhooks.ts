@@ -127,6 +127,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: SandboxContext): 
         throw badRequest(`before must be the _id of a delivery of webhook ${webhook.id}; ${before} is not.`, [
           {path: 'before', message: 'not a delivery of this webhook'},
         ])
+      // A delivery behind the subscription's oldest pending one is not tried before that one's next attempt.
+      const head = store.deliveries.head(webhook.id)
+      const headDue = head ? (head.nextAttemptAt ?? head.createdAt) : 0
       const data = page.map((d) => {
         const event = store.deliveries.event(d.eventId)
         return {
@@ -141,7 +144,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: SandboxContext): 
             statusCode: a.statusCode,
             error: a.error,
           })),
-          nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt ?? d.createdAt) : null,
+          nextAttemptAt: d.status === 'pending' ? iso(Math.max(d.nextAttemptAt ?? d.createdAt, headDue)) : null,
           createdAt: new Date(d.createdAt).toISOString(),
           updatedAt: new Date(d.updatedAt).toISOString(),
         }
