@@ -232,24 +232,19 @@ describe('mfg webhook create, list, update', () => {
   })
 })
 
+/** A subscription to quote_request_received at `url`, signed with SECRET. */
+async function createHook(url: string): Promise<Hook> {
+  return json<Hook>(
+    await run(['webhook', 'create', '--url', url, '--events', 'quote_request_received', '--secret', SECRET, '--json']),
+  )
+}
+
 describe('mfg webhook deliveries and trigger', () => {
   it('pages through more deliveries than one request answers: --all and --limit past 500', async () => {
     const receiver = await startReceiver(() => 200)
     const dir = mkdtempSync(join(tmpdir(), 'mfg-webhook-rows-'))
     try {
-      const hook = json<Hook>(
-        await run([
-          'webhook',
-          'create',
-          '--url',
-          receiver.url,
-          '--events',
-          'quote_request_received',
-          '--secret',
-          SECRET,
-          '--json',
-        ]),
-      )
+      const hook = await createHook(receiver.url)
       const rows = Array.from({length: 520}, (_, i) =>
         JSON.stringify({
           technique: '3D_PRINTING',
@@ -291,19 +286,7 @@ describe('mfg webhook deliveries and trigger', () => {
     let failing = true
     const receiver = await startReceiver(() => (failing ? 503 : 200))
     try {
-      const hook = json<Hook>(
-        await run([
-          'webhook',
-          'create',
-          '--url',
-          receiver.url,
-          '--events',
-          'quote_request_received',
-          '--secret',
-          SECRET,
-          '--json',
-        ]),
-      )
+      const hook = await createHook(receiver.url)
       const ids: string[] = []
       for (let i = 0; i < 3; i++) {
         // Three quotes, not one: the same quote from flags on the same day is the same demand.
