@@ -89,6 +89,9 @@ interface Exchanged {
   lostAnswer?: string
 }
 
+/** Methods that change nothing: an earlier attempt of one cannot explain a refusal. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 class Pipeline {
   private readonly baseUrl: string
   private readonly secrets: readonly (string | undefined)[]
@@ -198,7 +201,8 @@ class Pipeline {
       body: body.value,
       ...(body.unreadable === undefined ? {} : {unreadable: body.unreadable}),
       ...(gaveUp ? {gaveUp} : {}),
-      ...(lostAnswer === undefined ? {} : {lostAnswer}),
+      // A read does nothing an earlier attempt could have done: its refusal is its own.
+      ...(lostAnswer === undefined || READS.has(prepared.method) ? {} : {lostAnswer}),
       retryAfterSeconds: parseRetryAfter(res.headers['retry-after']),
       ...(prepared.writes ? {writes: true} : {}),
       headers: {...res.headers},
