@@ -75,8 +75,12 @@ function validationHint(error: Errors.CLIError, flags: Readonly<Record<string, F
 function reworded(reason: string, flags: Readonly<Record<string, FlagNames>>): string {
   const missing = /^Missing required flag ([\w-]+)$/.exec(reason)
   if (missing) {
-    const about = flags[missing[1]!]?.description
-    return `Missing required flag --${missing[1]}${about ? `: ${about}` : ''}`
+    const flag = flags[missing[1]!]
+    const about = flag?.description?.replace(/\.$/, '')
+    // A flag with a fixed set of values names them, unless its description already does.
+    const listed = flag?.options && !flag.options.every((o) => about?.includes(o)) ? flag.options.join(', ') : undefined
+    const said = [about, listed && `one of ${listed}`].filter(Boolean).join(': ')
+    return `Missing required flag --${missing[1]}${said ? `: ${said}` : ''}`
   }
   const excluded = /^--([\w-]+)(?:=.*)? cannot also be provided when using --([\w-]+)$/s.exec(reason)
   if (excluded) return `--${excluded[2]} cannot be used with --${excluded[1]}: pass one of them`

@@ -51,6 +51,10 @@ describe('misspelt flags', () => {
     const stderr = await refused(['webhook', 'create', '--url', 'http://127.0.0.1:9'])
     expect(stderr).toContain('Missing required flag --events: Comma-separated events: order_placed, ')
     expect(stderr).not.toContain('The following error')
+    // One with a fixed set of values its description does not list names them.
+    expect(await refused(['mcp', 'config'])).toContain(
+      'Missing required flag --client: The assistant: one of claude, cursor, vscode, generic',
+    )
   })
 
   it('two flags that exclude each other are named as typed', async () => {
