@@ -262,6 +262,17 @@ describe('mfg file download', () => {
       `Error: Cannot write in --out ${readOnly}: permission denied. Nothing was downloaded.`,
     )
     expect(readdirSync(readOnly)).toEqual([])
+    // Without --out, in a folder it may not write in: named as the current folder, with the flag that chooses another.
+    const here = await runBuiltCli(['file', 'download', SEEDED], {
+      env: env(),
+      unprivileged: true,
+      prelude: `cd '${readOnly}'`,
+    })
+    expect(here.exitCode, here.stderr).toBe(2)
+    expect(here.stderr.trim()).toBe(
+      'Error: Cannot write in the current folder (choose another with --out): permission denied. Nothing was downloaded.',
+    )
+    expect(readdirSync(readOnly)).toEqual([])
   })
 
   it('stops at a write that fails mid-file with one message, and removes the partial file', async () => {

@@ -131,7 +131,9 @@ function makeOutDir(given: string, outDir: string): void {
     accessSync(outDir, constants.W_OK)
   } catch (error) {
     if (error instanceof InputError) throw error
-    throw new InputError(`Cannot write in --out ${given}: ${fileReason(error, true)}. Nothing was downloaded.`)
+    // Without --out the folder is the current one, which the user did not name as --out.
+    const where = given === '.' ? 'the current folder (choose another with --out)' : `--out ${given}`
+    throw new InputError(`Cannot write in ${where}: ${fileReason(error, true)}. Nothing was downloaded.`)
   }
 }
 
