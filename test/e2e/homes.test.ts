@@ -109,5 +109,13 @@ describe('mfg with nowhere to keep its files', () => {
       status: 'fail',
       message: 'cannot reach the database: permission denied',
     })
+    // What the directory hides is one warning naming it, not one per file below it.
+    const hidden = checks.filter((c) => c.check === 'permissions' && c.status === 'warn')
+    expect(hidden).toHaveLength(1)
+    expect(hidden[0]!.message).toMatch(
+      new RegExp(
+        `^cannot inspect \\d+ paths under ${data.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: permission denied \\(`,
+      ),
+    )
   })
 })

@@ -1,5 +1,7 @@
 import {readdirSync, statSync, type Stats} from 'node:fs'
-import {join} from 'node:path'
+import {basename, dirname, join, sep} from 'node:path'
+
+import {fileReason} from '../../util/file-reason.js'
 
 import type {CheckResult} from './types.js'
 
@@ -58,18 +60,18 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
   const problems: CheckResult[] = []
   let filesSeen = 0
   let dirsSeen = 0
-  const unreadable = (path: string, error: unknown): CheckResult => ({
-    check: 'permissions',
-    target: path,
-    status: 'warn',
-    message: `cannot inspect ${path}: ${(error as Error).message}`,
-  })
+  /** Paths that could not be inspected, by reason: one warning each (a directory another user owns hides all below it). */
+  const hidden = new Map<string, string[]>()
+  const unreadable = (path: string, error: unknown): void => {
+    const reason = fileReason(error, true)
+    hidden.set(reason, [...(hidden.get(reason) ?? []), path])
+  }
   /** The path's stats, undefined when it does not exist or cannot be read (that is noted). */
   const inspect = (path: string): Stats | undefined => {
     try {
       return statOrUndefined(path)
     } catch (error) {
-      problems.push(unreadable(path, error))
+      unreadable(path, error)
       return undefined
     }
   }
@@ -95,7 +97,7 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
       if (entry.isFile()) candidates.push(join(files.journalDir, entry.name))
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push(unreadable(files.journalDir, error))
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unreadable(files.journalDir, error)
   }
 
   for (const file of candidates) {
@@ -113,6 +115,18 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
     }
   }
 
+  for (const [reason, paths] of hidden) {
+    const unique = [...new Set(paths)]
+    problems.push({
+      check: 'permissions',
+      target: unique[0]!,
+      status: 'warn',
+      message:
+        unique.length === 1
+          ? `cannot inspect ${unique[0]}: ${reason}`
+          : `cannot inspect ${unique.length} paths under ${commonDir(unique)}: ${reason} (${unique.map((p) => basename(p)).join(', ')})`,
+    })
+  }
   if (problems.length > 0) return problems
   const fileWord = filesSeen === 1 ? 'file' : 'files'
   return [
@@ -125,4 +139,12 @@ export function checkSecretFiles(files: SecretFiles, platform: NodeJS.Platform =
           : `${filesSeen} ${fileWord} with secrets owner-only; ${dirsSeen === 1 ? 'its directory' : `${dirsSeen} directories`} not world-writable`,
     },
   ]
+}
+
+/** The deepest directory holding every path. */
+function commonDir(paths: readonly string[]): string {
+  let dir = dirname(paths[0]!)
+  while (!paths.every((p) => p.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`)) && dirname(dir) !== dir)
+    dir = dirname(dir)
+  return dir
 }
