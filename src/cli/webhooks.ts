@@ -1,6 +1,7 @@
 import {UsageError} from './errors.js'
 import {askSecret, canPrompt} from './prompt.js'
 import type {WebhookRecord} from '../schemas/read/types.js'
+import {maskUrlPassword} from '../schemas/secrets.js'
 import type {Delivery, ShownDelivery} from '../schemas/webhooks.js'
 import type {ReceivedEvent} from '../services/webhooks/listen.js'
 import {tableCell} from './render.js'
@@ -87,7 +88,7 @@ export function deliveryRow(d: ShownDelivery, columns: readonly string[] = []): 
 export async function checkForwardTo(forwardTo: string | undefined, insecure: boolean | undefined): Promise<void> {
   if (forwardTo === undefined) return
   if (!/^https?:\/\/[^/]/i.test(forwardTo)) {
-    throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}.`)
+    throw new UsageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(maskUrlPassword(forwardTo))}.`)
   }
   const {isLoopbackHost} = await import('../api/http.js')
   const {insecureFromEnv} = await import('./context.js')
@@ -115,6 +116,6 @@ export function listeningNote(url: string, opts: {secret?: string; events?: stri
       ? `signatures NOT checked: pass --secret or set ${WEBHOOK_SECRET_ENV}`
       : 'signatures checked'
   const events = opts.events ? `; events ${opts.events.join(', ')}` : ''
-  const forward = opts.forwardTo ? `; forwarding to ${opts.forwardTo}` : ''
+  const forward = opts.forwardTo ? `; forwarding to ${maskUrlPassword(opts.forwardTo)}` : ''
   return `Listening for webhooks on ${url} (${checked}${events}${forward}).`
 }

@@ -7,6 +7,7 @@ import {createInterface} from 'node:readline'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {checkForwardTo, listeningNote} from '../../src/cli/webhooks.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {
   signatureSha256,
@@ -157,7 +158,8 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
 
   it('reports a failing forward target and still answers 200', async () => {
     receiver = await startReceiver(() => 500)
-    const {url} = await start({forwardTo: receiver.url})
+    // A password in the target's URL is masked wherever the target is named.
+    const {url} = await start({forwardTo: receiver.url.replace('://', '://hook:fwd-pass-53cr3t@')})
     const body = event('order_placed', 'evt_fwd')
     expect(await post(url, body, signed(body))).toBe(200)
     await waitFor(() => forwardErrors.length === 1, 'the forward failure')
@@ -167,6 +169,8 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(await post(url, gone, signed(gone))).toBe(200)
     await waitFor(() => forwardErrors.length === 2, 'the second forward failure')
     expect(forwardErrors[1]).toMatch(/failed/)
+    expect(forwardErrors.join('\n')).not.toContain('fwd-pass-53cr3t')
+    expect(forwardErrors[0]).toContain('hook:****')
   })
 
   it('answers 503, unprinted, while the forward target is behind by the backlog limit, and takes it again after', async () => {
@@ -176,7 +180,10 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     })
     // The target takes the first forward and answers nothing until released.
     receiver = await startReceiver(() => 200, {hold: () => released})
-    const {url} = await start({forwardTo: receiver.url, maxForwardBacklog: 3})
+    const {url} = await start({
+      forwardTo: receiver.url.replace('://', '://hook:fwd-pass-53cr3t@'),
+      maxForwardBacklog: 3,
+    })
     for (const id of ['evt_b1', 'evt_b2', 'evt_b3']) {
       const body = event('order_placed', id)
       expect(await post(url, body, signed(body))).toBe(200)
@@ -185,6 +192,7 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(await post(url, late, signed(late))).toBe(503)
     expect(events.map((e) => e.id)).toEqual(['evt_b1', 'evt_b2', 'evt_b3'])
     expect(rejected.at(-1)).toMatchObject({status: 503, reason: expect.stringMatching(/evt_b4 not taken: 3 events/)})
+    expect(JSON.stringify(rejected)).not.toContain('fwd-pass-53cr3t')
     release()
     await waitFor(() => receiver!.received.length === 3, 'the three forwards')
     // Caught up: the service's next attempt is taken, printed and forwarded.
@@ -321,5 +329,16 @@ describe('mfg webhook listen, end to end', () => {
     proc.kill('SIGINT')
     expect(await exit).toBe(130)
     child = undefined
+  })
+})
+
+describe("webhook listen's own lines name --forward-to with its password masked", () => {
+  it('in the listening note and in the refusal of a URL that is not http(s)', async () => {
+    const note = listeningNote('http://127.0.0.1:4848', {forwardTo: 'https://hook:fwd-pass-53cr3t@example.com/in'})
+    expect(note).toContain('forwarding to https://hook:****cr3t@example.com/in')
+    expect(note).not.toContain('fwd-pass-53cr3t')
+    const refused = await checkForwardTo('ftp://hook:fwd-pass-53cr3t@example.com/in', false).catch((e: Error) => e)
+    expect(String(refused)).toContain('--forward-to must be an http(s) URL')
+    expect(String(refused)).not.toContain('fwd-pass-53cr3t')
   })
 })

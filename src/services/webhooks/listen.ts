@@ -3,6 +3,7 @@ import {createServer, type IncomingHttpHeaders, type IncomingMessage, type Serve
 import type {AddressInfo} from 'node:net'
 
 import {SIGNATURE_HEADER, SIGNATURE_SHA256_HEADER, WEBHOOK_EVENT_ALIASES, WebhookEvent} from '../../schemas/webhooks.js'
+import {maskUrlPassword} from '../../schemas/secrets.js'
 
 /** Largest body the receiver reads; a longer one is a 413 and is not read further. */
 export const MAX_WEBHOOK_BODY = 1024 * 1024
@@ -160,6 +161,11 @@ class Forwarder {
     private readonly opts: Pick<ListenOptions, 'onForwarded' | 'onForwardError'>,
   ) {}
 
+  /** The target as said in messages: a password in it masked. */
+  get shown(): string {
+    return maskUrlPassword(this.target)
+  }
+
   send(event: ReceivedEvent, headers: IncomingHttpHeaders, body: Buffer): void {
     const sendHeaders: Record<string, string> = {}
     for (const [name, value] of Object.entries(headers)) {
@@ -190,21 +196,20 @@ class Forwarder {
   }
 
   private async post(event: ReceivedEvent, headers: Record<string, string>, body: Buffer): Promise<void> {
-    const {target, opts, stopping} = this
-    if (stopping.signal.aborted)
-      return opts.onForwardError?.(event, `not sent to ${target}: the listener stopped first`)
+    const {target, shown, opts, stopping} = this
+    if (stopping.signal.aborted) return opts.onForwardError?.(event, `not sent to ${shown}: the listener stopped first`)
     const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS)
     try {
       const status = await postOnce(target, headers, body, AbortSignal.any([stopping.signal, timeout]))
       if (status >= 200 && status < 300) opts.onForwarded?.(event, status)
-      else opts.onForwardError?.(event, `${target} answered ${status}`)
+      else opts.onForwardError?.(event, `${shown} answered ${status}`)
     } catch (error) {
       const why = stopping.signal.aborted
         ? 'cut off by the stop before it answered'
         : timeout.aborted
           ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
           : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
-      opts.onForwardError?.(event, `${target} failed: ${why}`)
+      opts.onForwardError?.(event, `${shown} failed: ${why}`)
     }
   }
 }
@@ -292,7 +297,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return acknowledge(res)
     if (forwarder && forwarder.waiting >= maxBacklog) {
       // Not printed nor taken: the service sends it again once the target has caught up.
-      const reason = `${received.id} not taken: ${forwarder.waiting} events are waiting for ${opts.forwardTo}; the service sends it again later`
+      const reason = `${received.id} not taken: ${forwarder.waiting} events are waiting for ${forwarder.shown}; the service sends it again later`
       opts.onRejected?.({status: 503, reason})
       return notPassedOn(res, reason)
     }
