@@ -12,7 +12,7 @@ export default class WebhookListen extends BaseCommand {
   static override jqOutput = false
   static override baseFlags = withoutJq
   static override summary = 'Receive webhook events on this machine, check them, print and forward them.'
-  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr. When the reader of stdout goes away (| head -1), it stops with exit 0.
+  static override description = `Starts a local receiver on 127.0.0.1 (--port, default 4848) and prints its URL on stderr; subscribe it with mfg webhook create --url URL. Runs until Ctrl-C (SIGINT) or SIGTERM, then closes cleanly and exits 130 (143 for SIGTERM), as a command stopped by a signal does; forwards still under way get 2 s, then are cut off, and each event not forwarded is named on stderr. When the reader of stdout goes away (| head -1), it stops with exit 0. On the embedded sandbox (no profile set up), which delivers only while an mfg command runs it, listen runs it while it listens: deliveries other commands queued keep arriving.
 
 With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must prove it knows the secret, or gets 401. The service proves it with the service-signature header, which must equal the secret (compared in constant time); it sends that header only for subscriptions with useSecret on, so subscribe this receiver with mfg webhook create --use-secret (or turn it on with mfg webhook update ID --use-secret). The mfg sandbox also sends a header of its own, service-signature-sha256 (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">), which the real service does not: when present it must match the body and be at most 5 minutes old. A body over 1 MiB gets 413. Refusals are reported on stderr. Without a secret nothing is checked.
 
@@ -53,6 +53,10 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
       onRejected: (r) => writeErr(redact(`Refused a delivery (${r.status}): ${r.reason}`, this.secrets())),
       onForwardError: (e, message) => writeErr(`Forwarding ${e.id} failed: ${message}`),
     })
+    // The embedded sandbox (no profile set up) delivers only while an mfg command runs it:
+    // this one runs it while it listens, so what other commands queued keeps arriving.
+    const ctx = this.context(flags)
+    if ((await ctx.profile()).embedded) await ctx.session()
     const stopped = untilStopped()
     writeErr(listeningNote(listener.url, defined({secret, events, forwardTo})))
     if (!json) writeErr('Press Ctrl-C to stop.')
