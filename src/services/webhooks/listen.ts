@@ -156,14 +156,14 @@ class Forwarder {
   /** Aborted when the listener stops: cuts off the forward under way and skips those still queued. */
   private readonly stopping = new AbortController()
 
+  /** The target as said in messages: a password in it masked. */
+  readonly shown: string
+
   constructor(
     private readonly target: string,
     private readonly opts: Pick<ListenOptions, 'onForwarded' | 'onForwardError'>,
-  ) {}
-
-  /** The target as said in messages: a password in it masked. */
-  get shown(): string {
-    return maskUrlPassword(this.target)
+  ) {
+    this.shown = maskUrlPassword(target)
   }
 
   send(event: ReceivedEvent, headers: IncomingHttpHeaders, body: Buffer): void {
