@@ -31,9 +31,8 @@ export async function execute(options: {loadOptions: Interfaces.LoadOptions}): P
     process.env.MFG_HOME && !asksHelp ? (await import('./profiles/paths.js')).mfgHomeProblem() : undefined
   if (homeProblem) {
     const asJson = argv.some((a) => /^--(json|jq)(=|$)/.test(a))
-    process.stderr.write(
-      asJson ? `${JSON.stringify({error: {code: 'usage', message: homeProblem}})}\n` : `Error: ${homeProblem}\n`,
-    )
+    const {errorLine} = await import('./cli/errors.js')
+    process.stderr.write(`${errorLine({code: 'usage', message: homeProblem}, asJson)}\n`)
     process.exitCode = 2
     return undefined
   }

@@ -6,7 +6,7 @@ import {STATUS_CODES} from 'node:http'
 import {redact, redactJson} from '../schemas/secrets.js'
 import type {ApiClient} from '../api/http.js'
 import {failedResponse, paginated, rawRequest, type RawRequestInput, type RawResponse} from '../services/api/raw.js'
-import {describeError, JqRunError} from './errors.js'
+import {describeError, errorLine, JqRunError} from './errors.js'
 import {formatJson, isTty, streamOrCollect, writeErr, writeOut} from './output.js'
 import {onStdoutClosed, settleStdout} from './stdio.js'
 
@@ -56,7 +56,7 @@ export function printRawResponse(res: RawResponse, opts: Shown): number | undefi
   }
   if (!res.ok && res.error) {
     const d = describeError(res.error)
-    writeErr(redact(`Error: ${d.message}`, opts.secrets))
+    writeErr(redact(errorLine(d, false), opts.secrets))
     return d.exitCode
   }
   return undefined

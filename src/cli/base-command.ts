@@ -5,7 +5,7 @@ import chalk from 'chalk'
 import {ApiError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
-import {EXIT_INTERRUPTED, UsageError, describeError} from './errors.js'
+import {EXIT_INTERRUPTED, UsageError, describeError, errorLine} from './errors.js'
 import {configureColor, isTty, writeErr, writeJson} from './output.js'
 import {onStdoutClosed, streamOut, type BatchTransform} from './stdio.js'
 import type {FieldSource} from './field-paths.js'
@@ -113,9 +113,8 @@ export abstract class BaseCommand extends Command {
 
   /** Ctrl-C, said on stderr: under --json/--jq as the JSON error every failure is, so a reader of stderr parses it too. */
   private sayInterrupted(): void {
-    writeErr(
-      this.jsonEnabled() ? JSON.stringify({error: {code: 'interrupted', message: 'Interrupted.'}}) : '\nInterrupted.',
-    )
+    const json = this.jsonEnabled()
+    writeErr(json ? errorLine({code: 'interrupted', message: 'Interrupted.'}, true) : '\nInterrupted.')
   }
 
   protected override async init(): Promise<void> {
@@ -403,19 +402,12 @@ export abstract class BaseCommand extends Command {
     }
     const d = describeError(err)
     const secrets = this.secrets()
-    const message = redact(d.message, secrets)
-    if (this.jsonEnabled()) {
-      const error = {
-        code: d.code,
-        message,
-        ...(d.status === undefined ? {} : {status: d.status}),
-        ...(d.details ? {details: d.details.map((x) => ({path: x.path, message: redact(x.message, secrets)}))} : {}),
-        ...(d.retryAfterSeconds === undefined ? {} : {retryAfterSeconds: d.retryAfterSeconds}),
-      }
-      writeErr(JSON.stringify({error}))
-    } else {
-      writeErr(`${chalk.red('Error:')} ${message}`)
+    const shown = {
+      ...d,
+      message: redact(d.message, secrets),
+      ...(d.details ? {details: d.details.map((x) => ({...x, message: redact(x.message, secrets)}))} : {}),
     }
+    writeErr(errorLine(shown, this.jsonEnabled(), chalk.red))
     if (this.argv.includes('--debug') && err instanceof Error && err.stack) {
       writeErr(redact(err.stack, secrets))
       if (err instanceof ApiError && err.body !== undefined) writeErr(redact(answerText(err), secrets))

@@ -92,6 +92,29 @@ export function describeError(err: unknown): DescribedError {
   return {code: 'internal', message: String(err), exitCode: 1}
 }
 
+/**
+ * The one line stderr carries for a failure: under --json/--jq the JSON error object
+ * (`{"error": {code, message, …}}`) a script parses, otherwise `Error: message`
+ * (`label` colours the prefix). Every path that reports a failure writes it through here.
+ */
+export function errorLine(
+  error: Omit<DescribedError, 'exitCode'>,
+  asJson: boolean,
+  label: (text: string) => string = (text) => text,
+): string {
+  if (!asJson) return `${label('Error:')} ${error.message}`
+  const {code, message, status, details, retryAfterSeconds} = error
+  return JSON.stringify({
+    error: {
+      code,
+      message,
+      ...(status === undefined ? {} : {status}),
+      ...(details ? {details: details.map((x) => ({path: x.path, message: x.message}))} : {}),
+      ...(retryAfterSeconds === undefined ? {} : {retryAfterSeconds}),
+    },
+  })
+}
+
 /** The message's first line followed by the wait the service asked for, longer than the client waits (a rate limit's can be hours). */
 const WEEK_SECONDS = 7 * 24 * 3600
 
