@@ -95,6 +95,7 @@ export function unsupportedNodeMessage(version: string, range: string): string |
 interface Builtins {
   fs: {existsSync(path: string): boolean; readFileSync(path: string, encoding: 'utf8'): string}
   path: {join(...parts: string[]): string}
+  tty: {isatty(fd: number): boolean}
   cp: {
     spawn(
       command: string,
@@ -114,6 +115,7 @@ function builtins(): Builtins | undefined {
   return {
     fs: get('node:fs') as Builtins['fs'],
     path: get('node:path') as Builtins['path'],
+    tty: get('node:tty') as Builtins['tty'],
     cp: get('node:child_process') as Builtins['cp'],
   }
 }
@@ -147,9 +149,13 @@ export function runOnProjectNode(root: string, script: string, range: string, me
     process.exit(1)
   }
   const child = b.cp.spawn(node, [script, ...process.argv.slice(2)], {stdio: 'inherit'})
-  // Ctrl-C reaches both processes from the terminal: this one leaves it to mfg (a second
-  // Ctrl-C means "stop now" there). A signal sent to this process alone is passed on.
-  process.on('SIGINT', () => undefined)
+  // Ctrl-C at a terminal reaches both processes (the terminal's foreground group): this one
+  // leaves it to mfg, for a second Ctrl-C means "stop now" there. A SIGINT sent to this
+  // process alone (a supervisor, `kill -INT`, a job in the background) is passed on, as are
+  // SIGTERM and SIGHUP.
+  process.on('SIGINT', () => {
+    if (!inTerminalForeground(b)) child.kill('SIGINT')
+  })
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal))
   child.on('error', (error) => {
     process.stderr.write(`${message} (${node}: ${error.message})\n`)
@@ -161,4 +167,20 @@ export function runOnProjectNode(root: string, script: string, range: string, me
     process.removeAllListeners(signal)
     process.kill(process.pid, signal)
   })
+}
+
+/**
+ * Whether this process is in its terminal's foreground process group, where the terminal
+ * sends Ctrl-C's SIGINT to every process of the group. Read from /proc (Linux): the
+ * fields after the command's name are state, ppid, pgrp, session, tty_nr and tpgid (the
+ * terminal's foreground group, -1 without a terminal). Elsewhere, a terminal on stdin.
+ */
+function inTerminalForeground({fs, tty}: Builtins): boolean {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8')
+    const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(tpgid) > 0 && tpgid === pgrp
+  } catch {
+    return tty.isatty(0)
+  }
 }

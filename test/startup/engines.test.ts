@@ -1,6 +1,6 @@
 // Which Node.js releases mfg runs on: package.json's engines, read by src/engines.ts,
 // which bin/run.js runs before anything else and `mfg doctor` reports from.
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -122,6 +122,45 @@ describe('bin/run.js on an unsupported Node.js', () => {
     expect(missing.stdout).toBe('')
     expect(JSON.parse(missing.stderr)).toMatchObject({error: {message: expect.stringContaining('not found')}})
   })
+
+  it('in a clone: a SIGINT sent to bin/run.js alone (no terminal) reaches the command it runs', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-engines-'))
+    // Its own session, so no terminal sends the signal to the whole group: a supervisor's `kill -INT`.
+    const wrapper = spawn(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,Object.defineProperty(process,'version',{value:'v20.20.2'})`,
+        bin,
+        'sandbox',
+        'serve',
+        '--memory',
+        '--port',
+        '0',
+      ],
+      {detached: true, env: {...process.env, MFG_HOME: home, NODE_OPTIONS: ''}, stdio: ['ignore', 'ignore', 'pipe']},
+    )
+    let stderr = ''
+    let signalled = false
+    const ended = new Promise<number | null>((done) => wrapper.once('close', (code) => done(code)))
+    wrapper.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      if (!signalled && stderr.includes('Press Ctrl-C')) {
+        signalled = true
+        wrapper.kill('SIGINT')
+      }
+    })
+    // Before the wrapper passed SIGINT on, nothing ended: the whole group is stopped then, and the test fails.
+    const guard = setTimeout(() => process.kill(-wrapper.pid!, 'SIGKILL'), 30_000)
+    try {
+      const code = await ended
+      expect(stderr).toContain('Sandbox stopped (SIGINT).')
+      expect(code).toBe(0)
+    } finally {
+      clearTimeout(guard)
+      rmSync(home, {recursive: true, force: true})
+    }
+  }, 40_000)
 
   it('runs as usual on the Node.js it is tested with', () => {
     const r = run(process.execPath, ['--version'])
