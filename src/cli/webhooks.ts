@@ -106,7 +106,8 @@ export function eventLine(e: ReceivedEvent): string {
   // Anyone who can reach the listener may send an event: no field of it may send terminal codes.
   const subject =
     data.orderNumber === undefined ? tableCell(data._id) : `order ${tableCell(data.orderNumber)} ${tableCell(data._id)}`
-  return `${e.receivedAt}  ${tableCell(e.type).padEnd(22)}  ${tableCell(e.id)}  ${subject}`
+  const again = e.redelivered ? '  (again: delivered before)' : ''
+  return `${e.receivedAt}  ${tableCell(e.type).padEnd(22)}  ${tableCell(e.id)}  ${subject}${again}`
 }
 
 /** What `webhook listen` says once it listens: where, whether signatures are checked, the filters. */

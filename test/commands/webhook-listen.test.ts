@@ -204,6 +204,38 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(forwardErrors).toEqual([])
   })
 
+  it('marks an event delivered again (an id it passed on before) and forwards it again; one refused before is no repeat', async () => {
+    receiver = await startReceiver()
+    const {url} = await start({forwardTo: receiver.url})
+    const first = event('order_placed', 'evt_twice')
+    expect(await post(url, first, signed(first))).toBe(200)
+    // The service did not get the 200 (a lost answer) and sends the same event again.
+    expect(await post(url, first, signed(first))).toBe(200)
+    const other = event('order_placed', 'evt_once')
+    expect(await post(url, other, signed(other))).toBe(200)
+    expect(events.map((e) => [e.id, e.redelivered])).toEqual([
+      ['evt_twice', false],
+      ['evt_twice', true],
+      ['evt_once', false],
+    ])
+    // The receiver behind it sees what the service sent, as it would in production, and deduplicates by id.
+    await waitFor(() => receiver!.received.length === 3, 'three forwards')
+    await listener!.close()
+    // An event the printer could not take (503) was not passed on: its next delivery is its first.
+    let fail = true
+    const {url: url2} = await start({
+      onEvent: (e) => {
+        if (fail) throw new Error('stdout is full')
+        events.push(e)
+      },
+    })
+    const refused = event('order_placed', 'evt_refused')
+    expect(await post(url2, refused, signed(refused))).toBe(503)
+    fail = false
+    expect(await post(url2, refused, signed(refused))).toBe(200)
+    expect(events.map((e) => [e.id, e.redelivered])).toEqual([['evt_refused', false]])
+  })
+
   it('checks nothing without a secret', async () => {
     const {url} = await start({secret: undefined})
     const body = event()
@@ -327,6 +359,10 @@ describe('mfg webhook listen, end to end', () => {
     await waitFor(() => stdout.includes('\n'), 'the event line')
     expect(stdout.includes('\u001b') || stdout.includes('\u0007')).toBe(false)
     expect(stdout).toMatch(/^\S+ {2}order_placed\\u001b\[2J +evt_\\u001b\]0;owned\\u0007 {2}order 7 d1 FORGED\n$/)
+    // Delivered again: the same line, marked.
+    expect(await post(url, JSON.stringify(forged))).toBe(200)
+    await waitFor(() => stdout.split('\n').length === 3, 'the second event line')
+    expect(stdout.split('\n')[1]).toMatch(/ {2}order 7 d1 FORGED {2}\(again: delivered before\)$/)
     const exit = new Promise<number | null>((done) => proc.on('exit', (code) => done(code)))
     proc.kill('SIGINT')
     expect(await exit).toBe(130)

@@ -17,6 +17,8 @@ const FORWARD_TIMEOUT_MS = 10_000
  * (it retries later) instead of piling events up in memory, to be lost at the stop.
  */
 export const MAX_FORWARD_BACKLOG = 100
+/** How many event ids the receiver remembers to tell a redelivery (the oldest forgotten first). */
+const REMEMBERED_IDS = 10_000
 
 export interface ReceivedEvent {
   id: string
@@ -27,6 +29,11 @@ export interface ReceivedEvent {
   receivedAt: string
   /** `verified` when a secret checked it, `unchecked` without a secret. */
   signature: 'verified' | 'unchecked'
+  /**
+   * True when this receiver already passed on an event with this id: the service delivers
+   * at least once (an acknowledgement it did not get, a retry), and receivers deduplicate by id.
+   */
+  redelivered: boolean
 }
 
 export interface Rejection {
@@ -236,6 +243,37 @@ function postOnce(url: string, headers: Record<string, string>, body: Buffer, si
   })
 }
 
+function acknowledge(res: ServerResponse): void {
+  res.statusCode = 200
+  res.setHeader('content-type', 'application/json')
+  res.end('{"received":true}')
+}
+
+/** 503: the event was not taken, and the service sends it again later. */
+function notPassedOn(
+  res: ServerResponse,
+  message = 'the receiver could not pass the event on; send it again later',
+): void {
+  res.statusCode = 503
+  res.setHeader('content-type', 'application/json')
+  res.setHeader('connection', 'close')
+  res.end(JSON.stringify({statusCode: 503, message}))
+}
+
+/** The last `limit` ids added, the oldest forgotten first (a Set keeps the order of insertion). */
+class RecentIds {
+  private readonly ids = new Set<string>()
+  constructor(private readonly limit: number) {}
+  has(id: string): boolean {
+    return this.ids.has(id)
+  }
+  add(id: string): void {
+    this.ids.delete(id)
+    this.ids.add(id)
+    if (this.ids.size > this.limit) this.ids.delete(this.ids.values().next().value!)
+  }
+}
+
 /**
  * A local webhook receiver (pure node:http): reads at most `maxBodyBytes`,
  * checks signatures when a secret is given, filters by event type, reports each
@@ -249,6 +287,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
   const wanted = opts.events?.length ? new Set(opts.events.map((e) => WEBHOOK_EVENT_ALIASES[e] ?? e)) : undefined
   const forwarder = opts.forwardTo ? new Forwarder(opts.forwardTo, opts) : undefined
   const maxBacklog = opts.maxForwardBacklog ?? MAX_FORWARD_BACKLOG
+  const passedOn = new RecentIds(REMEMBERED_IDS)
 
   const reject = (res: ServerResponse, status: number, reason: string, close = false): void => {
     opts.onRejected?.({status, reason})
@@ -256,21 +295,6 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     res.setHeader('content-type', 'application/json')
     if (close) res.setHeader('connection', 'close')
     res.end(JSON.stringify({statusCode: status, message: reason}))
-  }
-
-  const acknowledge = (res: ServerResponse): void => {
-    res.statusCode = 200
-    res.setHeader('content-type', 'application/json')
-    res.end('{"received":true}')
-  }
-  const notPassedOn = (
-    res: ServerResponse,
-    message = 'the receiver could not pass the event on; send it again later',
-  ): void => {
-    res.statusCode = 503
-    res.setHeader('content-type', 'application/json')
-    res.setHeader('connection', 'close')
-    res.end(JSON.stringify({statusCode: 503, message}))
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -293,6 +317,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       data: event.data.data,
       receivedAt: new Date(now()).toISOString(),
       signature: opts.secret === undefined ? 'unchecked' : 'verified',
+      redelivered: passedOn.has(event.data.id),
     }
     if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return acknowledge(res)
     if (forwarder && forwarder.waiting >= maxBacklog) {
@@ -306,6 +331,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       .then(() => opts.onEvent(received))
       .then(
         () => {
+          passedOn.add(received.id)
           acknowledge(res)
           forwarder?.send(received, req.headers, body)
         },
