@@ -53,7 +53,7 @@ export function tableFlags(wideColumns: readonly string[] = []) {
     ...(wideColumns.length > 0
       ? {
           wide: Flags.boolean({
-            description: `Show more columns: ${wideColumns.join(', ')} (none left out to fit the terminal).`,
+            description: `Show more columns: ${wideColumns.join(', ')} (none left out to fit the terminal; rows shown as records where they cannot be read in a line).`,
             helpGroup: 'OUTPUT',
             exclusive: ['columns'],
           }),

@@ -105,6 +105,8 @@ export interface TableOptions {
 export interface RenderedTable {
   text: string
   dropped: string[]
+  /** The columns did not fit the width at a readable size: the rows are shown as records. */
+  records?: true
 }
 
 const GAP = 2
@@ -277,8 +279,8 @@ function layoutColumns(
   columns: readonly string[],
   natural: readonly number[],
   width: number | undefined,
-  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined},
-): {keep: number[]; widths: number[]} {
+  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined; header?: boolean | undefined},
+): {keep: number[]; widths: number[]; records?: true} {
   let keep = columns.map((_, i) => i)
   if (width === undefined) return {keep, widths: [...natural]}
   const whole = new Set(opts.keep ?? [])
@@ -299,6 +301,11 @@ function layoutColumns(
     if (next === undefined || keep.length === 1) break
     keep = keep.filter((i) => columns[i] !== next)
   }
+  // Headers may be cut to MIN_CUT as well; below that a column's cells say next to nothing
+  // ("sta…"), and a table with headers is shown as records instead (every column, one a line).
+  const readable = fit((i) => (kept(i) ? full(i) : Math.min(full(i), MIN_CUT)))
+  if (readable) return {keep, widths: readable}
+  if ((opts.header ?? true) && columns.length > 1) return {keep: columns.map((_, i) => i), widths: [], records: true}
   return {keep, widths: fit(floors[1]) ?? fit(floors[2]) ?? keep.map(() => 1)}
 }
 
@@ -319,12 +326,13 @@ function tableCells(rows: readonly Row[], columns: readonly string[], natural: n
 }
 
 /** The columns shown and a line's text at the widths chosen for `opts.width` (layoutColumns). */
-function tableFormat(
-  columns: readonly string[],
-  natural: readonly number[],
-  opts: TableOptions,
-): {dropped: string[]; header: string; line(cells: readonly string[]): string} {
-  const {keep, widths} = layoutColumns(columns, natural, opts.width, opts)
+function tableFormat(columns: readonly string[], natural: readonly number[], opts: TableOptions): TableFormat {
+  const {keep, widths, records} = layoutColumns(columns, natural, opts.width, opts)
+  if (records) {
+    // Keys may be cut, the values of `keep` columns (ids) not, where the width allows.
+    const whole = Math.max(0, ...columns.map((c, i) => (opts.keep?.includes(c) ? (natural[i] ?? 0) : 0)))
+    return recordFormat(columns, opts.width ?? 80, whole)
+  }
   const cut = opts.width !== undefined
   const gap = ' '.repeat(GAP)
   const format = (cells: readonly string[], style?: (s: string) => string): string => {
@@ -349,6 +357,45 @@ function tableFormat(
   }
 }
 
+interface TableFormat {
+  dropped: string[]
+  /** The header line; empty when the rows are shown as records. */
+  header: string
+  /** One row's text: a line of the table, or a record's block of lines. */
+  line(cells: readonly string[]): string
+  /** Shown as records: the table's columns did not fit its width. */
+  records?: true
+}
+
+/**
+ * Rows as records, for a table too wide for its terminal (as psql's expanded display):
+ * a rule with the record's number, then one `column  value` line per column, the
+ * values cut to the width.
+ */
+function recordFormat(columns: readonly string[], width: number, wholeValue: number): TableFormat {
+  const room = Math.max(4, Math.min(Math.floor(width / 2), width - GAP - wholeValue))
+  const keyWidth = Math.min(Math.max(...columns.map(displayWidth)), room)
+  const keys = columns.map((c) =>
+    chalk.bold(cutText(c, keyWidth) + ' '.repeat(Math.max(0, keyWidth - displayWidth(c)))),
+  )
+  const valueWidth = Math.max(1, width - keyWidth - GAP)
+  let count = 0
+  return {
+    dropped: [],
+    header: '',
+    records: true,
+    line(cells) {
+      count += 1
+      const label = `-[ ${count} ]`
+      const lines = [chalk.dim(label + '-'.repeat(Math.max(0, Math.min(width, 40) - label.length)))]
+      for (let c = 0; c < columns.length; c++) {
+        lines.push(`${keys[c]}${' '.repeat(GAP)}${cutText(cells[c] ?? '', valueWidth)}`.trimEnd())
+      }
+      return lines.join('\n')
+    },
+  }
+}
+
 /**
  * A borderless table, columns two spaces apart, in one pass over the rows for
  * the widths and one to write them (cost linear in the cells; bench/table-render.ts).
@@ -360,9 +407,9 @@ export function renderTable(rows: readonly Row[], columns: readonly string[], op
   const natural = columns.map((c) => (header ? displayWidth(c) : 0))
   const cells = tableCells(rows, columns, natural)
   const format = tableFormat(columns, natural, opts)
-  const lines: string[] = header ? [format.header] : []
+  const lines: string[] = header && !format.records ? [format.header] : []
   for (const line of cells) lines.push(format.line(line))
-  return {text: lines.join('\n'), dropped: format.dropped}
+  return {text: lines.join('\n'), dropped: format.dropped, ...(format.records ? {records: true} : {})}
 }
 
 /** A table written while its rows still come (streamTable). */
@@ -378,12 +425,13 @@ export interface TableStream {
  * the first block, then every later row is written at once at those widths. A
  * later cell wider than its column is cut on a terminal; in piped output, which
  * is never cut, it is written whole and pushes the rest of its row right.
- * `onLayout` hears the columns left out, once, when the widths are chosen.
+ * `onLayout` hears the columns left out (and whether the rows are shown as records), once,
+ * when the widths are chosen.
  */
 export function streamTable(
   columns: readonly string[],
   opts: TableOptions & {block?: number},
-  onLayout: (dropped: string[]) => void = () => undefined,
+  onLayout: (dropped: string[], records: boolean) => void = () => undefined,
   out: LineOut = streamOut(),
 ): TableStream {
   const header = opts.header ?? true
@@ -395,8 +443,8 @@ export function streamTable(
     const natural = columns.map((c) => (header ? displayWidth(c) : 0))
     const cells = tableCells(held, columns, natural)
     format = tableFormat(columns, natural, opts)
-    onLayout(format.dropped)
-    if (header && held.length > 0) out.line(format.header)
+    onLayout(format.dropped, format.records === true)
+    if (header && held.length > 0 && !format.records) out.line(format.header)
     for (const line of cells) out.line(format.line(line))
     held = []
   }
@@ -482,10 +530,20 @@ export function printTable(
     keep: opts.keep ?? [],
   })
   writeOut(table.text)
-  if (table.dropped.length > 0) writeErr(droppedNote(table.dropped, width))
+  const note = layoutNote(columns, table.dropped, table.records === true, width)
+  if (note) writeErr(note)
 }
 
-function droppedNote(dropped: readonly string[], width: number | undefined): string {
+/** What stderr says of a table fitted to the terminal: the columns left out, or that the rows are records. */
+function layoutNote(
+  columns: readonly string[],
+  dropped: readonly string[],
+  records: boolean,
+  width: number | undefined,
+): string | undefined {
+  if (records)
+    return `${columns.length} columns do not fit ${width} characters: rows shown as records (--columns picks fewer; --no-truncate, the table uncut).`
+  if (dropped.length === 0) return undefined
   return `${dropped.length === 1 ? 'Column' : 'Columns'} ${dropped.join(', ')} left out to fit ${width} characters; --no-truncate shows every column.`
 }
 
@@ -553,8 +611,10 @@ export async function printTableStream<T>(
     keep: layout.keep ?? [],
     block: process.stdout.isTTY ? 100 : 1000,
   }
-  const table = streamTable(listColumns(flags, defaultColumns, layout), opts, (dropped) => {
-    if (dropped.length > 0) writeErr(droppedNote(dropped, width))
+  const columns = listColumns(flags, defaultColumns, layout)
+  const table = streamTable(columns, opts, (dropped, records) => {
+    const note = layoutNote(columns, dropped, records, width)
+    if (note) writeErr(note)
   })
   let rows: number
   try {

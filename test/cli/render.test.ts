@@ -178,10 +178,46 @@ describe('render', () => {
     expect(renderTable(wideRows, cols, {width: 36, drop: ['extra', 'kind', 'description']}).dropped).toEqual(['extra'])
     expect(text.split('\n')[0]).toMatch(/^id\s+name\s+descrip/)
     for (const line of text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30)
-    // Nothing may go: every column is cut as far as needed instead.
+    // Nothing may go and the columns cannot all have 8 characters: the rows are shown as records.
     const squeezed = renderTable(wideRows, cols, {width: 30})
     expect(squeezed.dropped).toEqual([])
+    expect(squeezed.records).toBe(true)
     for (const line of squeezed.text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(30)
+  })
+
+  it('shows rows as records from the first width where a column would get under 8 characters', () => {
+    const rows = [{a: 'alpha-one', b: 'bravo-two', c: 'charlie-3'}]
+    // 3 columns of 8 and two gaps of 2: 28 is the least width for a table.
+    const table = renderTable(rows, ['a', 'b', 'c'], {width: 28})
+    expect(table.records).toBeUndefined()
+    expect(table.text).toBe(`${'a'.padEnd(8)}  ${'b'.padEnd(8)}  c\nalpha-o…  bravo-t…  charlie…`)
+    const records = renderTable([...rows, {a: 'x', b: 'y', c: 'z'}], ['a', 'b', 'c'], {width: 27})
+    expect(records.records).toBe(true)
+    expect(records.text.split('\n')).toEqual([
+      `-[ 1 ]${'-'.repeat(21)}`,
+      'a  alpha-one',
+      'b  bravo-two',
+      'c  charlie-3',
+      `-[ 2 ]${'-'.repeat(21)}`,
+      'a  x',
+      'b  y',
+      'c  z',
+    ])
+    // Values cut to the width, a long key cut to what the width leaves; an id column kept whole where it can be.
+    const long = renderTable(
+      [{identifier: 'f'.repeat(24), 'a rather long column name': 'v'.repeat(40)}],
+      ['identifier', 'a rather long column name'],
+      {
+        width: 33,
+        keep: ['identifier'],
+      },
+    )
+    expect(long.records).toBe(true)
+    expect(long.text.split('\n').slice(1)).toEqual([`identi…  ${'f'.repeat(24)}`, `a rath…  ${'v'.repeat(23)}…`])
+    // Without a header (--no-header) the rows stay lines of a table, cut as far as needed.
+    const bare = renderTable(rows, ['a', 'b', 'c'], {width: 12, header: false})
+    expect(bare.records).toBeUndefined()
+    for (const line of bare.text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(12)
   })
 
   it('keeps id columns whole while other columns can go', () => {
@@ -192,15 +228,15 @@ describe('render', () => {
     expect(renderTable(wideRows, cols, {width: 50, drop: ['extra', 'kind']}).text).not.toContain('rather long')
   })
 
-  it('cuts every other column to a character before it cuts an id column', () => {
+  it('without a header, cuts every other column to a character before it cuts an id column', () => {
     // Nothing may go (as with --wide): the others are cut past their headers, the name stays whole.
-    const {text, dropped} = renderTable(wideRows, cols, {width: 50, keep: ['name']})
+    const {text, dropped} = renderTable(wideRows, cols, {width: 50, keep: ['name'], header: false})
     expect(dropped).toEqual([])
     expect(text).toContain('Another name that is rather long')
     expect(text).toContain('…')
     for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(50)
     // Too narrow even for that: the name is cut as well, and the table still fits.
-    const squeezed = renderTable(wideRows, cols, {width: 40, keep: ['name']})
+    const squeezed = renderTable(wideRows, cols, {width: 40, keep: ['name'], header: false})
     expect(squeezed.text).not.toContain('rather long')
     for (const line of squeezed.text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(40)
   })
