@@ -52,7 +52,8 @@ if (unsupported) {
   // Compiled code is kept between runs (Node 22.1 and later) in oclif's cache directory,
   // made owner-only first whatever the umask: Node would make it (and MFG_HOME above it)
   // writable by everyone under umask 000, and code in it runs.
-  const compileCache = join(cacheDir(), 'compile')
+  const cache = cacheDir()
+  const compileCache = join(cache, 'compile')
   try {
     builtin('node:fs').mkdirSync(compileCache, {recursive: true, mode: 0o700})
   } catch {
@@ -70,7 +71,14 @@ if (unsupported) {
   } catch (error) {
     userPlugins = error.code === 'ENOENT'
   }
-  await execute({loadOptions: {root, pjson, ...(userPlugins ? {} : {userPlugins})}})
+  // Shell completion, once `mfg autocomplete` has built it: rebuilt after an upgrade (src/cli/completion-cache.ts).
+  const completion = join(cache, 'autocomplete')
+  await execute({
+    loadOptions: {root, pjson, ...(userPlugins ? {} : {userPlugins})},
+    ...(args[0] === 'autocomplete' || builtin('node:fs').existsSync(completion)
+      ? {completion: {dir: completion, root, version: pjson.version}}
+      : {}),
+  })
 }
 
 /** The user's home directory as oclif's Config finds it. */

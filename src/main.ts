@@ -22,7 +22,14 @@ settings.enableAutoTranspile = false
  * top-level await of bin/run.js unsettled (exit 13 and a warning) instead of quietly
  * with exit 0, as the direct commands and oclif 4 end.
  */
-export async function execute(options: {loadOptions: Interfaces.LoadOptions}): Promise<unknown> {
+export async function execute(options: {
+  loadOptions: Interfaces.LoadOptions
+  /**
+   * oclif's shell completion cache and the mfg it belongs to, given when `mfg autocomplete`
+   * has built one or is about to (src/cli/completion-cache.ts).
+   */
+  completion?: {dir: string; root: string; version: string} | undefined
+}): Promise<unknown> {
   const argv = process.argv.slice(2)
   // Every command but help writes under MFG_HOME: one that names a file is said once, here,
   // before oclif and its plugins meet it (ENOTDIR from each, or a doctor of warnings).
@@ -42,7 +49,13 @@ export async function execute(options: {loadOptions: Interfaces.LoadOptions}): P
     const loadOptions = isatty(0)
       ? await (await import('./cli/not-found.js')).refuseUnknownCommandAtPipe(argv, options.loadOptions)
       : options.loadOptions
+    const {completion} = options
+    // `mfg autocomplete [SHELL]` builds the cache; `mfg autocomplete script SHELL` only prints a line.
+    const completing = argv[0] === 'autocomplete' && argv[1] !== 'script'
+    if (completion && !completing) (await import('./cli/completion-cache.js')).refreshIfStale(completion)
     const result = await run(argv, loadOptions)
+    // `mfg autocomplete` has built the cache (again), for this version.
+    if (completion && completing) (await import('./cli/completion-cache.js')).stamp(completion)
     await Promise.race([flush(), new Promise((resolve) => process.stdout.once('close', resolve))])
     return result
   } catch (thrown) {

@@ -1,0 +1,64 @@
+// Shell completion after an upgrade: @oclif/plugin-autocomplete builds its scripts once,
+// with the commands and flags of the mfg that built them; mfg has them built again when
+// it finds them built for another version (src/cli/completion-cache.ts).
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {waitFor} from '../sandbox/receiver.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version: string}).version
+const home = mkdtempSync(join(tmpdir(), 'mfg-completion-'))
+const cache = join(home, 'oclif', 'cache', 'autocomplete')
+const bashScript = join(cache, 'functions', 'bash', 'mfg.bash')
+const stampFile = join(cache, '.mfg-version')
+
+function mfg(args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), ...args], {
+    env: {...process.env, MFG_HOME: home, NO_COLOR: '1', SHELL: '/bin/bash'},
+    encoding: 'utf8',
+    input: '',
+    timeout: 60_000,
+  })
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+const read = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+afterAll(() => rmSync(home, {recursive: true, force: true}))
+
+describe('the shell completion cache', () => {
+  it('is stamped with the version that built it, and built again in the background by the next command after an upgrade', async () => {
+    // No cache yet: commands leave completion alone.
+    expect(mfg(['profile', 'list']).code).toBe(0)
+    expect(read(stampFile)).toBe('')
+    const built = mfg(['autocomplete', 'bash'])
+    expect(built.code, built.stderr).toBe(0)
+    expect(read(bashScript)).toMatch(/^demand:list .*--wide/m)
+    expect(read(stampFile)).toBe(`${version}\n`)
+    // The current version's cache is not built again.
+    writeFileSync(bashScript, 'kept\n')
+    expect(mfg(['profile', 'list']).code).toBe(0)
+    expect(read(bashScript)).toBe('kept\n')
+
+    // Built by an older mfg, whose commands differ: the next command has it rebuilt, printing nothing of it.
+    writeFileSync(stampFile, '0.0.1\n')
+    writeFileSync(bashScript, 'old\n')
+    const next = mfg(['profile', 'list', '--json'])
+    expect(next.code, next.stderr).toBe(0)
+    expect(next.stderr).toBe('')
+    expect(JSON.parse(next.stdout)).toEqual(expect.any(Array))
+    await waitFor(() => /^demand:list /m.test(read(bashScript)), 'the completion script rebuilt', 30_000)
+    expect(read(stampFile)).toBe(`${version}\n`)
+  }, 90_000)
+})
