@@ -54,7 +54,31 @@ export function keptNote(kept: string[]): string {
   return `Kept its stored ${words}; give the flag to change one (--auth-token "" or --currency "" removes it).`
 }
 
+/**
+ * `--api-key -` or `--auth-token -`: the value is read from stdin (`pass show shop | mfg
+ * profile add shop --api-key -`), so that it never stands in the command line, which
+ * other users of the machine can read (ps) and the shell keeps in its history.
+ */
+async function secretsFromStdin(flags: ProfileFlags): Promise<void> {
+  const dashed = (['api-key', 'auth-token'] as const).filter((flag) => flags[flag] === '-')
+  if (dashed.length === 0) return
+  if (dashed.length > 1) throw new UsageError('Only one of --api-key and --auth-token can be - (read from stdin).')
+  const flag = dashed[0]!
+  if ((process.stdin as {isTTY?: boolean}).isTTY)
+    throw new UsageError(
+      `--${flag} - reads the value from stdin, but stdin is a terminal; pipe it in, or leave --${flag} out to be asked for it.`,
+    )
+  const {readStdin} = await import('./input.js')
+  const lines = (await readStdin()).split(/\r?\n/).filter((line) => line.trim() !== '')
+  if (lines.length !== 1)
+    throw new UsageError(
+      `--${flag} - reads one line from stdin, and ${lines.length === 0 ? 'stdin was empty' : `stdin had ${lines.length} lines`}; nothing was saved.`,
+    )
+  flags[flag] = lines[0]!.trim()
+}
+
 async function fromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
+  await secretsFromStdin(flags)
   // `--api-key "$MFG_KEY"` with the variable unset: said, rather than a profile saved without a key.
   for (const flag of ['api-key', 'business-id'] as const) {
     if (flags[flag] !== undefined && flags[flag].trim() === '')

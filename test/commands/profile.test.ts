@@ -86,6 +86,42 @@ describe('mfg profile', () => {
     expect(listed.stdout).not.toContain('"empty"')
   })
 
+  it('reads the key or the token from stdin with -, out of the command line; one line, one of the two', async () => {
+    const demo = sb.businesses[0]!
+    const add = (args: string[], stdin: string) =>
+      runCli(['profile', 'add', 'piped', '--base-url', sb.url, '--business-id', demo.id, ...args], {
+        env: {MFG_HOME: sb.home},
+        stdin,
+      })
+    // As a password manager prints it: the key, its newline, spaces around.
+    const r = await add(['--api-key', '-', '--json'], `  ${demo.apiKey}  \n`)
+    expect(r.exitCode, r.stderr).toBe(0)
+    const stored = () => JSON.parse(readFileSync(join(sb.home, 'config.json'), 'utf8')).profiles.piped
+    expect(stored().apiKey).toBe(demo.apiKey)
+    expect(r.stdout + r.stderr).not.toContain(demo.apiKey)
+    const token = await add(['--auth-token', '-'], `${demo.authToken}\n`)
+    expect(token.exitCode, token.stderr).toBe(0)
+    expect(stored()).toMatchObject({apiKey: demo.apiKey, authToken: demo.authToken})
+    // The stored profile works: the key read from stdin is the one the service knows.
+    const status = await run(['auth', 'status', '--profile', 'piped', '--json'])
+    expect(status.exitCode, status.stderr).toBe(0)
+    for (const [args, stdin, said] of [
+      [['--api-key', '-'], '', '--api-key - reads one line from stdin, and stdin was empty; nothing was saved.'],
+      [['--api-key', '-'], 'pk_business_one\npk_business_two\n', 'stdin had 2 lines'],
+      [
+        ['--api-key', '-', '--auth-token', '-'],
+        'x\n',
+        'Only one of --api-key and --auth-token can be - (read from stdin).',
+      ],
+    ] as const) {
+      const refused = await add([...args], stdin)
+      expect(refused.exitCode, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain(said)
+    }
+    expect(stored()).toMatchObject({apiKey: demo.apiKey, authToken: demo.authToken})
+    expect((await run(['profile', 'remove', 'piped', '--yes'])).exitCode).toBe(0)
+  })
+
   it('says a config file it cannot write is where it goes, not broken: no "delete it"', async () => {
     const {writeFileSync, mkdtempSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')
