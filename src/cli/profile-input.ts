@@ -106,6 +106,22 @@ async function fromFlags(name: string, flags: ProfileFlags): Promise<Profile> {
   }
 }
 
+/** How the service's own paths begin (/api/public/v1/..., /api/v2/...): a base URL ending so doubles them. */
+const API_PATH_START = /\/api(?:\/public(?:\/v1)?|\/v2)?$/i
+
+/**
+ * A warning for a base URL that ends where the service's paths begin (`https://host/api`):
+ * mfg adds `/api/public/v1/...` to it, so every request would go to `/api/api/...` and
+ * answer 404. Saved as given (a gateway may mount the service under such a path).
+ */
+export function baseUrlWarning(name: string, baseUrl: string): string | undefined {
+  const url = new URL(baseUrl)
+  const end = API_PATH_START.exec(url.pathname)
+  if (!end) return undefined
+  const root = `${url.origin}${url.pathname.slice(0, end.index)}`
+  return `the base URL ends in ${end[0]}, and mfg adds the service's paths to it: requests go to ${url.pathname}/api/public/v1/… instead of ${url.pathname.slice(0, end.index)}/api/public/v1/…; the base URL is where those paths start, probably ${root} (mfg profile add ${name} --base-url ${root})`
+}
+
 /** What is wrong with a typed base URL, in the words `profile add` would refuse it with; undefined when nothing. */
 function urlProblem(typed: string): string | undefined {
   try {

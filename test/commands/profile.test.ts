@@ -122,6 +122,40 @@ describe('mfg profile', () => {
     expect((await run(['profile', 'remove', 'piped', '--yes'])).exitCode).toBe(0)
   })
 
+  it('warns of a base URL that ends where the service paths begin (/api/api/... then), and not of a root or a gateway path', async () => {
+    const demo = sb.businesses[0]!
+    const add = (baseUrl: string, json = false) =>
+      run([
+        'profile',
+        'add',
+        'doubled',
+        '--base-url',
+        baseUrl,
+        '--api-key',
+        demo.apiKey,
+        '--business-id',
+        demo.id,
+        ...(json ? ['--json'] : []),
+      ])
+    const doubled = await add(`${sb.url}/api/`)
+    expect(doubled.exitCode, doubled.stderr).toBe(0)
+    expect(doubled.stderr).toContain(
+      `Warning: The base URL ends in /api, and mfg adds the service's paths to it: requests go to /api/api/public/v1/… instead of /api/public/v1/…; the base URL is where those paths start, probably ${sb.url} (mfg profile add doubled --base-url ${sb.url}).`,
+    )
+    // What it warns of: every request of that profile answers 404.
+    expect((await run(['demand', 'list', '--profile', 'doubled'])).exitCode).toBe(1)
+    const json = await add('https://gw.example.com/mfg/api/v2', true)
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1)!)).toEqual({
+      warning: expect.stringContaining(
+        'probably https://gw.example.com/mfg (mfg profile add doubled --base-url https://gw.example.com/mfg)',
+      ),
+    })
+    for (const fine of [sb.url, 'https://gw.example.com/mfg', 'https://gw.example.com/apis']) {
+      expect((await add(fine)).stderr, fine).not.toContain('Warning')
+    }
+    expect((await run(['profile', 'remove', 'doubled', '--yes'])).exitCode).toBe(0)
+  })
+
   it('says a config file it cannot write is where it goes, not broken: no "delete it"', async () => {
     const {writeFileSync, mkdtempSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')
