@@ -16,19 +16,22 @@ export interface CompletionCache {
 
 const STAMP = '.mfg-version'
 
-/** Marks the cache as built for this version (after `mfg autocomplete` built it). */
-export function stamp(cache: CompletionCache): void {
+/** Marks the cache as built for this version (after `mfg autocomplete` built it); whether it could. */
+export function stamp(cache: CompletionCache): boolean {
   try {
     writeFileSync(join(cache.dir, STAMP), `${cache.version}\n`)
+    return true
   } catch {
-    // A cache that cannot be written (or was not built) is left as it is.
+    // A cache that cannot be written (another user's, or not built) is left as it is.
+    return false
   }
 }
 
 /**
  * When the cache was built for another version, starts `mfg autocomplete --refresh-cache`
  * in the background (a process of its own, which outlives this command and prints
- * nothing), once: the stamp is written first. Whether it did.
+ * nothing), once: the stamp is written first (and when it cannot be, nothing is started).
+ * Whether it started one.
  */
 export function refreshIfStale(cache: CompletionCache): boolean {
   let built: string | undefined
@@ -37,8 +40,8 @@ export function refreshIfStale(cache: CompletionCache): boolean {
   } catch {
     built = undefined
   }
-  if (built === cache.version) return false
-  stamp(cache)
+  // A cache this user cannot write could not be rebuilt either: no process started at each command.
+  if (built === cache.version || !stamp(cache)) return false
   const child = spawn(process.execPath, [join(cache.root, 'bin', 'run.js'), 'autocomplete', '--refresh-cache'], {
     detached: true,
     stdio: 'ignore',

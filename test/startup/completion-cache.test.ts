@@ -8,6 +8,7 @@ import {join, resolve} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
+import {refreshIfStale} from '../../src/cli/completion-cache.js'
 import {waitFor} from '../sandbox/receiver.js'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -61,4 +62,20 @@ describe('the shell completion cache', () => {
     await waitFor(() => /^demand:list /m.test(read(bashScript)), 'the completion script rebuilt', 30_000)
     expect(read(stampFile)).toBe(`${version}\n`)
   }, 90_000)
+
+  it("is not rebuilt when its stamp cannot be written (another user's cache): no process at every command", () => {
+    const file = join(home, 'not-a-directory')
+    writeFileSync(file, '')
+    expect(refreshIfStale({dir: file, root, version})).toBe(false)
+    // Where it can be written, a stale one is.
+    const dir = mkdtempSync(join(tmpdir(), 'mfg-completion-stale-'))
+    try {
+      writeFileSync(join(dir, '.mfg-version'), '0.0.1\n')
+      expect(refreshIfStale({dir, root: join(dir, 'no-mfg-here'), version})).toBe(true)
+      expect(read(join(dir, '.mfg-version'))).toBe(`${version}\n`)
+      expect(refreshIfStale({dir, root, version})).toBe(false)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
 })
