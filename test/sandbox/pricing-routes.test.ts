@@ -124,6 +124,30 @@ describe('v1 price-estimation', () => {
     expect(body.status).toBe(400)
   })
 
+  it('says a value of the wrong type must be that type, not that it is required (both generations)', async () => {
+    const v1Answer = await demo.post(v1(), {...PLA, quantity: '3', isSupported: 'yes', bulkPricing: [1.5]})
+    expect(v1Answer.status).toBe(400)
+    const v1Messages = Object.fromEntries(
+      v1Answer.body.details.map((d: {path: string; message: string}) => [d.path, d.message]),
+    )
+    expect(v1Messages).toEqual({
+      quantity: 'must be a number',
+      isSupported: 'must be a boolean',
+      'bulkPricing.0': 'must be an int',
+    })
+    expect(v1Answer.body.message).not.toMatch(/required/)
+
+    const legacyAnswer = await demo.post(legacy(), [model({quantity: '3'}), {model: 'PLA'}])
+    expect(legacyAnswer.status).toBe(400)
+    const legacyMessages = Object.fromEntries(
+      legacyAnswer.body.details.map((d: {path: string; message: string}) => [d.path, d.message]),
+    )
+    expect(legacyMessages['0.model.quantity']).toBe('must be a number')
+    expect(legacyMessages['1.model']).toBe('must be an object')
+    const notAnArray = await demo.post(legacy(), {model: model().model})
+    expect(notAnArray.body.details).toEqual([{path: '', message: 'must be an array'}])
+  })
+
   it('names the allowed values for an unknown or ambiguous material, technology, colour or option', async () => {
     const unknown = await demo.post(v1(), {...PLA, material: 'Unobtainium'})
     expect(unknown.status).toBe(400)

@@ -74,7 +74,7 @@ export async function pricingRoutes(app: FastifyInstance, ctx: SandboxContext): 
     v1.post<{Params: {businessId: string}; Querystring: {currency?: unknown}}>(V1_ESTIMATION_PATH, async (request) => {
       const business = ownBusiness(request, request.params.businessId)
       const currency = currencyOf(request.query.currency, business.currency)
-      const parsed = QuoteModelPublicDto.safeParse(request.body ?? undefined)
+      const parsed = QuoteModelPublicDto.safeParse(request.body ?? undefined, {reportInput: true})
       if (!parsed.success) {
         const details = readable(issuesToDetails(parsed.error))
         throw badRequest(
@@ -126,7 +126,7 @@ export async function pricingRoutes(app: FastifyInstance, ctx: SandboxContext): 
         if (left === 0)
           throw spent(`The daily allowance of ${limit} price estimations is spent; it renews at 00:00 UTC.`, 0)
 
-        const parsed = LegacyEstimationBody.safeParse(request.body ?? undefined)
+        const parsed = LegacyEstimationBody.safeParse(request.body ?? undefined, {reportInput: true})
         if (!parsed.success) {
           const details = legacyDetails(request.body, issuesToDetails(parsed.error))
           throw badRequest(
