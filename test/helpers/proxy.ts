@@ -25,7 +25,12 @@ export async function startProxy(
   before?: (
     req: http.IncomingMessage,
   ) => number | Promise<unknown> | {status: number; headers?: Record<string, string>} | void,
-  opts: {bytesPerSecond?: number; after?: (req: http.IncomingMessage) => {status: number} | 'drop' | void} = {},
+  opts: {
+    bytesPerSecond?: number
+    after?: (req: http.IncomingMessage) => {status: number} | 'drop' | void
+    /** Rewrites a JSON answer's body (a service that leaves out or renames fields); void keeps it. */
+    rewrite?: (req: http.IncomingMessage, body: unknown) => unknown
+  } = {},
 ): Promise<Proxy> {
   const to = new URL(target)
   const server = http.createServer((req, res) => {
@@ -42,6 +47,19 @@ export async function startProxy(
             answer.resume()
             res.writeHead(replaced.status, {'content-type': 'text/html'})
             return void res.end(`<html><body><h1>${replaced.status} Bad Gateway</h1></body></html>`)
+          }
+          const rewrite = opts.rewrite
+          if (rewrite && String(answer.headers['content-type'] ?? '').includes('json')) {
+            const chunks: Buffer[] = []
+            answer.on('data', (c: Buffer) => chunks.push(c))
+            answer.on('end', () => {
+              const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+              const text = JSON.stringify(rewrite(req, body) ?? body)
+              const headers = {...answer.headers, 'content-length': String(Buffer.byteLength(text))}
+              res.writeHead(answer.statusCode ?? 502, headers)
+              res.end(text)
+            })
+            return
           }
           res.writeHead(answer.statusCode ?? 502, answer.headers)
           answer.pipe(res)

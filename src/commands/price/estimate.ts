@@ -80,6 +80,7 @@ Buyers' files are untrusted: a part file over a reader limit (triangles, 3MF inf
       this.note(`The same without prompts: ${estimate.equivalentCommand(input, flags)}`)
     if (!this.jsonEnabled())
       for (const text of await estimate.renderEstimate(result, isTty(process.stdout))) writeOut(text)
+    if (currency && result.currency === null) this.warnNote(estimate.unconfirmedCurrency(currency), true)
     if (result.allowanceRemaining !== undefined)
       this.note(`Legacy daily estimations left today: ${result.allowanceRemaining}.`)
     return result

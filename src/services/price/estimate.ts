@@ -242,7 +242,9 @@ export async function estimatePart(ctx: ServiceContext, input: EstimateInput): P
   const quantity = d.quantity ?? input.quantity ?? 1
   return {
     price: d.price,
-    currency: d.currency ?? input.currency ?? null,
+    // The currency query is a sandbox extension: a service that does not name the answer's
+    // currency may have ignored it (and priced in the business's), so the asked one is no answer.
+    currency: d.currency ?? null,
     quantity,
     unitPrice: d.unitPrice ?? round2(d.price / quantity),
     service: d.service ?? input.service ?? null,
