@@ -34,6 +34,16 @@ export function normalizeCurrency(value: string): Currency | undefined {
   return (CURRENCIES as readonly string[]).includes(upper) ? (upper as Currency) : undefined
 }
 
+/**
+ * A request body as sent: a top-level `currency` given in another case (`usd`) goes out as
+ * the interface writes the code (`USD`). The same object when there is nothing to change.
+ */
+export function withCurrencyCode<T extends Record<string, unknown>>(body: T): T {
+  if (typeof body.currency !== 'string') return body
+  const code = normalizeCurrency(body.currency)
+  return code === undefined || code === body.currency ? body : {...body, currency: code}
+}
+
 /** YYYY-MM-DD from YYYY-MM-DD, DD/MM/YYYY or an ISO timestamp; undefined when unreadable. */
 export function normalizeDate(value: string): string | undefined {
   let m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value)

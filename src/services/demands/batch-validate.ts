@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import type * as z from 'zod'
 
 import {CreateDemandItem, MAX_BATCH} from '../../schemas/demand.js'
-import {BODY_LIMIT, type ErrorDetail} from '../../schemas/common.js'
+import {BODY_LIMIT, withCurrencyCode, type ErrorDetail} from '../../schemas/common.js'
 import {InputError} from '../errors.js'
 import {ContentDraftIds} from './batch-ids.js'
 import {
@@ -144,7 +144,7 @@ function noteUnknownFields(checked: CheckedRow, found: UnknownFields): void {
  * row without any is sent as it was read.
  */
 export function knownFields(input: InputRow, checked: CheckedRow): Record<string, unknown> {
-  return withoutFields(input.value as Record<string, unknown>, checked.unknownFields)
+  return withCurrencyCode(withoutFields(input.value as Record<string, unknown>, checked.unknownFields))
 }
 
 /**

@@ -1,6 +1,7 @@
 import {getDemand, updateDemand as putDemand} from '../../api/v1/demands.js'
 import type {Written} from '../../api/written.js'
 import {UpdateDemandBody, type Stage} from '../../schemas/demand.js'
+import {withCurrencyCode} from '../../schemas/common.js'
 import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import {validateObject} from '../validate.js'
@@ -67,7 +68,7 @@ export async function buildUpdateBody(
     )
   }
   // Unknown fields are refused rather than dropped: a silently ignored typo would look like a successful update.
-  return validateObject(body, UpdateDemandBody.strict(), 'update body')
+  return withCurrencyCode(await validateObject(body, UpdateDemandBody.strict(), 'update body'))
 }
 
 /** A demand after a change the service confirmed. */
