@@ -392,14 +392,14 @@ function geometryHint(error: ValidationError): Error {
   )
 }
 
-/**
- * The answer as key-value lines, then with --bulk a table of quantities (and bars
- * on a terminal): one block of text each.
- */
 /** When the v1 answer does not name its currency, --currency (a sandbox extension) may have been ignored. */
 export const unconfirmedCurrency = (asked: string): string =>
   `The service did not say which currency the price is in: --currency ${asked} is an mfg sandbox extension that this service may ignore, so the price may be in your business's currency. --legacy --currency ${asked} asks for it on the interface's own terms`
 
+/**
+ * The answer as key-value lines, then with --bulk a table of quantities (and bars
+ * on a terminal): one block of text each.
+ */
 export async function renderEstimate(r: EstimateResult, terminal: boolean): Promise<string[]> {
   const {toKeyValue} = await import('./render.js')
   const cur = r.currency ?? ''
