@@ -4,7 +4,7 @@
 // completions would go on offering what the old release had. mfg stamps the cache with
 // the version it was built for and, when that differs, has it rebuilt in the background.
 import {spawn} from 'node:child_process'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 /** The completion cache, and the mfg (package root and version) that uses it. */
@@ -19,7 +19,11 @@ const STAMP = '.mfg-version'
 /** Marks the cache as built for this version (after `mfg autocomplete` built it); whether it could. */
 export function stamp(cache: CompletionCache): boolean {
   try {
-    writeFileSync(join(cache.dir, STAMP), `${cache.version}\n`)
+    // Written aside and renamed into place: a command reading it meanwhile finds the old
+    // stamp or the new one, never an empty file (which would start another rebuild).
+    const aside = join(cache.dir, `${STAMP}.${process.pid}`)
+    writeFileSync(aside, `${cache.version}\n`)
+    renameSync(aside, join(cache.dir, STAMP))
     return true
   } catch {
     // A cache that cannot be written (another user's, or not built) is left as it is.
