@@ -4,7 +4,7 @@ import path from 'node:path'
 import * as z from 'zod'
 
 import {CURRENCIES} from '../schemas/common.js'
-import {maskSecret} from '../schemas/secrets.js'
+import {extractApiKey, maskSecret} from '../schemas/secrets.js'
 import {closest} from '../util/closest.js'
 import {ProfileError} from './errors.js'
 import {mfgPaths} from './paths.js'
@@ -153,11 +153,20 @@ export function unknownKeyText(u: UnknownKey): string {
   return `"${u.key}"${u.meant === undefined ? '' : ` (did you mean "${u.meant}"?)`}`
 }
 
+/**
+ * A stored profile as commands use it. The file may have been edited by hand, with a key
+ * pasted from a password manager and its line break or spaces along: the values are read
+ * as `profile add` and the MFG_* variables take them (trimmed, the key reduced to its
+ * pk_business_ part), and a value left empty counts as not set.
+ */
 export function toProfile(name: string, p: z.infer<typeof StoredProfile>): Profile {
   const out: Profile = {name, baseUrl: p.baseUrl}
-  if (p.apiKey !== undefined) out.apiKey = p.apiKey
-  if (p.authToken !== undefined) out.authToken = p.authToken
-  if (p.businessId !== undefined) out.businessId = p.businessId
+  const apiKey = p.apiKey === undefined ? '' : extractApiKey(p.apiKey)
+  if (apiKey !== '') out.apiKey = apiKey
+  const authToken = p.authToken?.trim()
+  if (authToken) out.authToken = authToken
+  const businessId = p.businessId?.trim()
+  if (businessId) out.businessId = businessId
   if (p.currency !== undefined) out.currency = p.currency
   return out
 }

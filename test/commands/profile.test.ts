@@ -259,6 +259,34 @@ describe('mfg profile', () => {
     expect(r.stderr).not.toMatch(/Invalid URL|\(- -\)|\n\s+at /)
   })
 
+  it('reads a hand-edited key, token and business id with the line break or spaces pasted along', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const demo = sb.businesses[0]!
+    const home = mkdtempSync(join(tmpdir(), 'mfg-pasted-'))
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        current: 'pasted',
+        profiles: {
+          pasted: {
+            baseUrl: ` ${sb.url}/ `,
+            apiKey: `${demo.apiKey}\n`,
+            authToken: ` ${demo.authToken}\r\n`,
+            businessId: `${demo.id} `,
+          },
+        },
+      }),
+      {mode: 0o600},
+    )
+    const status = await run(['auth', 'status', '--json'], {MFG_HOME: home})
+    expect(status.exitCode, status.stdout + status.stderr).toBe(0)
+    expect(json(status)).toMatchObject({businessId: demo.id, v1: {ok: true}, v2: {ok: true}})
+    const list = await run(['demand', 'list', '--limit', '1', '--json'], {MFG_HOME: home})
+    expect(list.exitCode, list.stderr).toBe(0)
+    expect(json<unknown[]>(list)).toHaveLength(1)
+  })
+
   it('warns when a misspelt "current" leaves commands on the embedded sandbox, naming the key', async () => {
     const {mkdtempSync, writeFileSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')
