@@ -16,6 +16,7 @@ import {
 import {markupOf, readErrorBody} from './error-body.js'
 import {reasonPhrase} from './status.js'
 import {neverSent} from './retry.js'
+import {tlsFailure, tlsFailureText} from './tls-failure.js'
 
 /** How many attempts a failed request took and how long, when it was tried more than once or ran out of time. */
 export interface GaveUp {
@@ -156,6 +157,8 @@ export function describeNetworkFailure(
       neverSent: neverSent('ETIMEDOUT', event),
     }
   }
+  const tls = tlsFailure(e)
+  if (tls) return {code, message: tlsFailureText(tls), neverSent: tls.notTls || neverSent(code)}
   return {code, message: `${WHAT[code] ?? 'network error'} (${raw})`, neverSent: neverSent(code)}
 }
 

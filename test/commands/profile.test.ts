@@ -287,6 +287,30 @@ describe('mfg profile', () => {
     expect(json<unknown[]>(list)).toHaveLength(1)
   })
 
+  it('says an https:// base URL reaches a plain http server, and that nothing was sent (a batch row is not "unknown")', async () => {
+    const {mkdtempSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const demo = sb.businesses[0]!
+    const env = {
+      MFG_HOME: mkdtempSync(join(tmpdir(), 'mfg-https-')),
+      MFG_BASE_URL: sb.url.replace('http://', 'https://'),
+      MFG_API_KEY: demo.apiKey,
+      MFG_BUSINESS_ID: demo.id,
+    }
+    const list = await run(['demand', 'list'], env)
+    expect(list.exitCode).toBe(1)
+    expect(list.stderr).toContain('check whether the base URL should start with http:// instead of https://')
+    expect(list.stderr).toContain('the request was not sent')
+    expect(list.stderr).not.toMatch(/SSL routines|openssl|may have been sent/)
+    const create = await run(
+      ['demand', 'create', '--technique', 'PCB', '--material', 'FR4', '--quantity', '1', '--email', 'b@example.com'],
+      env,
+    )
+    expect(create.exitCode).toBe(1)
+    expect(create.stdout).toContain('not created; run the same command again to retry')
+    expect(create.stdout + create.stderr).not.toMatch(/outcome unknown|may have been sent/i)
+  })
+
   it('warns when a misspelt "current" leaves commands on the embedded sandbox, naming the key', async () => {
     const {mkdtempSync, writeFileSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')

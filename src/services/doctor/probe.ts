@@ -2,6 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 
 import {proxyEnv, proxyNote, type ProxyEnv} from '../../api/proxy.js'
+import {tlsFailure, tlsFailureText} from '../../api/tls-failure.js'
 
 export type ProbeResult = (
   {reached: true; status: number; date?: string; sentAt: number; receivedAt: number} | {reached: false; reason: string}
@@ -83,10 +84,13 @@ export function probe(baseUrl: string, opts: {timeoutMs: number; now?: () => num
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
       const code = error.code ?? ''
+      const tls = tlsFailure(error)
       const reason =
         code === 'ETIMEDOUT'
           ? `no answer within ${Math.round(opts.timeoutMs / 100) / 10} s`
-          : (REASONS[code] ?? error.message)
+          : tls
+            ? tlsFailureText(tls)
+            : (REASONS[code] ?? error.message)
       resolve({reached: false, reason: code && code !== 'ETIMEDOUT' ? `${reason} (${code})` : reason, ...shown})
     })
     req.end()
