@@ -2,7 +2,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import chalk from 'chalk'
 
-import {ApiError} from '../api/errors.js'
+import {ApiError, AuthenticationError} from '../api/errors.js'
 import {redact} from '../schemas/secrets.js'
 import {CommandContext, parseSeconds, TIMEOUT_ENV, TOTAL_TIMEOUT_ENV} from './context.js'
 import {EXIT_INTERRUPTED, UsageError, describeError, errorLine} from './errors.js'
@@ -401,10 +401,18 @@ export abstract class BaseCommand extends Command {
       throw new Errors.ExitError(EXIT_INTERRUPTED)
     }
     const d = describeError(err)
+    const profile = this.ctxInstance?.resolvedProfile()
+    if (err instanceof AuthenticationError && err.status === 401 && profile) {
+      // Loaded here only: the request module it reads paths with is not every command's.
+      const {rejectedCredentialsHint} = await import('./auth-hint.js')
+      const hint = rejectedCredentialsHint(profile, err.path)
+      if (hint) d.hint = hint
+    }
     const secrets = this.secrets()
     const shown = {
       ...d,
       message: redact(d.message, secrets),
+      ...(d.hint === undefined ? {} : {hint: redact(d.hint, secrets)}),
       ...(d.details ? {details: d.details.map((x) => ({...x, message: redact(x.message, secrets)}))} : {}),
     }
     writeErr(errorLine(shown, this.jsonEnabled(), chalk.red))

@@ -135,6 +135,11 @@ export class CommandContext {
     return this.resolved
   }
 
+  /** The profile as resolved so far (before the embedded sandbox fills in its credentials); undefined before. */
+  resolvedProfile(): ResolvedProfile | undefined {
+    return this.resolved
+  }
+
   /** The profile with working credentials, and a client for it; starts the embedded sandbox if needed. */
   session(): Promise<Session> {
     this.sessionPromise ??= this.open()

@@ -45,6 +45,8 @@ export interface DescribedError {
   details?: ErrorDetail[]
   /** The wait the service asked for (Retry-After) before trying again. */
   retryAfterSeconds?: number
+  /** What to do next, said below the message (under --json, its own field): which credentials a 401 refused. */
+  hint?: string
   exitCode: number
 }
 
@@ -102,8 +104,8 @@ export function errorLine(
   asJson: boolean,
   label: (text: string) => string = (text) => text,
 ): string {
-  if (!asJson) return `${label('Error:')} ${error.message}`
-  const {code, message, status, details, retryAfterSeconds} = error
+  if (!asJson) return `${label('Error:')} ${error.message}${error.hint === undefined ? '' : `\n${error.hint}`}`
+  const {code, message, status, details, retryAfterSeconds, hint} = error
   return JSON.stringify({
     error: {
       code,
@@ -111,6 +113,7 @@ export function errorLine(
       ...(status === undefined ? {} : {status}),
       ...(details ? {details: details.map((x) => ({path: x.path, message: x.message}))} : {}),
       ...(retryAfterSeconds === undefined ? {} : {retryAfterSeconds}),
+      ...(hint === undefined ? {} : {hint}),
     },
   })
 }

@@ -38,6 +38,40 @@ describe('mfg auth status', () => {
     expect(r.stdout).toMatch(/not set; v2 not checked/)
   })
 
+  it('a command refused with 401 names the key it sent, masked, where it came from and how to replace it', async () => {
+    const demo = sb.businesses[0]!
+    const bad = 'pk_business_notARealKey9876'
+    const fromEnv = await run(['demand', 'list'], {env: {MFG_API_KEY: bad}})
+    expect(fromEnv.exitCode).toBe(3)
+    expect(fromEnv.stderr).toContain(
+      'The service refused the API key ****9876 from MFG_API_KEY: correct or unset MFG_API_KEY. mfg auth status checks the credentials in use.',
+    )
+
+    const home = mkdtempSync(join(tmpdir(), 'mfg-refused-'))
+    try {
+      const stored = {MFG_HOME: home, MFG_BASE_URL: undefined, MFG_API_KEY: undefined, MFG_AUTH_TOKEN: undefined}
+      const add = ['profile', 'add', 'shop', '--base-url', sb.url, '--api-key', bad, '--business-id', demo.id]
+      expect((await run([...add, '--auth-token', demo.authToken, '--use'], {env: stored})).exitCode).toBe(0)
+      const v1 = await run(['demand', 'list', '--json'], {env: stored})
+      expect(v1.exitCode).toBe(3)
+      // Under --json the hint is a field of its own: the message stays the service's.
+      expect(JSON.parse(v1.stderr).error).toMatchObject({
+        code: 'unauthenticated',
+        message: expect.stringMatching(/^listing demands: .* → 401 Unauthorized\)$/),
+        hint: 'The service refused the API key ****9876 of profile "shop": store the right API key with mfg profile add shop --api-key - (- reads it from stdin). mfg auth status checks the credentials in use.',
+      })
+      // A v2 request carries the token too: both are named, each with its source.
+      const v2 = await run(['webhook', 'list'], {env: {...stored, MFG_AUTH_TOKEN: 'at_notARealToken5555'}})
+      expect(v2.exitCode).toBe(3)
+      expect(v2.stderr).toContain(
+        'The service refused the API key ****9876 of profile "shop" or the auth token ****5555 from MFG_AUTH_TOKEN (over profile "shop"): correct or unset MFG_AUTH_TOKEN; store the right API key with mfg profile add shop --api-key -',
+      )
+      expect(v1.stderr + v2.stderr).not.toContain('notARealKey')
+    } finally {
+      rmSync(home, {recursive: true, force: true})
+    }
+  })
+
   it('checks the embedded sandbox when no profile is configured', async () => {
     const home = mkdtempSync(join(tmpdir(), 'mfg-local-'))
     try {
