@@ -1,6 +1,7 @@
 // The profile `profile add` stores, from its flags and, in a terminal, prompts for
 // what they leave out. Without a terminal a missing required value is an error
 // naming its flag (cli/prompt.ts).
+import {isLoopbackHost} from '../api/request.js'
 import {normalizeBaseUrl, ProfileError, type Profile} from '../profiles/index.js'
 import {extractApiKey} from '../schemas/secrets.js'
 import {given} from '../util/fields.js'
@@ -120,6 +121,17 @@ export function baseUrlWarning(name: string, baseUrl: string): string | undefine
   if (!end) return undefined
   const root = `${url.origin}${url.pathname.slice(0, end.index)}`
   return `the base URL ends in ${end[0]}, and mfg adds the service's paths to it: requests go to ${url.pathname}/api/public/v1/… instead of ${url.pathname.slice(0, end.index)}/api/public/v1/…; the base URL is where those paths start, probably ${root} (mfg profile add ${name} --base-url ${root})`
+}
+
+/**
+ * A warning for a plain http:// base URL on another machine: every command would refuse
+ * to send the key and token there (exit 2), so it is said when the profile is saved.
+ * Undefined for https:// and this machine (a sandbox).
+ */
+export function cleartextWarning(name: string, baseUrl: string): string | undefined {
+  const url = new URL(baseUrl)
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined
+  return `the base URL is plain http:// to ${url.host}, not this machine: commands refuse to send the API key and auth token there in clear. Use the service's https:// address (mfg profile add ${name} --base-url ${baseUrl.replace(/^http:/i, 'https:')}), or pass --insecure (or set MFG_INSECURE=1) on a network you trust`
 }
 
 /** What is wrong with a typed base URL, in the words `profile add` would refuse it with; undefined when nothing. */

@@ -156,6 +156,25 @@ describe('mfg profile', () => {
     expect((await run(['profile', 'remove', 'doubled', '--yes'])).exitCode).toBe(0)
   })
 
+  it('warns when saving a plain http:// base URL on another machine, which every command would refuse', async () => {
+    const demo = sb.businesses[0]!
+    const add = (baseUrl: string) =>
+      run(['profile', 'add', 'clear', '--base-url', baseUrl, '--api-key', demo.apiKey, '--business-id', demo.id])
+    const remote = await add('http://api.example.com/mfg/')
+    expect(remote.exitCode, remote.stderr).toBe(0)
+    expect(remote.stderr).toContain(
+      "Warning: The base URL is plain http:// to api.example.com, not this machine: commands refuse to send the API key and auth token there in clear. Use the service's https:// address (mfg profile add clear --base-url https://api.example.com/mfg), or pass --insecure (or set MFG_INSECURE=1) on a network you trust.",
+    )
+    // What it warns of.
+    const refused = await run(['demand', 'list', '--profile', 'clear'])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain('refusing to send the API key over plain http to api.example.com')
+    for (const fine of [sb.url, 'http://localhost:8787', 'http://[::1]:8787', 'https://api.example.com']) {
+      expect((await add(fine)).stderr, fine).not.toContain('Warning')
+    }
+    expect((await run(['profile', 'remove', 'clear', '--yes'])).exitCode).toBe(0)
+  })
+
   it('says a config file it cannot write is where it goes, not broken: no "delete it"', async () => {
     const {writeFileSync, mkdtempSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')

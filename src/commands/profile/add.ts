@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {baseUrlWarning, keptNote, profileFromFlags} from '../../cli/profile-input.js'
+import {baseUrlWarning, cleartextWarning, keptNote, profileFromFlags} from '../../cli/profile-input.js'
 import {maskedProfile, ProfileStore, type Profile} from '../../profiles/index.js'
 
 export default class ProfileAdd extends BaseCommand {
@@ -45,8 +45,9 @@ With all values given as flags nothing is asked. Replacing a stored profile (to 
       `Saved profile "${args.name}" in ${store.path}${current ? ' (current)' : `; use it with --profile ${args.name} or mfg profile use ${args.name}`}.`,
     )
     if (kept.length > 0) this.note(keptNote(kept))
-    const warning = baseUrlWarning(args.name, saved.baseUrl)
-    if (warning) this.warnNote(warning, true)
+    for (const warning of [baseUrlWarning(args.name, saved.baseUrl), cleartextWarning(args.name, saved.baseUrl)]) {
+      if (warning) this.warnNote(warning, true)
+    }
     return {...maskedProfile(saved), current}
   }
 }
