@@ -157,9 +157,54 @@ function credentials(
       serverMessage: `no ${missing.join(' and no ')}: ${hint}`,
     })
   }
+  unsendable('API key', ctx.apiKey!, '--api-key', 'MFG_API_KEY', {method, path: shownPath, secrets: ctx.secrets})
+  if (generation === 'v2')
+    unsendable('auth token', ctx.authToken!, '--auth-token', 'MFG_AUTH_TOKEN', {
+      method,
+      path: shownPath,
+      secrets: ctx.secrets,
+    })
   const headers: Record<string, string> = {authorization: `Bearer ${ctx.apiKey}`}
   if (generation === 'v2') headers['x-auth-token'] = ctx.authToken as string
   return headers
+}
+
+/** Where a header value holds what HTTP forbids there (control characters but the tab, anything past Latin-1); -1 if nowhere. */
+function badHeaderChar(value: string): number {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f || c > 0xff) return i
+  }
+  return -1
+}
+
+/**
+ * A key or token no header can carry (a line break inside it: a password manager's entry
+ * pasted whole, the key and the user name below it) is refused before sending, saying
+ * where it breaks; Node would fail the request with "Invalid character in header content",
+ * read as a network error that may have reached the service.
+ */
+function unsendable(
+  what: string,
+  value: string,
+  flag: string,
+  variable: string,
+  site: {method: HttpMethod; path: string; secrets: readonly (string | undefined)[]},
+): void {
+  const at = badHeaderChar(value)
+  if (at < 0) return
+  const char = String.fromCodePoint(value.codePointAt(at)!)
+  const named =
+    char === '\n' || char === '\r'
+      ? 'a line break'
+      : char.charCodeAt(0) < 0x20 || char === '\u007f'
+        ? 'a control character'
+        : `the character ${JSON.stringify(char)}`
+  throw new AuthenticationError({
+    ...site,
+    code: 'invalid_credentials',
+    serverMessage: `the ${what} holds ${named} after its first ${at} characters, which a request header cannot carry (was more than the ${what} pasted?); nothing was sent. Set it again with mfg profile add ${flag} or ${variable}`,
+  })
 }
 
 /** Credentials never leave over plain http for another machine unless `insecure` says so. */

@@ -72,6 +72,23 @@ describe('mfg auth status', () => {
     }
   })
 
+  it('refuses before sending a key or token with a line break inside (a whole password-manager entry pasted)', async () => {
+    const demo = sb.businesses[0]!
+    const token = `${demo.authToken}\nuser: ops@example.com`
+    const v2 = await run(['webhook', 'list', '--json'], {env: {MFG_AUTH_TOKEN: token}})
+    expect(v2.exitCode).toBe(3)
+    expect(JSON.parse(v2.stderr).error).toMatchObject({
+      code: 'invalid_credentials',
+      message: expect.stringContaining(
+        `the auth token holds a line break after its first ${demo.authToken.length} characters, which a request header cannot carry (was more than the auth token pasted?); nothing was sent.`,
+      ),
+    })
+    const v1 = await run(['demand', 'list'], {env: {MFG_API_KEY: 'my-k€y-123'}})
+    expect(v1.exitCode).toBe(3)
+    expect(v1.stderr).toContain('the API key holds the character "€"')
+    expect(v1.stderr + v2.stderr).not.toMatch(/Invalid character|may have been sent|ops@example/)
+  })
+
   it('checks the embedded sandbox when no profile is configured', async () => {
     const home = mkdtempSync(join(tmpdir(), 'mfg-local-'))
     try {
