@@ -107,8 +107,10 @@ export class ProfileReader {
     }
     let raw: unknown
     try {
-      // An empty file is an empty config, as conf treats it.
-      raw = text.trim() === '' ? {} : JSON.parse(text)
+      // An empty file is an empty config, as conf treats it; a byte-order mark (Notepad saves
+      // one) is skipped, as conf skips it when it writes the file.
+      const json = text.replace(/^\uFEFF/, '')
+      raw = json.trim() === '' ? {} : JSON.parse(json)
     } catch (error) {
       throw this.broken(error)
     }

@@ -165,6 +165,17 @@ describe('ProfileStore', () => {
     expect(err2.exitCode).toBe(2)
   })
 
+  it('reads a config file saved with a byte-order mark (Windows Notepad), and a write keeps its profiles', () => {
+    const store = new ProfileStore(env)
+    const data = {current: 'shop', profiles: {shop: {baseUrl: 'https://api.example.com', apiKey: KEY}}}
+    fs.writeFileSync(store.path, `\uFEFF${JSON.stringify(data, null, 2)}`, {mode: 0o600})
+    expect(store.current()).toBe('shop')
+    expect(store.list().map((p) => p.name)).toEqual(['shop'])
+    expect(resolveProfile({env})).toMatchObject({name: 'shop', apiKey: KEY})
+    store.add({name: 'other', baseUrl: 'https://dev.example.com', apiKey: KEY})
+    expect(new ProfileStore(env).list().map((p) => p.name)).toEqual(['other', 'shop'])
+  })
+
   it('keeps keys it does not know, at the top and in a profile, for later versions', () => {
     const store = new ProfileStore(env)
     const later = {current: 'a', later: {x: 1}, profiles: {a: {baseUrl: 'https://x.example.com', region: 'eu'}}}
