@@ -77,6 +77,11 @@ export function resolveProfile(
     const found: Profile | undefined = store.get(name)
     if (!found) throw unknownProfile(name, origin, store.list())
     resolved = {...found, embedded: false, overrides: [], ignored: [], source}
+    // A key misspelt by hand (`apikey`) is not read: said, rather than "no API key" with the key right there.
+    const typos = store.unknownKeys().filter((u) => u.meant !== undefined && u.key.startsWith(`profiles.${name}.`))
+    if (typos.length > 0) {
+      resolved.warning = `${store.path} has ${typos.length > 1 ? 'unknown keys' : 'an unknown key'} ${typos.map(unknownKeyText).join(', ')} in profile "${name}", which mfg does not read: correct ${typos.length > 1 ? 'them' : 'it'} in the file`
+    }
     // MFG_BASE_URL in its place spares the stored one: a wrong value there then does no harm.
     if (!set('MFG_BASE_URL')) resolved.baseUrl = storedBaseUrl(found, store.path)
   }

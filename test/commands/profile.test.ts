@@ -349,6 +349,26 @@ describe('mfg profile', () => {
     expect(r.stderr).not.toContain('curent')
   })
 
+  it('names a misspelt key of the profile in use (apikey), which is not read, instead of only "no API key"', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const home = mkdtempSync(join(tmpdir(), 'mfg-keytypo-'))
+    const file = join(home, 'config.json')
+    const demo = sb.businesses[0]!
+    const shop = {baseUrl: sb.url, apikey: demo.apiKey, businessId: demo.id, region: 'eu'}
+    writeFileSync(file, JSON.stringify({current: 'shop', profiles: {shop, other: {baseUrl: sb.url, apiKee: 'x'}}}), {
+      mode: 0o600,
+    })
+    const r = await run(['demand', 'list'], {MFG_HOME: home})
+    expect(r.exitCode).toBe(3)
+    expect(r.stderr).toContain(
+      `Warning: ${file} has an unknown key "profiles.shop.apikey" (did you mean "profiles.shop.apiKey"?) in profile "shop", which mfg does not read: correct it in the file.`,
+    )
+    // A key no known one resembles (a later version's) and another profile's typo are not said.
+    expect(r.stderr).not.toMatch(/region|apiKee/)
+    expect(r.stderr).not.toContain(demo.apiKey)
+  })
+
   it('keeps the stored values a re-add does not give, and says so', async () => {
     const demo = sb.businesses[0]!
     const home = join(sb.home, 'readd')
