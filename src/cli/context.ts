@@ -150,6 +150,12 @@ export class CommandContext {
   async businessId(): Promise<string> {
     const {profile} = await this.session()
     if (!profile.businessId) {
+      // MFG_BASE_URL alone makes a profile named "env" that is stored nowhere: profile add would not complete it.
+      const chosen = Boolean(this.opts.profileFlag?.trim() || this.env.MFG_PROFILE?.trim())
+      if (profile.name === 'env' && profile.source === 'env' && !chosen)
+        throw new UsageError(
+          'No business id: MFG_BASE_URL is set and no profile is chosen, so the business comes from MFG_BUSINESS_ID, which is not set. Set it, or store a profile with mfg profile add NAME --base-url URL --business-id ID and choose it with --profile or MFG_PROFILE.',
+        )
       throw new UsageError(
         `No business id for profile "${profile.name}". Set it with \`mfg profile add ${profile.name} --business-id ID\` or the MFG_BUSINESS_ID environment variable.`,
       )

@@ -89,6 +89,20 @@ describe('mfg auth status', () => {
     expect(v1.stderr + v2.stderr).not.toMatch(/Invalid character|may have been sent|ops@example/)
   })
 
+  it('CI with MFG_BASE_URL and no MFG_BUSINESS_ID is told to set the variable, not to complete a stored profile "env"', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mfg-envonly-'))
+    try {
+      const r = await run(['demand', 'list'], {env: {MFG_HOME: home, MFG_BUSINESS_ID: undefined}})
+      expect(r.exitCode).toBe(2)
+      expect(r.stderr).toContain(
+        'No business id: MFG_BASE_URL is set and no profile is chosen, so the business comes from MFG_BUSINESS_ID, which is not set.',
+      )
+      expect(r.stderr).not.toContain('mfg profile add env')
+    } finally {
+      rmSync(home, {recursive: true, force: true})
+    }
+  })
+
   it('checks the embedded sandbox when no profile is configured', async () => {
     const home = mkdtempSync(join(tmpdir(), 'mfg-local-'))
     try {
