@@ -435,7 +435,7 @@ describe('mfg profile', () => {
     expect(r.stderr).toMatch(/--yes/)
     r = await run(['profile', 'remove', 'other', '--yes', '--json'])
     expect(r.exitCode).toBe(0)
-    expect(json(r)).toEqual({removed: 'other'})
+    expect(json(r)).toEqual({removed: 'other', wasCurrent: false})
     r = await run(['profile', 'list', '--json'])
     expect(json<{name: string}[]>(r).map((x) => x.name)).toEqual(['shop', 'local'])
     // The current profile: where commands go from now on is said, not left to be found out.
@@ -444,6 +444,12 @@ describe('mfg profile', () => {
     expect(r.stderr).toContain(
       'Removed profile "shop", the current one: commands now use the embedded sandbox (local) until mfg profile use NAME.',
     )
+    // A script is told too: under --json the note is not written.
+    const demo = sb.businesses[0]!
+    const add = ['profile', 'add', 'shop', '--base-url', sb.url, '--api-key', demo.apiKey, '--business-id', demo.id]
+    expect((await run([...add, '--use'])).exitCode).toBe(0)
+    r = await run(['profile', 'remove', 'shop', '--yes', '--json'])
+    expect(json(r)).toEqual({removed: 'shop', wasCurrent: true})
   })
 
   it('never shows a full key or token', () => {

@@ -8,12 +8,12 @@ import {LOCAL_PROFILE, ProfileError, ProfileStore, unknownProfile} from '../../p
 export default class ProfileRemove extends BaseCommand {
   static override summary = 'Remove a stored profile.'
   static override description =
-    'Deletes the profile and its stored key and token. Asks for confirmation in a terminal; pass --yes otherwise. Removing the current profile says so: commands then use the embedded sandbox (local) until `mfg profile use` names another.'
+    'Deletes the profile and its stored key and token. Asks for confirmation in a terminal; pass --yes otherwise. Removing the current profile says so (--json: "wasCurrent": true): commands then use the embedded sandbox (local) until `mfg profile use` names another.'
   static override examples = ['<%= config.bin %> <%= command.id %> staging --yes']
   static override args = {name: Args.string({description: 'Profile name.', required: true})}
   static override flags = {yes: yesFlag}
 
-  async run(): Promise<{removed: string} | undefined> {
+  async run(): Promise<{removed: string; wasCurrent: boolean} | undefined> {
     const {args, flags} = await this.parse(ProfileRemove)
     const store = new ProfileStore()
     if (args.name === LOCAL_PROFILE) {
@@ -35,6 +35,6 @@ export default class ProfileRemove extends BaseCommand {
         ? `Removed profile "${args.name}", the current one: commands now use the embedded sandbox (${LOCAL_PROFILE}) until mfg profile use NAME.`
         : `Removed profile "${args.name}".`,
     )
-    return {removed: args.name}
+    return {removed: args.name, wasCurrent}
   }
 }
