@@ -21,7 +21,13 @@ export function tlsFailure(error: {code?: unknown; message?: unknown}): TlsFailu
   if (code !== 'EPROTO' && !code.startsWith('ERR_SSL_')) return undefined
   // `…:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:../deps/…:77:`
   const said = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1]
-  const reason = (said ?? code.replace(/^ERR_SSL_/, '').replaceAll('_', ' ').toLowerCase()).trim()
+  const reason = (
+    said ??
+    code
+      .replace(/^ERR_SSL_/, '')
+      .replaceAll('_', ' ')
+      .toLowerCase()
+  ).trim()
   return {reason, notTls: NOT_TLS.test(reason) || NOT_TLS.test(code.replaceAll('_', ' '))}
 }
 

@@ -26,9 +26,14 @@ export function rejectedCredentialsHint(profile: ResolvedProfile, path: string):
   const sent = all.filter((c) => c.value && (!profile.embedded || fromEnv(c)))
   if (sent.length === 0) return undefined
   const over =
-    profile.name === 'env' ? '' : profile.embedded ? ' (over the embedded sandbox\'s)' : ` (over profile "${profile.name}")`
+    profile.name === 'env'
+      ? ''
+      : profile.embedded
+        ? " (over the embedded sandbox's)"
+        : ` (over profile "${profile.name}")`
   const said = sent.map(
-    (c) => `${c.what} ${maskSecret(c.value)} ${fromEnv(c) ? `from ${c.variable}${over}` : `of profile "${profile.name}"`}`,
+    (c) =>
+      `${c.what} ${maskSecret(c.value)} ${fromEnv(c) ? `from ${c.variable}${over}` : `of profile "${profile.name}"`}`,
   )
   const fixes: string[] = []
   const variables = sent.filter(fromEnv).map((c) => c.variable)
@@ -36,7 +41,9 @@ export function rejectedCredentialsHint(profile: ResolvedProfile, path: string):
   const stored = sent.filter((c) => !fromEnv(c))
   if (stored.length > 0) {
     const commands = stored.map((c) => `mfg profile add ${profile.name} ${c.flag} -`).join(' or ')
-    fixes.push(`store the right ${stored.length > 1 ? 'one' : stored[0]!.what} with ${commands} (- reads it from stdin)`)
+    fixes.push(
+      `store the right ${stored.length > 1 ? 'one' : stored[0]!.what} with ${commands} (- reads it from stdin)`,
+    )
   }
   return `The service refused the ${said.join(' or the ')}: ${fixes.join('; ')}. mfg auth status checks the credentials in use.`
 }
