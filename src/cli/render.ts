@@ -9,6 +9,8 @@ type Row = Record<string, unknown>
 
 /** Reads a dotted field path (`shippingAddress.city`, `quoteModel.0.fileName`). */
 export function getPath(obj: unknown, path: string): unknown {
+  if (!path.includes('.'))
+    return obj !== null && typeof obj === 'object' ? (obj as Record<string, unknown>)[path] : undefined
   let cur: unknown = obj
   for (const part of path.split('.')) {
     if (cur === null || cur === undefined || typeof cur !== 'object') return undefined
@@ -128,8 +130,13 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
  */
 export function tableCell(value: unknown): string {
   const text = cellText(value)
-  if (PLAIN.test(text)) return text.length >= 10 && text.length <= 35 ? tableDate(text) : text
+  if (PLAIN.test(text)) return text.length >= 10 && text.length <= 35 && maybeDate(text) ? tableDate(text) : text
   return oneLine(text)
+}
+
+/** Whether plain text has the shape of a date tableDate rewrites (DD/MM/... or YYYY-MM-DDT...): most cells are not dates. */
+function maybeDate(text: string): boolean {
+  return text.charCodeAt(2) === 47 || (text.charCodeAt(4) === 45 && (text.charCodeAt(10) | 32) === 116)
 }
 
 /**
@@ -158,7 +165,18 @@ export function tableDate(text: string): string {
   }
   if (!ISO_DATETIME.test(text)) return text
   const ms = Date.parse(text)
-  return Number.isNaN(ms) ? text : `${new Date(ms).toISOString().slice(0, 19)}Z`
+  if (Number.isNaN(ms)) return text
+  // Already UTC with seconds (the service's own form, every row's createdAt) is its own first 19 characters,
+  // unless Date.parse carries a field over (24:00, 29 to 31 of a shorter month): building a Date is most of the cost.
+  if (isUtcToTheSecond(text)) return `${text.slice(0, 19)}Z`
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`
+}
+
+/** An ISO_DATETIME text in Z with seconds whose fields Date.parse takes as they are (hour under 24, day under 29). */
+function isUtcToTheSecond(text: string): boolean {
+  return (
+    text.endsWith('Z') && text[10] === 'T' && text[16] === ':' && text.slice(11, 13) < '24' && text.slice(8, 10) <= '28'
+  )
 }
 
 /** Characters a terminal draws two columns wide (CJK, Hangul, full-width forms, emoji shown as pictures). */
@@ -203,10 +221,7 @@ const JOINS = /\p{M}|\u200c|\u200d|\p{Regional_Indicator}|\p{Emoji_Modifier}|[\u
 function* clusters(text: string): Generator<[string, number]> {
   if (!JOINS.test(text)) {
     // Nothing joins code points here (the common case: Malmö, 東京): each is a cluster, and segmenting costs 20 times more.
-    for (const ch of text) {
-      const cp = ch.codePointAt(0) ?? 0
-      yield [ch, isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1]
-    }
+    for (const ch of text) yield [ch, codePointWidth(ch.codePointAt(0) ?? 0)]
     return
   }
   graphemes ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})
@@ -227,9 +242,20 @@ function* clusters(text: string): Generator<[string, number]> {
 /** The columns a terminal uses to show `text` (escape sequences take none). */
 export function displayWidth(text: string): number {
   if (PLAIN.test(text)) return text.length
+  const shown = stripVTControlCharacters(text)
   let width = 0
-  for (const [, w] of clusters(stripVTControlCharacters(text))) width += w
+  if (!JOINS.test(shown)) {
+    // Each code point its own cluster (Malmö, 東京, a cut cell's …), counted without a generator's cost.
+    for (const ch of shown) width += codePointWidth(ch.codePointAt(0) ?? 0)
+    return width
+  }
+  for (const [, w] of clusters(shown)) width += w
   return width
+}
+
+/** The columns one code point takes that stands alone (no marks or joiners around it). */
+function codePointWidth(cp: number): number {
+  return isZeroWidth(cp) ? 0 : isWide(cp) ? 2 : 1
 }
 
 /**
@@ -237,8 +263,13 @@ export function displayWidth(text: string): number {
  * A cut falls between clusters, never inside one (half a flag, an emoji without its joined part, a letter without its accent).
  */
 export function cutText(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text
-  if (PLAIN.test(text)) return `${text.slice(0, Math.max(0, width - 1))}…`
+  return cutToWidth(text, width, displayWidth(text))[0]
+}
+
+/** cutText of a text `shown` columns wide, with the columns the result takes. */
+function cutToWidth(text: string, width: number, shown: number): [string, number] {
+  if (shown <= width) return [text, shown]
+  if (PLAIN.test(text)) return [`${text.slice(0, Math.max(0, width - 1))}…`, Math.max(0, width - 1) + 1]
   let out = ''
   let used = 0
   for (const [segment, w] of clusters(text)) {
@@ -246,7 +277,7 @@ export function cutText(text: string, width: number): string {
     out += segment
     used += w
   }
-  return `${out}…`
+  return [`${out}…`, used + 1]
 }
 
 /**
@@ -341,10 +372,7 @@ function tableFormat(columns: readonly string[], natural: readonly number[], opt
       const w = widths[k] ?? 0
       let text = cells[keep[k] ?? 0] ?? ''
       let shown = displayWidth(text)
-      if (cut && shown > w) {
-        text = cutText(text, w)
-        shown = displayWidth(text)
-      }
+      if (cut && shown > w) [text, shown] = cutToWidth(text, w, shown)
       if (style) text = style(text)
       out += k === keep.length - 1 ? text : `${text}${' '.repeat(Math.max(0, w - shown))}${gap}`
     }

@@ -105,6 +105,22 @@ describe('render', () => {
     expect(toCsv([{d: '2025-01-18T09:00:00.000Z'}], ['d'], false)).toBe('2025-01-18T09:00:00.000Z')
   })
 
+  it('shows a UTC date-time as Date would, at the edges where Date.parse carries a field over', () => {
+    const viaDate = (t: string) => `${new Date(Date.parse(t)).toISOString().slice(0, 19)}Z`
+    // Hours 24 and days past a month's end roll over (as Date reads them); lower-case t and z are read.
+    expect(tableCell('2025-01-18T24:00:00Z')).toBe('2025-01-19T00:00:00Z')
+    expect(tableCell('2025-02-30T10:00:00Z')).toBe(viaDate('2025-02-30T10:00:00Z'))
+    expect(tableCell('2025-01-18t09:00:00.5z')).toBe('2025-01-18T09:00:00Z')
+    // Every day of a leap and a common year, at hours 0 to 23, the same as through Date.
+    for (const year of [2024, 2025])
+      for (let month = 1; month <= 12; month++)
+        for (let day = 1; day <= 31; day++)
+          for (const hour of [0, 9, 23]) {
+            const text = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:30:59.999Z`
+            expect(tableCell(text), text).toBe(Number.isNaN(Date.parse(text)) ? text : viaDate(text))
+          }
+  })
+
   it('keeps each row on one line: newlines and tabs flattened, control characters escaped', () => {
     expect(tableCell('two\nlines\r\nand\ta tab')).toBe('two lines and a tab')
     expect(tableCell('\u001b[31mred\u001b[0m')).toBe('\\u001b[31mred\\u001b[0m')
