@@ -12,5 +12,5 @@ export async function printMachines(result: MachinesResult, flags: {'no-truncate
   const rows = machineRows(result)
   if (rows.length === 0) return writeErr('No machines match.')
   const {printTable} = await import('./render.js')
-  printTable(rows, COLUMNS, {drop: DROP, 'no-truncate': flags['no-truncate']})
+  printTable(rows, COLUMNS, {drop: DROP, 'no-truncate': flags['no-truncate'], flags: ['no-truncate']})
 }

@@ -302,9 +302,10 @@ function fitWidths(natural: readonly number[], minimum: readonly number[], total
 /**
  * Column widths for a table in `width` terminal columns: the least important
  * droppable columns are left out until the others fit with their long cells cut
- * (to at least MIN_CUT or their header), then, when nothing more may go, the
- * other columns are cut as far as needed, and the `keep` ones (ids) only when
- * even that is not enough.
+ * (to at least MIN_CUT or their header). When nothing more may go and the rest
+ * still do not fit so, a table with a header is shown as records (`records`);
+ * one without (--no-header) has its other columns cut as far as needed, and the
+ * `keep` ones (ids) only when even that is not enough.
  */
 function layoutColumns(
   columns: readonly string[],
@@ -332,10 +333,8 @@ function layoutColumns(
     if (next === undefined || keep.length === 1) break
     keep = keep.filter((i) => columns[i] !== next)
   }
-  // Headers may be cut to MIN_CUT as well; below that a column's cells say next to nothing
-  // ("sta…"), and a table with headers is shown as records instead (every column, one a line).
-  const readable = fit((i) => (kept(i) ? full(i) : Math.min(full(i), MIN_CUT)))
-  if (readable) return {keep, widths: readable}
+  // Past its gentlest floor a column's header or cells say next to nothing ("sta…", "shippin…"
+  // twice): a table with headers is shown as records instead (every column, one a line).
   if ((opts.header ?? true) && columns.length > 1) return {keep: columns.map((_, i) => i), widths: [], records: true}
   return {keep, widths: fit(floors[1]) ?? fit(floors[2]) ?? keep.map(() => 1)}
 }
@@ -403,9 +402,10 @@ interface TableFormat {
 function recordFormat(columns: readonly string[], width: number, wholeValue: number): TableFormat {
   const room = Math.max(4, Math.min(Math.floor(width / 2), width - GAP - wholeValue))
   const keyWidth = Math.min(Math.max(...columns.map(displayWidth)), room)
-  const keys = columns.map((c) =>
-    chalk.bold(cutText(c, keyWidth) + ' '.repeat(Math.max(0, keyWidth - displayWidth(c)))),
-  )
+  const keys = columns.map((c) => {
+    const key = cutKey(c, keyWidth)
+    return chalk.bold(key + ' '.repeat(Math.max(0, keyWidth - displayWidth(key))))
+  })
   const valueWidth = Math.max(1, width - keyWidth - GAP)
   let count = 0
   return {
@@ -422,6 +422,16 @@ function recordFormat(columns: readonly string[], width: number, wholeValue: num
       return lines.join('\n')
     },
   }
+}
+
+/**
+ * A record's key in `width` columns: a field path loses its start, so that
+ * shippingAddress.city and shippingAddress.country stay told apart (…Address.city,
+ * …ess.country); other keys their end.
+ */
+function cutKey(key: string, width: number): string {
+  if (displayWidth(key) <= width || !key.includes('.') || !PLAIN.test(key)) return cutText(key, width)
+  return `…${key.slice(key.length - Math.max(0, width - 1))}`
 }
 
 /**
@@ -548,7 +558,12 @@ export function terminalWidth(flags: {'no-truncate'?: boolean | undefined} = {})
 export function printTable(
   rows: readonly Row[],
   columns: readonly string[],
-  opts: TableLayout & {header?: boolean; 'no-truncate'?: boolean | undefined} = {},
+  opts: TableLayout & {
+    header?: boolean
+    'no-truncate'?: boolean | undefined
+    /** The command's flags that change the table's fit, for the note on records (none by default). */
+    flags?: readonly TableFlagName[]
+  } = {},
 ): void {
   const width = terminalWidth(opts)
   const table = renderTable(rows, columns, {
@@ -558,22 +573,45 @@ export function printTable(
     keep: opts.keep ?? [],
   })
   writeOut(table.text)
-  const note = layoutNote(columns, table.dropped, table.records === true, width)
+  const note = layoutNote(columns, table.dropped, table.records === true, width, opts.flags ?? [])
   if (note) writeErr(note)
 }
 
-/** What stderr says of a table fitted to the terminal: the columns left out, or that the rows are records. */
+/** The flags of a command that prints a table that change how it fits: what the note on records suggests. */
+export type TableFlagName = 'columns' | 'no-truncate'
+
+/** Whether this process (one command) has said already that rows are shown as records. */
+let recordsNoted = false
+
+/**
+ * What stderr says of a table fitted to the terminal: the columns left out, or
+ * that the rows are records (once a command, however many tables it prints),
+ * and how to get a table with the flags the command has.
+ */
 function layoutNote(
   columns: readonly string[],
   dropped: readonly string[],
   records: boolean,
   width: number | undefined,
+  flags: readonly TableFlagName[],
 ): string | undefined {
-  if (records)
-    return `${columns.length} columns do not fit ${width} characters: rows shown as records (--columns picks fewer; --no-truncate, the table uncut).`
+  if (records) {
+    if (recordsNoted) return undefined
+    recordsNoted = true
+    const how = [
+      ...(flags.includes('columns') ? ['--columns chooses fewer'] : []),
+      ...(flags.includes('no-truncate') ? ['--no-truncate prints the table uncut'] : []),
+    ]
+    const hint =
+      how.length > 0 ? `${how.join(', ')}.` : 'A wider terminal shows the table; piped output (| less -S) is never cut.'
+    return `The table's ${columns.length} columns do not fit ${width} characters; shown as records. ${hint}`
+  }
   if (dropped.length === 0) return undefined
   return `${dropped.length === 1 ? 'Column' : 'Columns'} ${dropped.join(', ')} left out to fit ${width} characters; --no-truncate shows every column.`
 }
+
+/** Every list command has --columns and --no-truncate (tableFlags). */
+const LIST_FLAGS: readonly TableFlagName[] = ['columns', 'no-truncate']
 
 /**
  * Prints rows as the list flags ask: table (default), CSV or NDJSON.
@@ -610,6 +648,7 @@ export function printList(
       drop: chosen ? [] : (layout.drop ?? []),
       keep: layout.keep ?? [],
       'no-truncate': flags['no-truncate'],
+      flags: LIST_FLAGS,
     })
   }
 }
@@ -641,7 +680,7 @@ export async function printTableStream<T>(
   }
   const columns = listColumns(flags, defaultColumns, layout)
   const table = streamTable(columns, opts, (dropped, records) => {
-    const note = layoutNote(columns, dropped, records, width)
+    const note = layoutNote(columns, dropped, records, width, LIST_FLAGS)
     if (note) writeErr(note)
   })
   let rows: number

@@ -176,7 +176,8 @@ describe('render', () => {
   })
 
   it('fits a width: long cells cut with an ellipsis, nothing wider than the width', () => {
-    for (const width of [100, 60, 40]) {
+    // 41: every column at its header or 8 characters (below that, records: the next test).
+    for (const width of [100, 60, 41]) {
       const {text, dropped} = renderTable(wideRows, cols, {width})
       expect(dropped).toEqual([])
       for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(width)
@@ -234,6 +235,65 @@ describe('render', () => {
     const bare = renderTable(rows, ['a', 'b', 'c'], {width: 12, header: false})
     expect(bare.records).toBeUndefined()
     for (const line of bare.text.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(12)
+  })
+
+  it('shows records rather than cut a column below its header (or 8 characters): one column more than fits', () => {
+    const rows = [{name: 'n'.repeat(20), description: 'd'.repeat(20), kind: 'k'.repeat(20)}]
+    // name may go to 8, description no narrower than its header (11): 8 + 2 + 11 = 21 is the least width for a table.
+    const table = renderTable(rows, ['name', 'description'], {width: 21})
+    expect(table.records).toBeUndefined()
+    expect(table.text.split('\n')).toEqual(['name      description', `${'n'.repeat(7)}…  ${'d'.repeat(10)}…`])
+    // One character less would cut the header to "descrip…": records instead.
+    expect(renderTable(rows, ['name', 'description'], {width: 20}).records).toBe(true)
+    // One column more than fits: records, every column shown...
+    const more = renderTable(rows, ['name', 'description', 'kind'], {width: 21})
+    expect(more.records).toBe(true)
+    expect(more.text.split('\n').slice(1)).toEqual([
+      'name        nnnnnnnn…',
+      'descripti…  dddddddd…',
+      'kind        kkkkkkkk…',
+    ])
+    // ...unless that column may be left out.
+    const dropped = renderTable(rows, ['name', 'description', 'kind'], {width: 21, drop: ['kind']})
+    expect(dropped.records).toBeUndefined()
+    expect(dropped.dropped).toEqual(['kind'])
+    expect(dropped.text).toBe(table.text)
+  })
+
+  it('writes a record as a numbered rule and aligned key/value lines cut to the width, field paths told apart', () => {
+    const row = {
+      orderNumber: 7,
+      _id: '65f000060000000000000014',
+      shippingAddress: {city: 'Malmö', country: 'SE'},
+      note: 'v'.repeat(30),
+    }
+    const columns = ['orderNumber', '_id', 'shippingAddress.city', 'shippingAddress.country', 'note']
+    const {text, records} = renderTable([row, {...row, orderNumber: 8, note: ''}], columns, {width: 40, keep: ['_id']})
+    expect(records).toBe(true)
+    // Keys take what the whole _id leaves (14): a field path keeps its end, so city and country stay apart.
+    expect(text.split('\n')).toEqual([
+      `-[ 1 ]${'-'.repeat(34)}`,
+      'orderNumber     7',
+      '_id             65f000060000000000000014',
+      '…gAddress.city  Malmö',
+      '…dress.country  SE',
+      `note            ${'v'.repeat(23)}…`,
+      `-[ 2 ]${'-'.repeat(34)}`,
+      'orderNumber     8',
+      '_id             65f000060000000000000014',
+      '…gAddress.city  Malmö',
+      '…dress.country  SE',
+      'note',
+    ])
+    for (const line of text.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(40)
+    // Wider, the keys are whole and aligned as toKeyValue aligns them.
+    const wide = renderTable([row], columns, {width: 60, keep: ['_id']}).text.split('\n')
+    expect(wide.slice(1, 5)).toEqual([
+      'orderNumber              7',
+      '_id                      65f000060000000000000014',
+      'shippingAddress.city     Malmö',
+      'shippingAddress.country  SE',
+    ])
   })
 
   it('keeps id columns whole while other columns can go', () => {

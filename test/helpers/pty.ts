@@ -21,11 +21,15 @@ export interface Terminal {
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
-/** Starts the built CLI (bin/run.js, this process's Node) on a pseudo-terminal, `columns` wide when given. */
-export function inTerminal(argv: string[], env: Record<string, string>, columns?: number): Terminal {
+/**
+ * Starts the built CLI (bin/run.js, this process's Node) on a pseudo-terminal, `columns` wide when given;
+ * its stderr to the file `stderrTo` instead when given (to tell what went to stdout from what went to stderr).
+ */
+export function inTerminal(argv: string[], env: Record<string, string>, columns?: number, stderrTo?: string): Terminal {
   // CI unset unless `env` sets it: the CLI prompts and draws progress only where it is not.
   const childEnv: NodeJS.ProcessEnv = {...process.env, CI: undefined, ...env, TERM: 'xterm'}
-  const cli = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
+  let cli = [process.execPath, join(root, 'bin/run.js'), ...argv].map(quote).join(' ')
+  if (stderrTo !== undefined) cli += ` 2>${quote(stderrTo)}`
   // `script` gives the pty its own terminal's size (none under a test runner): stty sets it.
   const command = columns === undefined ? cli : `stty cols ${columns} rows 50 && ${cli}`
   const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {

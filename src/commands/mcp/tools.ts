@@ -30,7 +30,11 @@ Uses the active profile's MCP endpoint and API key (the embedded sandbox by defa
       else {
         const {printTable} = await import('../../cli/render.js')
         // On a terminal the long descriptions are cut to fit its width.
-        printTable(toolRows(tools), COLUMNS, {keep: ['name'], 'no-truncate': flags['no-truncate']})
+        printTable(toolRows(tools), COLUMNS, {
+          keep: ['name'],
+          'no-truncate': flags['no-truncate'],
+          flags: ['no-truncate'],
+        })
       }
     }
     return tools
