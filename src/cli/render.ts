@@ -303,15 +303,15 @@ function fitWidths(natural: readonly number[], minimum: readonly number[], total
  * Column widths for a table in `width` terminal columns: the least important
  * droppable columns are left out until the others fit with their long cells cut
  * (to at least MIN_CUT or their header). When nothing more may go and the rest
- * still do not fit so, a table with a header is shown as records (`records`);
- * one without (--no-header) has its other columns cut as far as needed, and the
- * `keep` ones (ids) only when even that is not enough.
+ * still do not fit so, the rows are shown as records (`records`), with or without
+ * a header; a table of one column is cut as far as needed (an id only when even
+ * that is not enough).
  */
 function layoutColumns(
   columns: readonly string[],
   natural: readonly number[],
   width: number | undefined,
-  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined; header?: boolean | undefined},
+  opts: {drop?: readonly string[] | undefined; keep?: readonly string[] | undefined},
 ): {keep: number[]; widths: number[]; records?: true} {
   let keep = columns.map((_, i) => i)
   if (width === undefined) return {keep, widths: [...natural]}
@@ -335,7 +335,7 @@ function layoutColumns(
   }
   // Past its gentlest floor a column's header or cells say next to nothing ("sta…", "shippin…"
   // twice): a table with headers is shown as records instead (every column, one a line).
-  if ((opts.header ?? true) && columns.length > 1) return {keep: columns.map((_, i) => i), widths: [], records: true}
+  if (columns.length > 1) return {keep: columns.map((_, i) => i), widths: [], records: true}
   return {keep, widths: fit(floors[1]) ?? fit(floors[2]) ?? keep.map(() => 1)}
 }
 
