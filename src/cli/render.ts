@@ -563,6 +563,8 @@ export function printTable(
     'no-truncate'?: boolean | undefined
     /** The command's flags that change the table's fit, for the note on records (none by default). */
     flags?: readonly TableFlagName[]
+    /** Notes already written by the command's earlier tables (shared by them), so that each is said once. */
+    said?: Set<string>
   } = {},
 ): void {
   const width = terminalWidth(opts)
@@ -573,19 +575,16 @@ export function printTable(
     keep: opts.keep ?? [],
   })
   writeOut(table.text)
-  const note = layoutNote(columns, table.dropped, table.records === true, width, opts.flags ?? [])
+  const note = layoutNote(columns, table.dropped, table.records === true, width, opts.flags ?? [], opts.said)
   if (note) writeErr(note)
 }
 
 /** The flags of a command that prints a table that change how it fits: what the note on records suggests. */
 export type TableFlagName = 'columns' | 'no-truncate'
 
-/** Whether this process (one command) has said already that rows are shown as records. */
-let recordsNoted = false
-
 /**
  * What stderr says of a table fitted to the terminal: the columns left out, or
- * that the rows are records (once a command, however many tables it prints),
+ * that the rows are records (once for all the tables that share `said`),
  * and how to get a table with the flags the command has.
  */
 function layoutNote(
@@ -594,10 +593,11 @@ function layoutNote(
   records: boolean,
   width: number | undefined,
   flags: readonly TableFlagName[],
+  said?: Set<string>,
 ): string | undefined {
   if (records) {
-    if (recordsNoted) return undefined
-    recordsNoted = true
+    if (said?.has('records')) return undefined
+    said?.add('records')
     const how = [
       ...(flags.includes('columns') ? ['--columns chooses fewer'] : []),
       ...(flags.includes('no-truncate') ? ['--no-truncate prints the table uncut'] : []),

@@ -25,13 +25,15 @@ export default class DemandTrack extends BaseCommand {
         tracking: s.status,
         date: s.date === undefined ? '' : isoLocal(s.date),
       }))
-      if (rows.length > 0) printTable(rows, ['stage', 'tracking', 'date'], {keep: ['date']})
+      // One note for both tables when they are shown as records.
+      const said = new Set<string>()
+      if (rows.length > 0) printTable(rows, ['stage', 'tracking', 'date'], {keep: ['date'], said})
       if (timeline.dates.length > 0) {
         writeOut('')
         printTable(
           timeline.dates.map((d) => ({field: d.field, date: isoLocal(d.date), epoch: d.date})),
           ['field', 'date', 'epoch'],
-          {keep: ['date', 'epoch']},
+          {keep: ['date', 'epoch'], said},
         )
       }
       this.note(
