@@ -50,8 +50,9 @@ export async function execute(options: {
       ? await (await import('./cli/not-found.js')).refuseUnknownCommandAtPipe(argv, options.loadOptions)
       : options.loadOptions
     const {completion} = options
-    // `mfg autocomplete [SHELL]` builds the cache; `mfg autocomplete script SHELL` only prints a line.
-    const completing = argv[0] === 'autocomplete' && argv[1] !== 'script'
+    // `mfg autocomplete [SHELL]` builds the cache; `mfg autocomplete script SHELL` only prints a line,
+    // and its help builds nothing (a stale cache stamped after it would never be rebuilt).
+    const completing = argv[0] === 'autocomplete' && argv[1] !== 'script' && !asksHelp
     if (completion && !completing) (await import('./cli/completion-cache.js')).refreshIfStale(completion)
     const result = await run(argv, loadOptions)
     // `mfg autocomplete` has built the cache (again), for this version.

@@ -63,6 +63,21 @@ describe('the shell completion cache', () => {
     expect(read(stampFile)).toBe(`${version}\n`)
   }, 90_000)
 
+  it('is not taken for current after `mfg autocomplete --help`, which builds nothing', async () => {
+    expect(mfg(['autocomplete', 'bash']).code).toBe(0)
+    writeFileSync(stampFile, '0.0.1\n')
+    writeFileSync(bashScript, 'old\n')
+    for (const help of ['--help', '-h']) {
+      const shown = mfg(['autocomplete', help])
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout).toMatch(/autocomplete/)
+    }
+    // The stale cache is still rebuilt (by the help's own check or the next command's), and stamped after that.
+    expect(mfg(['profile', 'list']).code).toBe(0)
+    await waitFor(() => /^demand:list /m.test(read(bashScript)), 'the completion script rebuilt', 30_000)
+    expect(read(stampFile)).toBe(`${version}\n`)
+  }, 90_000)
+
   it("is not rebuilt when its stamp cannot be written (another user's cache): no process at every command", () => {
     const file = join(home, 'not-a-directory')
     writeFileSync(file, '')
