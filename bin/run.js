@@ -52,10 +52,17 @@ if (unsupported) {
   // Compiled code is kept between runs (Node 22.1 and later) in oclif's cache directory,
   // made owner-only first whatever the umask: Node would make it (and MFG_HOME above it)
   // writable by everyone under umask 000, and code in it runs.
+  // One directory per release: the first run of a release makes its own and removes the others',
+  // whose code is gone after an upgrade (a few MB each, never read again).
   const cache = cacheDir()
-  const compileCache = join(cache, 'compile')
+  const compileRoot = join(cache, 'compile')
+  const compileCache = join(compileRoot, pjson.version)
   try {
-    builtin('node:fs').mkdirSync(compileCache, {recursive: true, mode: 0o700})
+    const fs = builtin('node:fs')
+    if (fs.mkdirSync(compileCache, {recursive: true, mode: 0o700}) !== undefined) {
+      for (const entry of fs.readdirSync(compileRoot))
+        if (entry !== pjson.version) fs.rmSync(join(compileRoot, entry), {recursive: true, force: true})
+    }
   } catch {
     // No cache then (a read-only home): Node leaves it off too.
   }

@@ -3,12 +3,14 @@
 // (no HTTP client, prompts, tables, sandbox, MCP or mesh code); a command loads its
 // heavy modules only when it runs. Nothing here is timed; bench/startup.ts
 // measures the speed.
-import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {root, scratch, traced} from './traced.js'
+
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version: string}).version
 
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, {flags: Record<string, {hidden?: boolean}>}>
@@ -177,7 +179,20 @@ describe('start-up: what the built CLI loads', () => {
     // Without the test run's shared cache (vitest.config.ts), which Node would use instead.
     const r = traced(['profile', 'list', '--json'], {MFG_HOME: home, NODE_COMPILE_CACHE: undefined})
     expect(r.code, r.stderr).toBe(0)
-    expect(readdirSync(join(home, 'oclif', 'cache', 'compile')).length).toBeGreaterThan(0)
+    const compile = join(home, 'oclif', 'cache', 'compile')
+    expect(readdirSync(compile)).toEqual([version])
+    expect(readdirSync(join(compile, version)).length).toBeGreaterThan(0)
+    // After an upgrade the first run removes the other releases' caches (and the layout before releases had one);
+    // later runs keep the current one.
+    mkdirSync(join(compile, '0.0.1', 'v8-hash'), {recursive: true})
+    writeFileSync(join(compile, '0.0.1', 'v8-hash', 'entry'), 'old')
+    mkdirSync(join(compile, 'a1b2c3d4'), {recursive: true})
+    rmSync(join(compile, version), {recursive: true})
+    expect(traced(['profile', 'list', '--json'], {MFG_HOME: home, NODE_COMPILE_CACHE: undefined}).code).toBe(0)
+    expect(readdirSync(compile)).toEqual([version])
+    mkdirSync(join(compile, '0.0.2'))
+    expect(traced(['profile', 'list', '--json'], {MFG_HOME: home, NODE_COMPILE_CACHE: undefined}).code).toBe(0)
+    expect(readdirSync(compile).sort()).toEqual(['0.0.2', version].sort())
     const cache = join(scratch, 'own-cache')
     const own = traced(['profile', 'list', '--json'], {
       MFG_HOME: home,
