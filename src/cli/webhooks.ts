@@ -40,7 +40,10 @@ export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
 
 /** `webhook create`'s note: where to, which events, the secret masked and whether it is sent. */
 export function subscribedNote(hook: WebhookRecord, url: string): string {
-  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${hook.useSecret ? ', sent in service-signature' : ''}).`
+  const sent = hook.useSecret
+    ? ', sent in service-signature'
+    : ', kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ID --use-secret)'
+  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${sent}).`
 }
 
 /** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
