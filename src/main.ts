@@ -36,10 +36,16 @@ export async function execute(options: {
   const asksHelp = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')
   const homeProblem =
     process.env.MFG_HOME && !asksHelp ? (await import('./profiles/paths.js')).mfgHomeProblem() : undefined
-  if (homeProblem) {
+  // `mfg autocomplete` where it would print a heading and no instructions (fish): a usage error instead.
+  const usageProblem =
+    homeProblem ??
+    (argv[0] === 'autocomplete' && !asksHelp
+      ? (await import('./cli/completion-cache.js')).unsupportedShell(argv.slice(1))
+      : undefined)
+  if (usageProblem) {
     const asJson = argv.some((a) => /^--(json|jq)(=|$)/.test(a))
     const {errorLine} = await import('./cli/errors.js')
-    process.stderr.write(`${errorLine({code: 'usage', message: homeProblem}, asJson)}\n`)
+    process.stderr.write(`${errorLine({code: 'usage', message: usageProblem}, asJson)}\n`)
     process.exitCode = 2
     return undefined
   }

@@ -5,7 +5,8 @@
 // the version it was built for and, when that differs, has it rebuilt in the background.
 import {spawn} from 'node:child_process'
 import {readFileSync, renameSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {userInfo} from 'node:os'
+import {basename, join} from 'node:path'
 
 /** The completion cache, and the mfg (package root and version) that uses it. */
 export interface CompletionCache {
@@ -54,4 +55,38 @@ export function refreshIfStale(cache: CompletionCache): boolean {
   child.on('error', () => undefined)
   child.unref()
   return true
+}
+
+/** The shells @oclif/plugin-autocomplete writes completion for. */
+const SHELLS = ['bash', 'zsh', 'powershell']
+
+/**
+ * `mfg autocomplete` with no shell named, from a shell the plugin has no completion for
+ * (fish; SHELL unset, the account's login shell): the plugin builds the cache, prints a heading with no
+ * instructions under it and exits 0. What to say instead (a usage error), or undefined.
+ * `--refresh-cache` prints no instructions, and is what the background rebuild runs.
+ */
+export function unsupportedShell(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  const named = args.some((a) => !a.startsWith('-'))
+  const refresh = args.some((a) => a === '--refresh-cache' || a === '-r')
+  if (named || refresh || platform === 'win32') return undefined
+  // As oclif finds the shell: SHELL, else the login shell of the user's account.
+  const path = env.SHELL || loginShell()
+  const shell = basename(path)
+  if (SHELLS.includes(shell)) return undefined
+  const which = !shell ? 'this shell (SHELL is not set)' : env.SHELL ? `${shell} (SHELL=${path})` : `${shell} (${path})`
+  return `mfg autocomplete cannot set up ${which}: completion is written for bash, zsh and PowerShell; name one, as in mfg autocomplete bash`
+}
+
+/** The login shell of the user's account ('' when there is none to read). */
+function loginShell(): string {
+  try {
+    return userInfo().shell ?? ''
+  } catch {
+    return ''
+  }
 }

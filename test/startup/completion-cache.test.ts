@@ -3,8 +3,8 @@
 // it finds them built for another version (src/cli/completion-cache.ts).
 import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {tmpdir, userInfo} from 'node:os'
+import {basename, join, resolve} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
@@ -18,9 +18,10 @@ const cache = join(home, 'oclif', 'cache', 'autocomplete')
 const bashScript = join(cache, 'functions', 'bash', 'mfg.bash')
 const stampFile = join(cache, '.mfg-version')
 
-function mfg(args: string[]) {
+/** `shell`: SHELL for the command; null leaves it unset. */
+function mfg(args: string[], shell: string | null = '/bin/bash') {
   const r = spawnSync(process.execPath, [join(root, 'bin/run.js'), ...args], {
-    env: {...process.env, MFG_HOME: home, NO_COLOR: '1', SHELL: '/bin/bash'},
+    env: {...process.env, MFG_HOME: home, NO_COLOR: '1', SHELL: shell ?? undefined},
     encoding: 'utf8',
     input: '',
     timeout: 60_000,
@@ -77,6 +78,24 @@ describe('the shell completion cache', () => {
     await waitFor(() => /^demand:list /m.test(read(bashScript)), 'the completion script rebuilt', 30_000)
     expect(read(stampFile)).toBe(`${version}\n`)
   }, 90_000)
+
+  it('is refused, not set up with a heading and nothing under it, for a shell the plugin has no completion for', () => {
+    const r = mfg(['autocomplete'], '/usr/bin/fish')
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toBe(
+      'Error: mfg autocomplete cannot set up fish (SHELL=/usr/bin/fish): completion is written for bash, zsh and PowerShell; name one, as in mfg autocomplete bash',
+    )
+    // SHELL unset: the account's login shell, as oclif reads it, decides.
+    const login = basename(userInfo().shell ?? '')
+    expect(mfg(['autocomplete'], null).code).toBe(['bash', 'zsh'].includes(login) ? 0 : 2)
+    // A shell named, or only the cache rebuilt (what the background refresh runs), still works from fish.
+    const named = mfg(['autocomplete', 'bash'], '/usr/bin/fish')
+    expect(named.code, named.stderr).toBe(0)
+    expect(named.stdout).toContain('mfg autocomplete script bash')
+    expect(mfg(['autocomplete', '--refresh-cache'], '/usr/bin/fish').code).toBe(0)
+    expect(mfg(['autocomplete'], '/usr/bin/zsh').code).toBe(0)
+  })
 
   it("is not rebuilt when its stamp cannot be written (another user's cache): no process at every command", () => {
     const file = join(home, 'not-a-directory')
