@@ -42,7 +42,7 @@ export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
 export function subscribedNote(hook: WebhookRecord, url: string): string {
   const sent = hook.useSecret
     ? ', sent in service-signature'
-    : ', kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ID --use-secret)'
+    : `, kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ${hook._id} --use-secret)`
   return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${sent}).`
 }
 

@@ -89,7 +89,9 @@ describe('mfg webhook create, list, update', () => {
     expect(fromEnv.exitCode, fromEnv.stderr).toBe(0)
     expect(fromEnv.stdout.trim()).toMatch(/^[0-9a-f]{24}$/)
     // Without --use-secret the secret is stored and not sent (the interface's default): the note says so and how to turn it on.
-    expect(fromEnv.stderr).toMatch(/secret \*{4}\w+, kept but not sent: .*mfg webhook update ID --use-secret/)
+    expect(fromEnv.stderr).toContain(
+      `, kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ${fromEnv.stdout.trim()} --use-secret)`,
+    )
     const sent = await run(['webhook', 'create', '--url', receiver.url, '--events', 'order_updated', '--use-secret'], {
       env: {MFG_WEBHOOK_SECRET: SECRET},
     })
