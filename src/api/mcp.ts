@@ -127,36 +127,78 @@ export async function mcpTransport(
 /**
  * Opens a session (initialize, then notifications/initialized), runs `body`,
  * and ends the session: a DELETE when the server handed out an
- * `Mcp-Session-Id`, refused or not.
+ * `Mcp-Session-Id`, refused or not. When the server answers a request that
+ * carries the session id with 404, it no longer knows the session (it expired,
+ * the server restarted, or a balancer sent the request to another instance):
+ * as the Streamable HTTP transport's specification asks, a new session is
+ * opened and the request sent again in it, once. The server did not take the
+ * request, so this holds for a tool that changes data too.
  */
 export async function withMcpSession<T>(
   client: ApiClient,
   body: (session: McpSession) => Promise<T>,
   opts: {signal?: AbortSignal} = {},
 ): Promise<T> {
-  const [{Client: SdkClient}, transport] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    mcpTransport(client, opts.signal),
-  ])
-  const sdk = new SdkClient(CLIENT_INFO, {jsonSchemaValidator: ACCEPT_ANY_OUTPUT})
-  try {
-    // The signal also ends a wait for an answer after the HTTP exchange is over.
-    const options = opts.signal ? {signal: opts.signal} : {}
-    await sdk.connect(transport, options).catch(async (error: unknown) => {
+  const {Client: SdkClient} = await import('@modelcontextprotocol/sdk/client/index.js')
+  // The signal also ends a wait for an answer after the HTTP exchange is over.
+  const options = opts.signal ? {signal: opts.signal} : {}
+  const open = async (): Promise<Connection> => {
+    const transport = await mcpTransport(client, opts.signal)
+    const sdk = new SdkClient(CLIENT_INFO, {jsonSchemaValidator: ACCEPT_ANY_OUTPUT})
+    try {
+      await sdk.connect(transport, options)
+    } catch (error) {
+      // notifications/initialized may fail after the server opened the session.
+      await transport.terminateSession().catch(() => undefined)
+      await sdk.close()
       throw await ourError('initialize', error)
-    })
-    return await body(sessionOf(sdk, options))
+    }
+    return {sdk, transport}
+  }
+  let current = await open()
+  const renew = async (dropped: Connection): Promise<Connection> => {
+    // Several requests may learn it at once: one new session for them all.
+    if (current === dropped) {
+      current = await open()
+      // The server has forgotten the session: no DELETE for it.
+      await dropped.sdk.close()
+    }
+    return current
+  }
+  try {
+    return await body(sessionOf(() => current, renew, options))
   } finally {
     // Ending a session is a courtesy: a server may refuse it (405) or have dropped it already.
-    await transport.terminateSession().catch(() => undefined)
-    await sdk.close()
+    await current.transport.terminateSession().catch(() => undefined)
+    await current.sdk.close()
   }
 }
 
-function sessionOf(sdk: Client, options: {signal?: AbortSignal}): McpSession {
+/** A connected SDK client and its transport: one MCP session. */
+interface Connection {
+  sdk: Client
+  transport: StreamableHTTPClientTransport
+}
+
+/** Whether a failed request says the server no longer knows the session it carried. */
+const sessionGone = (error: unknown, sent: Connection): boolean =>
+  error instanceof ApiError && error.status === 404 && sent.transport.sessionId !== undefined
+
+function sessionOf(
+  connection: () => Connection,
+  renew: (dropped: Connection) => Promise<Connection>,
+  options: {signal?: AbortSignal},
+): McpSession {
   const request = async (method: string, params: Record<string, unknown>, label = method) => {
+    const used = connection()
     try {
-      return await sdk.request({method, params}, AnyResult, options)
+      return await used.sdk.request({method, params}, AnyResult, options)
+    } catch (error) {
+      if (!sessionGone(error, used)) throw await ourError(label, error)
+    }
+    const fresh = await renew(used)
+    try {
+      return await fresh.sdk.request({method, params}, AnyResult, options)
     } catch (error) {
       throw await ourError(label, error)
     }
