@@ -95,6 +95,48 @@ describe('a session the server no longer knows (404)', () => {
   })
 })
 
+describe('mcp call prints results that are not one text part', () => {
+  const structuredOnly: StandinOptions = {
+    call: () => ({result: {content: [], structuredContent: {price: 12, currency: 'EUR'}}}),
+  }
+
+  it('prints the structured content when no part is text', async () => {
+    const r = await run(structuredOnly, ['mcp', 'call', 'echo'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({price: 12, currency: 'EUR'})
+  })
+
+  const media: StandinOptions = {
+    call: () => ({
+      result: {
+        content: [
+          {type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png'},
+          {type: 'resource', resource: {uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'cut at 3 mm'}},
+          {type: 'resource_link', uri: 'https://files.example/q.stl?signature=0123456789abcdef', name: 'q.stl'},
+        ],
+      },
+    }),
+  }
+
+  it("names each part, with an embedded resource's text and a link's address (signature masked)", async () => {
+    const r = await run(media, ['mcp', 'call', 'echo'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout.trim().split('\n')).toEqual([
+      '[image image/png, 8 bytes]',
+      '[resource file:///notes.txt text/plain]',
+      'cut at 3 mm',
+      expect.stringMatching(/^\[resource_link q\.stl https:\/\/files\.example\/q\.stl\?signature=\*+cdef\]$/),
+    ])
+  })
+
+  it('--json prints the parts of a result without text or structured content', async () => {
+    const r = await run(media, ['mcp', 'call', 'echo', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const parts = JSON.parse(r.stdout) as {type: string}[]
+    expect(parts.map((p) => p.type)).toEqual(['image', 'resource', 'resource_link'])
+  })
+})
+
 it('no output shows the API key', () => {
   for (const r of outputs) expect(r.stdout + r.stderr).not.toContain(KEY)
 })

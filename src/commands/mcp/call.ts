@@ -8,7 +8,7 @@ export default class McpCall extends BaseCommand {
   static override summary = "Call one tool of the service's MCP endpoint and print its result."
   static override description = `Arguments come from --input (a JSON object, from a file or - for stdin), then each --arg key=value over it. A value is taken as JSON when it parses (numbers, true/false, objects, arrays) unless the tool's schema wants a string there, or it is a number JSON would change (more digits than a number holds); a dotted key sets a nested field (--arg changes.priceTotal=120). --raw-arg key=value is always the string as written, for a field the schema leaves open (--raw-arg changes.trackId=00123456); it applies after --arg. \`mcp tools --json\` shows each tool's schema. They are checked against that schema before the call: a required argument missing, or a name the tool does not take, exits 2 with nothing sent and the name probably meant; a tool that takes names it does not list gets them as given, with a warning when one looks like a listed one.
 
-Prints the result's text (JSON pretty-printed); --json prints the structured content. Secrets in the result are masked (payment tokens, the signatures of signed file links); --show-secrets prints them as the service sent them. A tool error (for example a stage move the rules refuse) exits 1 with its message.
+Prints the result's text (JSON pretty-printed), an embedded resource's text, other parts (images, links) by type, address and size, and the structured content when no part is text; --json prints the structured content, else the text, else the parts. Secrets in the result are masked (payment tokens, the signatures of signed file links); --show-secrets prints them as the service sent them. A tool error (for example a stage move the rules refuse) exits 1 with its message.
 
 A tool that changes data (create_quotes, update_quote: they may email the customer) asks for confirmation in a terminal; without a terminal it needs --yes, and without it nothing is called and the exit code is 2.`
   static override examples = [
@@ -76,9 +76,11 @@ A tool that changes data (create_quotes, update_quote: they may email the custom
     const show = flags['show-secrets']
     if (!this.jsonEnabled()) {
       const {toolResultLines} = await import('../../cli/tool-result.js')
-      for (const line of toolResultLines(result.content, show)) writeOut(line)
+      for (const line of toolResultLines(result, show)) writeOut(line)
     }
-    const value = resultValue(result)
+    // A result of images or resources only: --json prints its parts.
+    const found = resultValue(result)
+    const value = found === undefined ? result.content : found
     return show ? value : (await import('../../schemas/secrets.js')).redactJson(value)
   }
 }
