@@ -136,6 +136,24 @@ export function pipelineFetch(client: ApiClient, signal?: AbortSignal, onAnswerE
     // open() has undone the content coding already.
     const body = typeof res.body === 'string' ? res.body : (await receive(res.body, {})).toString('utf8')
     if (rpc.id !== undefined) onAnswerEnd?.(rpc.id)
+    // A whole event stream without the answer: said at once, as a 202 is, rather
+    // than after the SDK's 60 s wait for an answer that can no longer come.
+    if (
+      rpc.id !== undefined &&
+      res.status >= 200 &&
+      res.status < 300 &&
+      /text\/event-stream/i.test(answer.get('content-type') ?? '') &&
+      !streamAnswers(body, rpc.id)
+    ) {
+      throw new ApiError({
+        status: res.status,
+        method,
+        path,
+        code: 'bad_response',
+        operation: `MCP ${rpc.method}`,
+        serverMessage: `the MCP endpoint ended its event stream without answering ${rpc.method}`,
+      })
+    }
     if (res.status >= 200 && res.status < 300 && mislabelledJson(answer.get('content-type'), body)) {
       // Read leniently: a JSON answer under another label (text/html, text/plain, none) is JSON.
       answer.set('content-type', 'application/json')
@@ -155,4 +173,28 @@ function mislabelledJson(type: string | null, body: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Whether a whole event stream carries the answer (a result or an error) to the request `id`. */
+function streamAnswers(body: string, id: RequestId): boolean {
+  for (const event of body.replace(/\r\n?/g, '\n').split(/\n\n/)) {
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).replace(/^ /, ''))
+      .join('\n')
+    if (data === '') continue
+    try {
+      const messages: unknown = JSON.parse(data)
+      for (const m of Array.isArray(messages) ? messages : [messages]) {
+        if (m === null || typeof m !== 'object') continue
+        const message = m as {id?: unknown; method?: unknown}
+        if (message.id === id && message.method === undefined && ('result' in message || 'error' in message))
+          return true
+      }
+    } catch {
+      // Not JSON: the transport says so itself.
+    }
+  }
+  return false
 }

@@ -137,6 +137,30 @@ describe('mcp call prints results that are not one text part', () => {
   })
 })
 
+describe('an event stream that ends without the answer', () => {
+  it('mcp call says so at once, naming the call, rather than waiting for the SDK to give up', async () => {
+    const r = await run(
+      {
+        raw: (rpc, _answer, res, headers) => {
+          if (rpc.method !== 'tools/call') return false
+          res.writeHead(200, {...headers, 'content-type': 'text/event-stream'})
+          const note = {jsonrpc: '2.0', method: 'notifications/message', params: {level: 'info', data: 'working'}}
+          res.end(`id: 1\ndata: ${JSON.stringify(note)}\n\n`)
+          return true
+        },
+      },
+      ['mcp', 'call', 'echo', '--arg', 'text=hi'],
+    )
+    expect(r.exitCode).not.toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toMatch(
+      /^Error: MCP tools\/call: the MCP endpoint ended its event stream without answering tools\/call \(POST /,
+    )
+    // Not the SDK's request time-out: the call was not cancelled after a wait.
+    expect(seen()).not.toContain('POST notifications/cancelled 202')
+  })
+})
+
 it('no output shows the API key', () => {
   for (const r of outputs) expect(r.stdout + r.stderr).not.toContain(KEY)
 })
