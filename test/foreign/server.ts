@@ -49,6 +49,8 @@ export interface Quirks {
   postSparse?: boolean
   /** Webhook answers without `message`. */
   webhookNoMessage?: boolean
+  /** Webhook answers holding one subscription carry it as `data` itself, not a list of one. */
+  webhookDataObject?: boolean
   /** Price estimation answers without `message`. */
   estimateNoMessage?: boolean
   /** File links without `token`. */
@@ -535,8 +537,10 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     ...(quirks.unknownFields ? {__v: 0, deliveryStats: {ok: 3, failed: 0}} : {}),
   })
 
-  const webhookAnswer = (data: Record<string, unknown>[], message: string) =>
-    quirks.webhookNoMessage ? {data} : {message: u ? `${message} ✓ — ok` : message, data}
+  const webhookAnswer = (records: Record<string, unknown>[], message: string) => {
+    const data = quirks.webhookDataObject && records.length === 1 ? records[0] : records
+    return quirks.webhookNoMessage ? {data} : {message: u ? `${message} ✓ — ok` : message, data}
+  }
 
   /** A list in the shape the quirks ask for; `key` is the documented list field. */
   const listAnswer = (

@@ -24,7 +24,8 @@ import {redactJson} from '../secrets.js'
  * - a list is read from a bare array, from `{data: [...]}` and, where the answer
  *   is one object, from that object (a list of one);
  * - a page (`{data, page, pageSize, total, totalPages}` and the posts' form) is
- *   read from a bare array too; paging fields that are missing stay absent, ones
+ *   read from a bare array too, and its items key holding one record (with an id)
+ *   as a page of that one; paging fields that are missing stay absent, ones
  *   that are not whole numbers of at least 0 (1 for pages) are ignored;
  * - an optional field whose value cannot be read as its type is left out.
  * What stays required (a demand's `_id`, an estimate's `data.price`, a file
@@ -434,13 +435,17 @@ function readPage(
     obj = {[key]: value}
   } else if (isPlainObject(value)) {
     obj = value
-    if (!Array.isArray(obj[key])) {
+    const one = obj[key]
+    if (!Array.isArray(one)) {
       const alias = aliases.find((a) => Array.isArray(obj[a]))
       if (alias !== undefined) {
         noteAt(w, key, `read from ${alias}`)
         const {[alias]: items, ...rest} = obj
         obj = {...rest, [key]: items}
-      } else if (obj[key] === undefined && (typeof obj._id === 'string' || typeof obj.id === 'string')) {
+      } else if (isPlainObject(one) && looksLikeRecord(one)) {
+        noteAt(w, key, 'one record read as a list of one')
+        obj = {...obj, [key]: [one]}
+      } else if (obj[key] === undefined && looksLikeRecord(obj)) {
         note(w, `one record read as a page of one (${key})`)
         obj = {[key]: [obj]}
       } else if (obj[key] === null || obj[key] === undefined) {
@@ -452,6 +457,11 @@ function readPage(
     return unreadable(w, value, optional, 'a list')
   }
   return walkObject(plan, obj, w)
+}
+
+/** Whether an object is a record (it has an id), not an envelope or an error. */
+function looksLikeRecord(obj: Record<string, unknown>): boolean {
+  return typeof obj._id === 'string' || typeof obj.id === 'string'
 }
 
 /** Lists also arrive as `{data: [...]}`, or as one object when a single item is answered. */

@@ -1,0 +1,66 @@
+// The webhook commands against services written apart from the project (test/foreign/server.ts)
+// that answer otherwise than the interface's examples.
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {json, runCli} from '../helpers/cli.js'
+import {startForeignServer, type ForeignServer, type Quirks} from '../foreign/server.js'
+
+const SECRET = 'whsec_foreign_test_secret_Q7'
+const servers: ForeignServer[] = []
+let home: string
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mfg-webhook-foreign-'))
+})
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()))
+  rmSync(home, {recursive: true, force: true})
+})
+
+async function serve(quirks: Quirks): Promise<ForeignServer> {
+  const server = await startForeignServer(quirks)
+  servers.push(server)
+  return server
+}
+
+const run = (server: ForeignServer, argv: string[]) => {
+  const {apiKey, authToken, businessId} = server.credentials
+  return runCli(argv, {
+    env: {
+      MFG_HOME: home,
+      MFG_BASE_URL: server.url,
+      MFG_API_KEY: apiKey,
+      MFG_AUTH_TOKEN: authToken,
+      MFG_BUSINESS_ID: businessId,
+      MFG_WEBHOOK_SECRET: SECRET,
+    },
+  })
+}
+
+describe('webhook answers whose data is one subscription, not a list of one', () => {
+  it('list shows it and create shows the subscription it made', async () => {
+    const server = await serve({webhookDataObject: true})
+    const list = await run(server, ['webhook', 'list', '--json'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    expect(json<{_id: string}[]>(list).map((h) => h._id)).toEqual(server.seed.webhookIds)
+
+    const made = await run(server, [
+      'webhook',
+      'create',
+      '--url',
+      'https://hooks.example.com/new',
+      '--events',
+      'order_placed',
+      '--json',
+    ])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const hook = json<{_id: string; secret: string; confirmed?: boolean}>(made)
+    expect(hook._id).toBe(server.stats().createdIds.webhooks[0])
+    expect(hook.confirmed).toBeUndefined()
+    expect(hook.secret).toMatch(/^\*{4}/)
+  })
+})
