@@ -38,11 +38,14 @@ export function webhookRow(hook: WebhookRecord): Record<string, unknown> {
   return {...hook, events: Array.isArray(hook.events) ? hook.events.join(',') : ''}
 }
 
+/** Why a subscription's secret does not reach its receiver, and the command that changes it. */
+export function secretNotSent(id: string): string {
+  return `kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ${id} --use-secret)`
+}
+
 /** `webhook create`'s note: where to, which events, the secret masked and whether it is sent. */
 export function subscribedNote(hook: WebhookRecord, url: string): string {
-  const sent = hook.useSecret
-    ? ', sent in service-signature'
-    : `, kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ${hook._id} --use-secret)`
+  const sent = hook.useSecret ? ', sent in service-signature' : `, ${secretNotSent(hook._id)}`
   return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${sent}).`
 }
 

@@ -64,3 +64,22 @@ describe('webhook answers whose data is one subscription, not a list of one', ()
     expect(hook.secret).toMatch(/^\*{4}/)
   })
 })
+
+describe('webhook create answered without the subscription (201 or 204, no body)', () => {
+  it.each([201, 204])('%i: says the secret is not sent unless --use-secret was given', async (status) => {
+    const server = await serve({createAnswer: 'empty', createStatus: status})
+    const argv = ['webhook', 'create', '--url', 'https://hooks.example.com/new', '--events', 'order_placed']
+    const plain = await run(server, argv)
+    expect(plain.exitCode, plain.stderr).toBe(0)
+    expect(plain.stderr).toContain('without the subscription; find its id with mfg webhook list.')
+    expect(plain.stderr).toContain(
+      'Its secret is kept but not sent: deliveries carry it only with useSecret on (mfg webhook update ID --use-secret).',
+    )
+    expect(plain.stderr + plain.stdout).not.toContain(SECRET)
+
+    const sent = await run(server, [...argv, '--use-secret'])
+    expect(sent.exitCode, sent.stderr).toBe(0)
+    expect(sent.stderr).not.toContain('not sent')
+    expect(server.stats().created.webhooks).toBe(2)
+  })
+})

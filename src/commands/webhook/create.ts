@@ -38,14 +38,17 @@ The business needs webhook access, requested from the service first; without it 
     this.keepSecret(flags.secret)
     const {createWebhook, parseEvents} = await import('../../services/webhooks/subscriptions.js')
     const events = parseEvents(flags.events)
-    const {subscribedNote, webhookSecret} = await import('../../cli/webhooks.js')
+    const {secretNotSent, subscribedNote, webhookSecret} = await import('../../cli/webhooks.js')
     const secret = this.keepSecret(await webhookSecret({flag: flags.secret, required: true}))!
     const ctx = await this.context(flags).service()
     const useSecret = flags['use-secret'] || undefined
     const {hook, status} = await createWebhook(ctx, defined({url: flags.url, secret, events, useSecret}))
     if (!hook) {
       const done = `Subscribed ${maskUrlPassword(flags.url)} to ${events.join(', ')}`
-      return this.confirmedWithout(status, done, 'the subscription; find its id with mfg webhook list')
+      const confirmed = this.confirmedWithout(status, done, 'the subscription; find its id with mfg webhook list')
+      // Not asked for, useSecret is off (the interface's default) whether or not the answer says so.
+      if (!useSecret) this.note(`Its secret is ${secretNotSent('ID')}.`)
+      return confirmed
     }
     if (!this.jsonEnabled()) {
       writeOut(hook._id)
