@@ -46,12 +46,15 @@ export function secretNotSent(id: string): string {
 /** `webhook create`'s note: where to, which events, the secret masked and whether it is sent. */
 export function subscribedNote(hook: WebhookRecord, url: string): string {
   const sent = hook.useSecret ? ', sent in service-signature' : `, ${secretNotSent(hook._id)}`
-  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (secret ${hook.secret}${sent}).`
+  const secret = hook.secret ? `secret ${hook.secret}` : 'secret not shown by the service'
+  return `Subscribed ${hook.url ?? url} to ${hook.events.join(', ')} (${secret}${sent}).`
 }
 
 /** `webhook update`'s line: id, destination, events, useSecret and the secret masked. */
 export function webhookLine(hook: WebhookRecord): string {
-  const [id, url, events, secret] = [hook._id, hook.url ?? '—', hook.events.join(','), hook.secret].map(tableCell)
+  const [id, url, events, secret] = [hook._id, hook.url ?? '—', hook.events.join(','), hook.secret || '—'].map(
+    tableCell,
+  )
   return `${id}  ${url}  ${events}  useSecret=${hook.useSecret}  secret ${secret}`
 }
 

@@ -83,3 +83,26 @@ describe('webhook create answered without the subscription (201 or 204, no body)
     expect(server.stats().created.webhooks).toBe(2)
   })
 })
+
+describe('webhook answers that leave the secret out (secret: null)', () => {
+  it('show no secret rather than an empty one the service never sent', async () => {
+    const server = await serve({webhookSecretNull: true})
+    const list = await run(server, ['webhook', 'list', '--json'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    const hooks = json<Record<string, unknown>[]>(list)
+    expect(hooks).toHaveLength(1)
+    expect('secret' in hooks[0]!).toBe(false)
+
+    const made = await run(server, [
+      'webhook',
+      'create',
+      '--url',
+      'https://hooks.example.com/n',
+      '--events',
+      'order_placed',
+    ])
+    expect(made.exitCode, made.stderr).toBe(0)
+    expect(made.stderr).toContain('(secret not shown by the service, kept but not sent: ')
+    expect(made.stderr).not.toMatch(/undefined|secret ,/)
+  })
+})

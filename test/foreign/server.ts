@@ -51,6 +51,8 @@ export interface Quirks {
   webhookNoMessage?: boolean
   /** Webhook answers holding one subscription carry it as `data` itself, not a list of one. */
   webhookDataObject?: boolean
+  /** Webhook answers hold `secret: null` (a service that does not echo secrets). */
+  webhookSecretNull?: boolean
   /** Price estimation answers without `message`. */
   estimateNoMessage?: boolean
   /** File links without `token`. */
@@ -529,7 +531,7 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
   const webhookView = (w: Webhook): Record<string, unknown> => ({
     _id: w._id,
     url: w.url,
-    secret: w.secret,
+    secret: quirks.webhookSecretNull ? null : w.secret,
     events: quirks.unknownEnums ? [...w.events, 'invoice_paid'] : w.events,
     useSecret: w.useSecret,
     createdAt: iso(w.createdAt),

@@ -14,13 +14,17 @@ import type {ServiceContext} from '../context.js'
 import {InputError} from '../errors.js'
 import type {WebhookRecord} from '../../schemas/read/types.js'
 
-/** A subscription as shown: the secret masked (the service answers it in full), and a password in its URL. */
+/**
+ * A subscription as shown: the secret masked (the service answers it in full; one it
+ * left out stays out), and a password in its URL.
+ */
 export type ShownWebhook = WebhookRecord
 
 export function maskWebhook(record: Record<string, unknown>): ShownWebhook {
-  const secret = typeof record.secret === 'string' ? record.secret : ''
+  const secret = typeof record.secret === 'string' ? {secret: maskSecret(record.secret)} : {}
   const url = typeof record.url === 'string' ? {url: maskUrlPassword(record.url)} : {}
-  return {...(record as WebhookRecord), secret: maskSecret(secret), ...url}
+  const {secret: _given, ...rest} = record
+  return {...(rest as WebhookRecord), ...secret, ...url}
 }
 
 /** `a,b` into event names: the five of the interface, the documented misspelling accepted. */
