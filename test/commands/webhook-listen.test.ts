@@ -104,6 +104,19 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(rejected.every((r) => r.status === 401)).toBe(true)
     expect(rejected.some((r) => /stale|old/.test(r.reason))).toBe(true)
     expect(events).toHaveLength(3)
+
+    // The sandbox's HMAC alone (a subscription without useSecret): a wrong secret is named as a cause, not only the body.
+    rejected.length = 0
+    const t = Math.floor(clock / 1000)
+    const hmacOnly = (b: string, secret = SECRET) => ({'service-signature-sha256': signatureSha256(secret, b, t)})
+    expect(await post(url, body, hmacOnly(body, 'another-secret'))).toBe(401)
+    expect(await post(url, tampered, hmacOnly(body))).toBe(401)
+    expect(rejected.map((r) => r.reason)).toEqual(
+      Array(2).fill(
+        'invalid signature: service-signature-sha256 does not match: the body was changed, or it was signed with another secret than this one',
+      ),
+    )
+    expect(rejected.map((r) => r.reason).join('\n')).not.toContain(SECRET)
   })
 
   it('answers 413 to a body over 1 MiB without reading it, announced or streamed', async () => {

@@ -132,7 +132,9 @@ export function verifySignature(
     const want = createHmac('sha256', secret).update(`${t}.`).update(body).digest()
     const got = Buffer.from(v1, 'hex')
     if (got.length !== want.length || !timingSafeEqual(got, want)) {
-      return `${SIGNATURE_SHA256_HEADER} does not match the body`
+      // An HMAC cannot tell a changed body from another key: name both (a listener started
+      // with another secret than the subscription's is the usual cause).
+      return `${SIGNATURE_SHA256_HEADER} does not match: the body was changed, or it was signed with another secret than this one`
     }
   }
   return undefined
