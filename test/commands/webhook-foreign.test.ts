@@ -106,3 +106,14 @@ describe('webhook answers that leave the secret out (secret: null)', () => {
     expect(made.stderr).not.toMatch(/undefined|secret ,/)
   })
 })
+
+describe('a subscription whose events come as one string ("events": "order_placed")', () => {
+  it('is listed with that event, not with none', async () => {
+    const server = await serve({webhookEventsString: true})
+    const listed = await run(server, ['webhook', 'list', '--json'])
+    expect(listed.exitCode, listed.stderr).toBe(0)
+    expect(json<{events: string[]}[]>(listed).map((h) => h.events)).toEqual([['order_placed']])
+    const table = await run(server, ['webhook', 'list', '--columns', '_id,events', '--no-header'])
+    expect(table.stdout.trim()).toBe(`${server.seed.webhookIds[0]}  order_placed`)
+  })
+})

@@ -53,6 +53,8 @@ export interface Quirks {
   webhookDataObject?: boolean
   /** Webhook answers hold `secret: null` (a service that does not echo secrets). */
   webhookSecretNull?: boolean
+  /** A subscription's events as one string when it has one event (`"events": "order_placed"`). */
+  webhookEventsString?: boolean
   /** Price estimation answers without `message`. */
   estimateNoMessage?: boolean
   /** File links without `token`. */
@@ -532,7 +534,12 @@ export async function startForeignServer(initial: Quirks = {}): Promise<ForeignS
     _id: w._id,
     url: w.url,
     secret: quirks.webhookSecretNull ? null : w.secret,
-    events: quirks.unknownEnums ? [...w.events, 'invoice_paid'] : w.events,
+    events:
+      quirks.webhookEventsString && w.events.length === 1
+        ? w.events[0]
+        : quirks.unknownEnums
+          ? [...w.events, 'invoice_paid']
+          : w.events,
     useSecret: w.useSecret,
     createdAt: iso(w.createdAt),
     ...(quirks.nulls ? {description: null, lastDeliveryAt: null} : {}),

@@ -22,7 +22,7 @@ import {redactJson} from '../secrets.js'
  *   text. An epoch-milliseconds field reads ISO text (a date-time without an
  *   offset counts as UTC) and numeric strings as milliseconds;
  * - a list is read from a bare array, from `{data: [...]}` and, where the answer
- *   is one object, from that object (a list of one);
+ *   is one object, from that object (a list of one); a list of text from one text;
  * - a page (`{data, page, pageSize, total, totalPages}` and the posts' form) is
  *   read from a bare array too, and its items key holding one record (with an id)
  *   as a page of that one; paging fields that are missing stay absent, ones
@@ -328,7 +328,13 @@ function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unkn
       return unreadable(w, value, optional, 'an object')
     }
     case 'array': {
-      const items = Array.isArray(value) ? value : hint?.list ? listFrom(plan, value, w) : value
+      const items = Array.isArray(value)
+        ? value
+        : hint?.list
+          ? typeof value === 'string'
+            ? textListFrom(plan, value, w)
+            : listFrom(plan, value, w)
+          : value
       if (!Array.isArray(items)) return unreadable(w, value, optional, 'a list')
       return walkArray(plan, items, w)
     }
@@ -482,6 +488,13 @@ function listFrom(plan: Plan, value: unknown, w: Walk): unknown {
     return [value]
   }
   return value
+}
+
+/** A list of text that arrives as one text (`"events": "order_placed"`): a list of that one. */
+function textListFrom(plan: Plan, value: unknown, w: Walk): unknown {
+  if (plan.element?.kind !== 'string' || typeof value !== 'string' || value.trim() === '') return value
+  note(w, `${show(value)} read as a list of one`)
+  return [value]
 }
 
 function readEpoch(value: unknown, w: Walk, optional: boolean): unknown {
