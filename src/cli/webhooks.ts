@@ -116,7 +116,7 @@ export function eventLine(e: ReceivedEvent): string {
   const subject =
     data.orderNumber === undefined ? tableCell(data._id) : `order ${tableCell(data.orderNumber)} ${tableCell(data._id)}`
   const again = e.redelivered ? '  (again: delivered before)' : ''
-  return `${e.receivedAt}  ${tableCell(e.type).padEnd(22)}  ${tableCell(e.id)}  ${subject}${again}`
+  return `${e.receivedAt}  ${tableCell(e.type).padEnd(22)}  ${tableCell(e.id ?? '—')}  ${subject}${again}`
 }
 
 /** What `webhook listen` says once it listens: where, whether signatures are checked, the filters. */

@@ -83,15 +83,6 @@ export const WebhookRecord = z.looseObject({
 
 export const WebhookAnswer = z.looseObject({message: z.string(), data: z.array(WebhookRecord)})
 
-/** The body of every delivery (contract, Events). */
-export const WebhookEvent = z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  createdAt: z.string(),
-  data: z.record(z.string(), z.unknown()),
-})
-export type WebhookEvent = z.infer<typeof WebhookEvent>
-
 /** [ext] One attempt of a delivery, in the sandbox's delivery log. */
 export const DeliveryAttempt = z.looseObject({
   attempt: z.number().int(),

@@ -92,7 +92,7 @@ describe('webhook listen forwards through node:http', () => {
       forwardTo: receiver.url,
       onEvent: async (e: ReceivedEvent) => {
         if (e.id === 'evt_lost') throw new Error('stdout is closed')
-        shown.push(e.id)
+        shown.push(e.id!)
       },
     })
     expect(await post(listener.url, event('evt_lost'))).toBe(503)

@@ -7,7 +7,7 @@ import {createInterface} from 'node:readline'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {checkForwardTo, listeningNote} from '../../src/cli/webhooks.js'
+import {checkForwardTo, eventLine, listeningNote} from '../../src/cli/webhooks.js'
 import type {RunningSandbox} from '../../src/sandbox/index.js'
 import {
   signatureSha256,
@@ -255,6 +255,33 @@ describe('the webhook receiver (services/webhooks/listen)', () => {
     expect(await post(url, body)).toBe(200)
     expect(events[0]!.signature).toBe('unchecked')
     expect(await post(url, 'not json')).toBe(400)
+  })
+
+  it("takes an event in the interface's form (type and data only) and the forms a real service may send", async () => {
+    const {url} = await start()
+    const bodies = [
+      '{"type":"order_placed","data":{"_id":"d1","orderNumber":7}}',
+      '{"id":42,"type":"order_updated","createdAt":1732836000000,"data":{"_id":"d2"}}',
+      '{"id":"evt_null","type":"quote_request_recieved","createdAt":null,"data":null}',
+      '{"id":"evt_new","type":"invoice_paid","data":{}}',
+    ]
+    for (const body of bodies) expect(await post(url, body, signed(body))).toBe(200)
+    // Twice without an id: nothing to tell a repeat by, so neither is marked one.
+    expect(await post(url, bodies[0]!, signed(bodies[0]!))).toBe(200)
+    expect(events.map((e) => [e.id, e.type, e.createdAt, e.data, e.redelivered])).toEqual([
+      [undefined, 'order_placed', undefined, {_id: 'd1', orderNumber: 7}, false],
+      ['42', 'order_updated', '2024-11-28T23:20:00.000Z', {_id: 'd2'}, false],
+      ['evt_null', 'quote_request_recieved', undefined, {}, false],
+      ['evt_new', 'invoice_paid', undefined, {}, false],
+      [undefined, 'order_placed', undefined, {_id: 'd1', orderNumber: 7}, false],
+    ])
+    expect(eventLine(events[0]!)).toMatch(/ {2}order_placed {12}— {2}order 7 d1$/)
+    expect(rejected).toEqual([])
+
+    for (const body of ['{"data":{}}', '[]', '"order_placed"']) expect(await post(url, body, signed(body))).toBe(400)
+    expect(rejected.map((r) => r.reason)).toEqual(
+      Array(3).fill('the body is not an event: a JSON object with a type (the event name)'),
+    )
   })
 })
 

@@ -16,7 +16,7 @@ export default class WebhookListen extends BaseCommand {
 
 With a secret (--secret, or MFG_WEBHOOK_SECRET) every delivery must prove it knows the secret, or gets 401. The service proves it with the service-signature header, which must equal the secret (compared in constant time); it sends that header only for subscriptions with useSecret on, so subscribe this receiver with mfg webhook create --use-secret (or turn it on with mfg webhook update ID --use-secret). The mfg sandbox also sends a header of its own, service-signature-sha256 (t=<unix s>,v1=<HMAC-SHA256 of "<t>.<body>">), which the real service does not: when present it must match the body and be at most 5 minutes old. A body over 1 MiB gets 413. Refusals are reported on stderr. Without a secret nothing is checked.
 
-Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature, redelivered), then acknowledged (200) and sent on to --forward-to with its original headers and body, in order. The service delivers at least once: an event whose id this receiver passed on before (its 200 lost, say) is printed again marked "(again: delivered before)" (redelivered: true) and forwarded again, for the receiver behind it deduplicates by id as it must in production. An event that could not be printed gets 503, so the service sends it again later. A failed forward is reported on stderr; the sender still gets 200. While 100 events wait for a slow --forward-to target, further deliveries get 503 unprinted (said on stderr), so the service sends them again later rather than the receiver holding them in memory.`
+Each accepted event of the --events types (default: all) is printed on stdout, one line each (with --json one JSON object a line: id, type, createdAt, data, receivedAt, signature, redelivered; id and createdAt absent when the service sent none, as the interface promises only type and data), then acknowledged (200) and sent on to --forward-to with its original headers and body, in order. The service delivers at least once: an event whose id this receiver passed on before (its 200 lost, say) is printed again marked "(again: delivered before)" (redelivered: true) and forwarded again, for the receiver behind it deduplicates by id as it must in production. An event that could not be printed gets 503, so the service sends it again later. A failed forward is reported on stderr; the sender still gets 200. While 100 events wait for a slow --forward-to target, further deliveries get 503 unprinted (said on stderr), so the service sends them again later rather than the receiver holding them in memory.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 4848 --secret s3cr3t --forward-to http://localhost:3000/webhooks',
@@ -44,14 +44,14 @@ Each accepted event of the --events types (default: all) is printed on stdout, o
     await checkForwardTo(forwardTo, flags.insecure)
     const secret = this.keepSecret(await webhookSecret({flag: flags.secret, required: false}))
     const json = this.jsonEnabled()
-    const {startListener} = await import('../../services/webhooks/listen.js')
+    const {eventName, startListener} = await import('../../services/webhooks/listen.js')
     const {redact} = await import('../../schemas/secrets.js')
     const listener = await startListener({
       port: flags.port,
       ...defined({secret, events, forwardTo}),
       onEvent: (e) => writeOutConfirmed(json ? JSON.stringify(e) : eventLine(e)),
       onRejected: (r) => writeErr(redact(`Refused a delivery (${r.status}): ${r.reason}`, this.secrets())),
-      onForwardError: (e, message) => writeErr(`Forwarding ${e.id} failed: ${message}`),
+      onForwardError: (e, message) => writeErr(`Forwarding ${eventName(e)} failed: ${message}`),
     })
     // The embedded sandbox (no profile set up) delivers only while an mfg command runs it:
     // this one runs it while it listens, so what other commands queued keeps arriving.

@@ -22,3 +22,16 @@ export type WebhookRecordRead = z.infer<typeof WebhookRecordRead>
 /** `{message, data: [subscriptions]}`; also a bare list, and without message. */
 export const WebhookAnswerRead = page('data', WebhookRecordRead, {message: text().optional()})
 export type WebhookAnswerRead = z.infer<typeof WebhookAnswerRead>
+
+/**
+ * A delivery's body as a receiver reads it. The interface promises a type and a data
+ * field; the contract adds id and createdAt, which a real service may leave out (or
+ * send as a number and epoch ms). Data that is null, absent or no object reads as {}.
+ */
+export const WebhookEventRead = record({
+  id: text().optional(),
+  type: text(),
+  createdAt: isoDate().optional(),
+  data: record({}).default({}),
+})
+export type WebhookEventRead = z.infer<typeof WebhookEventRead>

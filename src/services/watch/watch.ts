@@ -140,10 +140,11 @@ export async function watchDemands(ctx: ServiceContext, opts: WatchOptions): Pro
   if (opts.receiver && !opts.once) {
     receiver = await openReceiver(ctx, opts, state.subscriptionId, (eventId, record) =>
       run(async () => {
-        if (tracker.seenEvent(eventId)) return
+        // An event without id (a service that sends none) is told by its record's updatedAt alone.
+        if (eventId !== undefined && tracker.seenEvent(eventId)) return
         if (!record) return wake?.()
         await emit(tracker.observe(record, 'webhook')).catch((error: unknown) => {
-          if (!stop.aborted) opts.onNote(`Event ${eventId} failed: ${messageOf(error)}.`)
+          if (!stop.aborted) opts.onNote(`Event ${eventId ?? '(no id)'} failed: ${messageOf(error)}.`)
         })
       }),
     )
@@ -217,7 +218,7 @@ async function openReceiver(
   ctx: ServiceContext,
   opts: WatchOptions,
   previous: string | undefined,
-  deliver: (eventId: string, record: DemandRecord | undefined) => void,
+  deliver: (eventId: string | undefined, record: DemandRecord | undefined) => void,
 ): Promise<Receiver | undefined> {
   try {
     const receiver = await startReceiver(ctx, {

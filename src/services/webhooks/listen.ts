@@ -2,7 +2,9 @@ import {createHmac, timingSafeEqual} from 'node:crypto'
 import {createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {SIGNATURE_HEADER, SIGNATURE_SHA256_HEADER, WEBHOOK_EVENT_ALIASES, WebhookEvent} from '../../schemas/webhooks.js'
+import {tolerate} from '../../schemas/read/core.js'
+import {WebhookEventRead} from '../../schemas/read/webhooks.js'
+import {SIGNATURE_HEADER, SIGNATURE_SHA256_HEADER, WEBHOOK_EVENT_ALIASES} from '../../schemas/webhooks.js'
 import {maskUrlPassword} from '../../schemas/secrets.js'
 
 /** Largest body the receiver reads; a longer one is a 413 and is not read further. */
@@ -21,9 +23,10 @@ export const MAX_FORWARD_BACKLOG = 100
 const REMEMBERED_IDS = 10_000
 
 export interface ReceivedEvent {
-  id: string
+  /** The event's id (the contract's); a service that sends none leaves it absent, and repeats unmarked. */
+  id?: string
   type: string
-  createdAt: string
+  createdAt?: string
   data: Record<string, unknown>
   /** When the receiver got it (ISO). */
   receivedAt: string
@@ -73,6 +76,11 @@ export interface Listener {
   port: number
   /** Stops accepting, waits for forwards in flight (bounded), then closes every connection. */
   close(): Promise<void>
+}
+
+/** How messages name an event: its id, or its type when the service sent no id. */
+export function eventName(e: Pick<ReceivedEvent, 'id' | 'type'>): string {
+  return e.id ?? `a ${e.type} event without id`
 }
 
 /** Compares two strings in time that does not depend on where they differ. */
@@ -310,21 +318,23 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     } catch {
       return reject(res, 400, 'the body is not JSON')
     }
-    const event = WebhookEvent.safeParse(parsed)
-    if (!event.success) return reject(res, 400, 'the body is not an event {id, type, createdAt, data}')
+    // Read as leniently as an answer: the interface promises only type and data.
+    const event = WebhookEventRead.safeParse(tolerate(WebhookEventRead, parsed, []))
+    if (!event.success) return reject(res, 400, 'the body is not an event: a JSON object with a type (the event name)')
+    const {id, createdAt} = event.data
     const received: ReceivedEvent = {
-      id: event.data.id,
+      ...(id === undefined ? {} : {id}),
       type: event.data.type,
-      createdAt: event.data.createdAt,
+      ...(createdAt === undefined ? {} : {createdAt}),
       data: event.data.data,
       receivedAt: new Date(now()).toISOString(),
       signature: opts.secret === undefined ? 'unchecked' : 'verified',
-      redelivered: passedOn.has(event.data.id),
+      redelivered: id !== undefined && passedOn.has(id),
     }
     if (wanted && !wanted.has(WEBHOOK_EVENT_ALIASES[received.type] ?? received.type)) return acknowledge(res)
     if (forwarder && forwarder.waiting >= maxBacklog) {
       // Not printed nor taken: the service sends it again once the target has caught up.
-      const reason = `${received.id} not taken: ${forwarder.waiting} events are waiting for ${forwarder.shown}; the service sends it again later`
+      const reason = `${eventName(received)} not taken: ${forwarder.waiting} events are waiting for ${forwarder.shown}; the service sends it again later`
       opts.onRejected?.({status: 503, reason})
       return notPassedOn(res, reason)
     }
@@ -333,7 +343,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       .then(() => opts.onEvent(received))
       .then(
         () => {
-          passedOn.add(received.id)
+          if (received.id !== undefined) passedOn.add(received.id)
           acknowledge(res)
           forwarder?.send(received, req.headers, body)
         },
