@@ -308,6 +308,37 @@ const cases: Case[] = [
     value: {data: [{_id: 'w1', useSecret: true}]},
     notes: ['(answer): one record read as a page of one (data)', 'data[0].useSecret: "true" read as true'],
   },
+  {
+    name: 'webhooks whose useSecret is 1/0 or "1"/"0" (a database flag), not left out as false',
+    schema: WebhookAnswerRead,
+    body: {
+      message: 'ok',
+      data: [
+        {_id: 'w1', useSecret: 1},
+        {_id: 'w2', useSecret: '1'},
+        {_id: 'w3', useSecret: 0},
+        {_id: 'w4', useSecret: '0'},
+      ],
+    },
+    value: {
+      data: [
+        {_id: 'w1', useSecret: true},
+        {_id: 'w2', useSecret: true},
+        {_id: 'w3', useSecret: false},
+        {_id: 'w4', useSecret: false},
+      ],
+    },
+    notes: [
+      'data[0].events: absent, read as []',
+      'data[0].useSecret: 1 read as true',
+      'data[1].events: absent, read as []',
+      'data[1].useSecret: "1" read as true',
+      'data[2].events: absent, read as []',
+      'data[2].useSecret: 0 read as false',
+      'data[3].events: absent, read as []',
+      'data[3].useSecret: "0" read as false',
+    ],
+  },
 ]
 
 describe('read schemas (table)', () => {

@@ -15,7 +15,8 @@ import {redactJson} from '../secrets.js'
  * - `null` where a value may be absent is read as absent (the key is removed),
  *   and a `null` item of a list is left out;
  * - a numeric string where a number is expected is read as a number, a number or
- *   boolean where text is expected as text, "true"/"false" as booleans;
+ *   boolean where text is expected as text, "true"/"false" and 1/0 (number or
+ *   text, a database flag) as booleans;
  * - a value of an open enum that is not one the interface lists is kept as it is;
  * - an ISO 8601 field keeps the text it was sent in (any form: date only, with an
  *   offset, without Z, fractional seconds); an epoch number there is read as ISO
@@ -82,7 +83,7 @@ type Shape = Record<string, z.ZodType>
 export const text = () => z.string()
 /** A number (a numeric string is read as one). */
 export const num = () => z.number()
-/** A boolean ("true"/"false" read as one). */
+/** A boolean ("true"/"false" and 1/0 read as one). */
 export const bool = () => z.boolean()
 /** Text that the interface says is one of `values`; any other value is kept as it is. */
 export const openEnum = (values: readonly string[]) => z.string().register(hints, {enum: values})
@@ -311,10 +312,11 @@ function walk(plan: Plan, value: unknown, w: Walk, forceOptional: boolean): unkn
     }
     case 'boolean': {
       if (typeof value === 'boolean') return value
-      const text = typeof value === 'string' ? value.trim().toLowerCase() : ''
-      if (text === 'true' || text === 'false') {
-        note(w, `${show(value)} read as ${text}`)
-        return text === 'true'
+      const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : ''
+      const flag = text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : undefined
+      if (flag !== undefined) {
+        note(w, `${show(value)} read as ${flag}`)
+        return flag
       }
       return unreadable(w, value, optional, 'true or false')
     }
