@@ -3,7 +3,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {json, runCli} from '../helpers/cli.js'
-import {startForeignServer, type ForeignServer} from '../foreign/server.js'
+import {foreignEnv, startForeignServer, type ForeignServer} from '../foreign/server.js'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -21,18 +21,7 @@ afterAll(async () => {
   rmSync(home, {recursive: true, force: true})
 })
 
-const run = (argv: string[]) => {
-  const {apiKey, authToken, businessId} = server.credentials
-  return runCli(argv, {
-    env: {
-      MFG_HOME: home,
-      MFG_BASE_URL: server.url,
-      MFG_API_KEY: apiKey,
-      MFG_AUTH_TOKEN: authToken,
-      MFG_BUSINESS_ID: businessId,
-    },
-  })
-}
+const run = (argv: string[]) => runCli(argv, {env: foreignEnv(server, home)})
 
 describe('demand track, tracking entries without a date', () => {
   it('lists each stage in order, the undated ones with a blank date', async () => {

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {json, runCli} from '../helpers/cli.js'
-import {startForeignServer, type ForeignServer, type Quirks} from '../foreign/server.js'
+import {foreignEnv, startForeignServer, type ForeignServer, type Quirks} from '../foreign/server.js'
 
 const SECRET = 'whsec_foreign_test_secret_Q7'
 const servers: ForeignServer[] = []
@@ -27,19 +27,8 @@ async function serve(quirks: Quirks): Promise<ForeignServer> {
   return server
 }
 
-const run = (server: ForeignServer, argv: string[]) => {
-  const {apiKey, authToken, businessId} = server.credentials
-  return runCli(argv, {
-    env: {
-      MFG_HOME: home,
-      MFG_BASE_URL: server.url,
-      MFG_API_KEY: apiKey,
-      MFG_AUTH_TOKEN: authToken,
-      MFG_BUSINESS_ID: businessId,
-      MFG_WEBHOOK_SECRET: SECRET,
-    },
-  })
-}
+const run = (server: ForeignServer, argv: string[]) =>
+  runCli(argv, {env: {...foreignEnv(server, home), MFG_WEBHOOK_SECRET: SECRET}})
 
 describe('webhook answers whose data is one subscription, not a list of one', () => {
   it('list shows it and create shows the subscription it made', async () => {

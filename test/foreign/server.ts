@@ -113,6 +113,18 @@ export interface Credentials {
   businessId: string
 }
 
+/** What points mfg at a foreign server with its credentials, keeping its files in `home`. */
+export function foreignEnv(server: {url: string; credentials: Credentials}, home: string): Record<string, string> {
+  const {apiKey, authToken, businessId} = server.credentials
+  return {
+    MFG_HOME: home,
+    MFG_BASE_URL: server.url,
+    MFG_API_KEY: apiKey,
+    MFG_AUTH_TOKEN: authToken,
+    MFG_BUSINESS_ID: businessId,
+  }
+}
+
 export interface RequestRecord {
   method: string
   path: string
